@@ -1,0 +1,37 @@
+"""The ``polistemics`` command. Each command group lives in its own module and registers itself."""
+
+from __future__ import annotations
+
+import typer
+
+from polistemics import __version__
+from polistemics.cli import cache, data, environments, report, run, score
+
+app = typer.Typer(
+    name="polistemics",
+    help="Audit how large language models mediate political information before elections.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Polistemics benchmark harness."""
+
+
+for module in (data, environments, score, report, run, cache):
+    module.register(app)
+
+
+def main() -> None:
+    app()

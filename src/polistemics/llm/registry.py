@@ -1,0 +1,183 @@
+"""Named model endpoints, read from TOML.
+
+Each entry says where a model is served and how to call it. Keys are never stored here:
+``api_key_env`` names the environment variable that holds the key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+LOCAL_PREFIX = "local://"
+PROVIDER_BASE_URLS = {
+    "openrouter": "https://openrouter.ai/api/v1",
+    "openai": "https://api.openai.com/v1",
+}
+
+
+class RegistryError(ValueError):
+    """A registry file or entry is wrong; the message names the file and key."""
+
+
+class Reasoning(BaseModel):
+    """Reasoning settings, sent the way OpenRouter expects (``reasoning: {...}``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    effort: Literal["minimal", "low", "medium", "high"] | None = None
+    max_tokens: int | None = Field(default=None, gt=0)
+    exclude: bool = False
+
+    @model_validator(mode="after")
+    def _one_of(self) -> Reasoning:
+        if self.effort and self.max_tokens:
+            raise ValueError("set reasoning.effort or reasoning.max_tokens, not both")
+        return self
+
+    def to_body(self) -> dict | None:
+        if not self.effort and not self.max_tokens:
+            return None
+        body: dict = {"effort": self.effort} if self.effort else {"max_tokens": self.max_tokens}
+        if self.exclude:
+            body["exclude"] = True
+        return body
+
+
+class ModelEndpoint(BaseModel):
+    """One callable model: where it lives and the generation parameters it is called with."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    model: str
+    provider: Literal["openrouter", "openai", "openai-compatible", "local"] = "openai-compatible"
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    top_p: float | None = None
+    seed: int | None = None
+    reasoning: Reasoning | None = None
+    timeout: float = Field(default=120.0, gt=0)
+    max_concurrency: int = Field(default=8, ge=1)
+    structured_output: Literal["none", "json_object", "json_schema", "grammar"] = "none"
+    extra_body: dict = Field(default_factory=dict)
+    price_input_per_mtok: float | None = Field(default=None, ge=0)
+    price_output_per_mtok: float | None = Field(default=None, ge=0)
+    local_model: str | None = Field(default=None, description="For provider 'local': which bundled model.")
+
+    @property
+    def resolved_base_url(self) -> str:
+        if self.provider == "local":
+            return f"{LOCAL_PREFIX}{self.local_model or 'smollm2'}"
+        if self.base_url:
+            return self.base_url.rstrip("/")
+        if self.provider in PROVIDER_BASE_URLS:
+            return PROVIDER_BASE_URLS[self.provider]
+        raise RegistryError(f"model '{self.name}': base_url is required for provider '{self.provider}'")
+
+    @property
+    def is_local(self) -> bool:
+        return self.provider == "local"
+
+    def generation_params(self) -> dict:
+        """Every parameter that changes the output; part of the cache key."""
+        params: dict = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        if self.top_p is not None:
+            params["top_p"] = self.top_p
+        if self.seed is not None:
+            params["seed"] = self.seed
+        if self.reasoning and self.reasoning.to_body():
+            params["reasoning"] = self.reasoning.to_body()
+        if self.extra_body:
+            params["extra_body"] = self.extra_body
+        return params
+
+    def api_key(self) -> str:
+        """The key from the environment; a clear error names the variable (never the value)."""
+        if self.is_local or not self.api_key_env:
+            return "not-needed"
+        value = os.environ.get(self.api_key_env)
+        if not value:
+            raise MissingApiKey(self.name, self.api_key_env)
+        return value
+
+    def estimate_cost(self, input_tokens: float, output_tokens: float) -> float | None:
+        if self.price_input_per_mtok is None or self.price_output_per_mtok is None:
+            return None
+        return (input_tokens * self.price_input_per_mtok + output_tokens * self.price_output_per_mtok) / 1e6
+
+
+class MissingApiKey(RegistryError):
+    def __init__(self, model_name: str, variable: str):
+        super().__init__(
+            f"model '{model_name}' needs an API key: set the environment variable {variable}"
+        )
+        self.variable = variable
+
+
+class ModelRegistry(BaseModel):
+    models: dict[str, ModelEndpoint]
+
+    def get(self, name: str) -> ModelEndpoint:
+        try:
+            return self.models[name]
+        except KeyError:
+            known = ", ".join(sorted(self.models))
+            raise RegistryError(f"unknown model '{name}' (known: {known})") from None
+
+    def merged(self, other: ModelRegistry) -> ModelRegistry:
+        return ModelRegistry(models={**self.models, **other.models})
+
+
+def parse_registry(data: dict, origin: str) -> ModelRegistry:
+    """Build a registry from parsed TOML: a ``[models.<name>]`` table per endpoint."""
+    tables = data.get("models")
+    if not isinstance(tables, dict):
+        raise RegistryError(f"{origin}: expected a [models.<name>] table per model")
+    models: dict[str, ModelEndpoint] = {}
+    for name, table in tables.items():
+        if not isinstance(table, dict):
+            raise RegistryError(f"{origin}: models.{name} must be a table")
+        try:
+            models[name] = ModelEndpoint(name=name, **table)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"models.{name}.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise RegistryError(f"{origin}: {problems}") from None
+    return ModelRegistry(models=models)
+
+
+def load_registry(path: Path | str) -> ModelRegistry:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RegistryError(f"{path}: model registry file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RegistryError(f"{path}: not valid TOML ({exc})") from None
+    return parse_registry(data, str(path))
+
+
+def builtin_registry(name: str = "default") -> ModelRegistry:
+    """A registry shipped in the package: ``default`` (local model) or ``paper`` (Table 3)."""
+    resource = resources.files("polistemics.llm").joinpath("presets", f"{name}.toml")
+    if not resource.is_file():
+        raise RegistryError(f"no built-in model registry named '{name}'")
+    return parse_registry(tomllib.loads(resource.read_text(encoding="utf-8")), f"<builtin {name}>")
+
+
+def default_registry(extra: Path | str | None = None) -> ModelRegistry:
+    """Built-in presets, overlaid by ``extra`` (a user file) when given."""
+    registry = builtin_registry("default").merged(builtin_registry("paper"))
+    if extra:
+        registry = registry.merged(load_registry(extra))
+    return registry

@@ -1,0 +1,58 @@
+"""The benchmark's prompt templates (transcribed from the paper; see README.md here)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import cache
+from importlib import resources
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+TEMPLATE_NAMES = (
+    "task_system",
+    "task_user",
+    "standardise_system",
+    "standardise_user",
+    "vague_system",
+    "vague_user",
+    "vague_audit_system",
+    "vague_audit_user",
+    "judge_system",
+    "judge_user",
+)
+
+
+@cache
+def load(name: str) -> str:
+    """The raw text of a template file (without the .txt suffix)."""
+    if name not in TEMPLATE_NAMES:
+        raise KeyError(f"unknown prompt template '{name}'")
+    return resources.files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
+
+
+def placeholders(name: str) -> set[str]:
+    return set(_PLACEHOLDER.findall(load(name)))
+
+
+def render(name: str, **values: str) -> str:
+    """Fill every placeholder of a template; a missing or unexpected value is an error."""
+    wanted = placeholders(name)
+    missing = wanted - values.keys()
+    extra = values.keys() - wanted
+    if missing or extra:
+        raise KeyError(f"template '{name}': missing {sorted(missing)}, unexpected {sorted(extra)}")
+    # One pass over the template, so a value that itself contains "{x}" is left alone.
+    return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), load(name))
+
+
+def template_hashes() -> dict[str, str]:
+    """SHA-256 (first 16 hex digits) of every template, for run manifests."""
+    return {n: hashlib.sha256(load(n).encode("utf-8")).hexdigest()[:16] for n in TEMPLATE_NAMES}
+
+
+@cache
+def vague_modes() -> list[dict]:
+    import tomllib
+
+    text = resources.files(__name__).joinpath("vague_modes.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)["modes"]

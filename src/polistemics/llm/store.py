@@ -1,0 +1,242 @@
+"""The run store: one SQLite database per run directory.
+
+Every finished model call is committed the moment it completes, so a run killed at any point
+resumes without repeating it. Stage outputs (evidence, environment items, answers, verdicts) are
+kept as JSON artifacts keyed by stage and item, written idempotently.
+WAL mode lets readers (``cache stats``, reports) work while a run writes; a busy timeout lets
+several processes share one store without corrupting it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict
+from pathlib import Path
+
+from polistemics.llm.types import CallResult
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    key TEXT PRIMARY KEY,
+    endpoint TEXT NOT NULL,
+    model TEXT NOT NULL,
+    stage TEXT NOT NULL,
+    messages_hash TEXT NOT NULL,
+    params TEXT NOT NULL,
+    sample_index INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    response_text TEXT,
+    finish_reason TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL,
+    latency_ms REAL NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    messages BLOB,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS calls_stage ON calls(stage, status);
+CREATE TABLE IF NOT EXISTS artifacts (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (kind, key)
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+_RESULT_COLUMNS = (
+    "key, endpoint, model, status, response_text, finish_reason, error, input_tokens, "
+    "output_tokens, reasoning_tokens, cost, latency_ms, attempts"
+)
+
+
+class RunStore:
+    """Thread-safe access to one run's SQLite database."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL is durable against process crashes (SIGKILL), which is what resuming needs.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def get_call(self, key: str) -> CallResult | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_RESULT_COLUMNS} FROM calls WHERE key = ?", (key,)).fetchone()
+        return _row_to_result(row, cached=True) if row else None
+
+    def put_call(
+        self,
+        result: CallResult,
+        *,
+        stage: str,
+        messages_hash: str,
+        params: dict,
+        sample_index: int,
+        messages: list[dict] | None = None,
+    ) -> None:
+        """Commit one finished call (a success replaces an earlier recorded failure)."""
+        blob = zlib.compress(json.dumps(messages, ensure_ascii=False).encode()) if messages else None
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO calls (key, endpoint, model, stage, messages_hash, params, "
+                "sample_index, status, response_text, finish_reason, input_tokens, output_tokens, "
+                "reasoning_tokens, cost, latency_ms, attempts, error, messages, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    result.key, result.endpoint, result.model, stage, messages_hash,
+                    json.dumps(params, sort_keys=True), sample_index, result.status, result.text,
+                    result.finish_reason, result.input_tokens, result.output_tokens,
+                    result.reasoning_tokens, result.cost, result.latency_ms, result.attempts,
+                    result.error, blob, time.time(),
+                ),
+            )
+
+    def call_messages(self, key: str) -> list[dict] | None:
+        with self._lock:
+            row = self._db.execute("SELECT messages FROM calls WHERE key = ?", (key,)).fetchone()
+        if not row or row[0] is None:
+            return None
+        return json.loads(zlib.decompress(row[0]))
+
+    def error_keys(self, stage: str | None = None) -> list[str]:
+        sql = "SELECT key FROM calls WHERE status != 'ok'"
+        args: tuple = ()
+        if stage:
+            sql += " AND stage = ?"
+            args = (stage,)
+        with self._lock:
+            return [r[0] for r in self._db.execute(sql, args)]
+
+    def forget_errors(self, stage: str | None = None) -> int:
+        """Delete recorded failures so the next run calls them again; returns how many."""
+        sql = "DELETE FROM calls WHERE status != 'ok'"
+        args: tuple = ()
+        if stage:
+            sql += " AND stage = ?"
+            args = (stage,)
+        with self._lock:
+            return self._db.execute(sql, args).rowcount
+
+    def call_stats(self) -> list[dict]:
+        """Per stage and model: calls, errors, tokens, cost, mean latency."""
+        sql = (
+            "SELECT stage, endpoint, model, COUNT(*), SUM(status != 'ok'), SUM(input_tokens), "
+            "SUM(output_tokens), SUM(reasoning_tokens), SUM(cost), AVG(latency_ms), SUM(attempts) "
+            "FROM calls GROUP BY stage, endpoint, model ORDER BY stage, endpoint, model"
+        )
+        names = ("stage", "endpoint", "model", "calls", "errors", "input_tokens", "output_tokens",
+                 "reasoning_tokens", "cost", "mean_latency_ms", "attempts")
+        with self._lock:
+            rows = self._db.execute(sql).fetchall()
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def total_cost(self) -> float:
+        with self._lock:
+            (value,) = self._db.execute("SELECT COALESCE(SUM(cost), 0) FROM calls").fetchone()
+        return float(value)
+
+    def count_calls(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+    # -- artifacts ---------------------------------------------------------------------------
+
+    def put_artifacts(self, kind: str, items: Iterable[tuple[str, dict]]) -> None:
+        """Write many stage outputs in one transaction (replacing same keys)."""
+        now = time.time()
+        rows = [(kind, key, json.dumps(payload, ensure_ascii=False, sort_keys=True), now) for key, payload in items]
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO artifacts (kind, key, payload, created_at) VALUES (?,?,?,?)", rows
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def put_artifact(self, kind: str, key: str, payload: dict) -> None:
+        self.put_artifacts(kind, [(key, payload)])
+
+    def get_artifact(self, kind: str, key: str) -> dict | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT payload FROM artifacts WHERE kind = ? AND key = ?", (kind, key)
+            ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def artifacts(self, kind: str) -> Iterator[tuple[str, dict]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, payload FROM artifacts WHERE kind = ? ORDER BY key", (kind,)
+            ).fetchall()
+        for key, payload in rows:
+            yield key, json.loads(payload)
+
+    def artifact_keys(self, kind: str) -> set[str]:
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT key FROM artifacts WHERE kind = ?", (kind,))}
+
+    def delete_artifacts(self, kind: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM artifacts WHERE kind = ?", (kind,))
+
+    # -- meta --------------------------------------------------------------------------------
+
+    def set_meta(self, key: str, value: object) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value))
+            )
+
+    def get_meta(self, key: str, default: object = None) -> object:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    def integrity_check(self) -> str:
+        with self._lock:
+            return self._db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _row_to_result(row: tuple, *, cached: bool) -> CallResult:
+    (key, endpoint, model, status, text, finish, error, tin, tout, treason, cost, latency, attempts) = row
+    return CallResult(
+        key=key, endpoint=endpoint, model=model, status=status, text=text, finish_reason=finish,
+        error=error, input_tokens=tin, output_tokens=tout, reasoning_tokens=treason, cost=cost,
+        latency_ms=latency, attempts=attempts, cached=cached,
+    )
+
+
+def result_as_dict(result: CallResult) -> dict:
+    return asdict(result)

@@ -1,0 +1,249 @@
+"""The client layer against the project's real test server: caching, retries, limits, budget."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from polistemics.llm.client import LLMClient, RetryPolicy
+from polistemics.llm.registry import MissingApiKey, ModelEndpoint
+from polistemics.llm.store import RunStore
+from polistemics.llm.types import BudgetExceeded
+from polistemics.testing import FakeOpenAIServer, Fault, Rule
+
+FAST = RetryPolicy(max_attempts=5, content_attempts=2, base_delay=0.01, max_delay=0.05)
+
+
+def endpoint(server: FakeOpenAIServer, **overrides) -> ModelEndpoint:
+    fields = {"name": "fake", "model": "fake-model", "base_url": server.base_url, "timeout": 5.0,
+              "max_concurrency": 8}
+    fields.update(overrides)
+    return ModelEndpoint(**fields)
+
+
+def ask(text: str) -> list[dict]:
+    return [{"role": "user", "content": text}]
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> RunStore:
+    with RunStore(tmp_path / "store.sqlite") as s:
+        yield s
+
+
+def test_success_is_stored_and_a_second_call_makes_no_request(store: RunStore) -> None:
+    with FakeOpenAIServer([Rule("hello", response="Hi there [1]")]) as server:
+        ep = endpoint(server)
+
+        async def go():
+            client = LLMClient(store=store, retry=FAST)
+            first = await client.complete(ep, ask("hello"), stage="answers")
+            second = await client.complete(ep, ask("hello"), stage="answers")
+            await client.aclose()
+            return first, second
+
+        first, second = run(go())
+        assert first.ok and first.text == "Hi there [1]" and not first.cached
+        assert second.cached and second.text == first.text
+        assert server.stats().requests == 1
+        assert first.input_tokens > 0 and first.output_tokens > 0 and first.attempts == 1
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("status", status=429),
+        Fault("status", status=500),
+        Fault("status", status=502),
+        Fault("status", status=503),
+        Fault("timeout", delay=1.5),
+        Fault("malformed_json"),
+        Fault("truncated_body"),
+        Fault("drop_connection"),
+    ],
+    ids=lambda f: f"{f.kind}-{f.status}",
+)
+def test_transient_faults_are_retried_until_success(store: RunStore, fault: Fault) -> None:
+    with FakeOpenAIServer([Rule("q", response="fine", faults=[fault, fault])]) as server:
+        ep = endpoint(server, timeout=0.5)
+        result = run(LLMClient(store=store, retry=FAST).complete(ep, ask("q"), stage="s"))
+        assert result.ok, result.error
+        assert result.attempts == 3
+        assert server.stats().requests == 3
+
+
+def test_retry_after_is_honoured(store: RunStore) -> None:
+    rule = Rule("q", response="ok", faults=[Fault("status", status=429, retry_after=0.6)])
+    with FakeOpenAIServer([rule]) as server:
+        started = time.monotonic()
+        result = run(LLMClient(store=store, retry=FAST).complete(endpoint(server), ask("q"), stage="s"))
+        assert result.ok and result.attempts == 2
+        assert time.monotonic() - started >= 0.6
+
+
+def test_final_failure_is_recorded_not_raised_and_not_repeated(store: RunStore) -> None:
+    with FakeOpenAIServer([Rule("q", always=Fault("status", status=500))]) as server:
+        ep = endpoint(server)
+        result = run(LLMClient(store=store, retry=FAST).complete(ep, ask("q"), stage="s"))
+        assert result.status == "error" and "HTTP 500" in result.error
+        assert result.attempts == FAST.max_attempts
+        assert store.error_keys() == [result.key]
+        again = run(LLMClient(store=store, retry=FAST).complete(ep, ask("q"), stage="s"))
+        assert again.cached and again.status == "error"
+        assert server.stats().requests == FAST.max_attempts
+
+
+def test_errored_calls_can_be_retried_later(store: RunStore) -> None:
+    rule = Rule("q", response="recovered", faults=[Fault("status", status=400)])
+    with FakeOpenAIServer([rule]) as server:
+        ep = endpoint(server)
+        failed = run(LLMClient(store=store, retry=FAST).complete(ep, ask("q"), stage="s"))
+        assert failed.status == "error" and failed.attempts == 1  # 400 is not retryable
+        assert store.forget_errors() == 1
+        fixed = run(LLMClient(store=store, retry=FAST).complete(ep, ask("q"), stage="s"))
+        assert fixed.ok and fixed.text == "recovered"
+        assert store.error_keys() == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [
+        ("empty_content", "empty content"),
+        ("content_filter", "content filter"),
+        ("length", "cut off at max_tokens"),
+        ("reasoning_only", "reasoning only"),
+    ],
+)
+def test_content_faults_are_retried_then_recorded_with_reason(store: RunStore, kind: str, reason: str) -> None:
+    with FakeOpenAIServer([Rule("q", always=Fault(kind))]) as server:
+        result = run(LLMClient(store=store, retry=FAST).complete(endpoint(server), ask("q"), stage="s"))
+        assert result.status == "error"
+        assert reason in result.error
+        assert server.stats().requests == FAST.content_attempts
+
+
+def test_truncated_answers_are_kept_when_the_endpoint_accepts_them(store: RunStore) -> None:
+    with FakeOpenAIServer([Rule("q", always=Fault("length"))]) as server:
+        ep = endpoint(server, accept_truncated=True)
+        result = run(LLMClient(store=store, retry=FAST).complete(ep, ask("q"), stage="s"))
+        assert result.ok and result.finish_reason == "length" and result.text
+
+
+def test_concurrency_bound_is_respected_at_the_server() -> None:
+    with FakeOpenAIServer(latency=0.15) as server:
+        ep = endpoint(server, max_concurrency=4)
+
+        async def go():
+            client = LLMClient(retry=FAST)
+            results = await asyncio.gather(*(client.complete(ep, ask(f"q{i}"), stage="s") for i in range(20)))
+            await client.aclose()
+            return results
+
+        results = run(go())
+        assert all(r.ok for r in results)
+        assert server.stats().max_in_flight == 4
+
+
+def test_sustained_rate_limiting_lowers_concurrency() -> None:
+    faults = [Fault("status", status=429)] * 2
+    rules = [Rule(f"q{i}$", response="ok", faults=faults) for i in range(12)]
+    with FakeOpenAIServer(rules, latency=0.05) as server:
+        ep = endpoint(server, max_concurrency=8)
+
+        async def go():
+            client = LLMClient(retry=FAST)
+            results = await asyncio.gather(*(client.complete(ep, ask(f"q{i}"), stage="s") for i in range(12)))
+            return client.limiter(ep), results
+
+        limiter, results = run(go())
+        assert all(r.ok for r in results)
+        assert limiter.reductions >= 1
+        assert limiter.limit < 8
+
+
+def test_identical_calls_in_flight_make_one_request(store: RunStore) -> None:
+    with FakeOpenAIServer(latency=0.2) as server:
+        ep = endpoint(server)
+        judge_b = endpoint(server, name="judge-b")  # another registry name, same model and params
+
+        async def go():
+            client = LLMClient(store=store, retry=FAST)
+            return await asyncio.gather(
+                client.complete(ep, ask("same"), stage="judge"),
+                client.complete(ep, ask("same"), stage="judge"),
+                client.complete(judge_b, ask("same"), stage="judge"),
+            )
+
+        results = run(go())
+        assert len({r.key for r in results}) == 1
+        assert server.stats().requests == 1
+        assert sum(r.cached for r in results) == 2
+
+
+def test_sample_index_separates_repeated_samples(store: RunStore) -> None:
+    with FakeOpenAIServer() as server:
+        ep = endpoint(server, temperature=0.7)
+
+        async def go():
+            client = LLMClient(store=store, retry=FAST)
+            return [await client.complete(ep, ask("x"), stage="s", sample_index=i) for i in range(3)]
+
+        results = run(go())
+        assert len({r.key for r in results}) == 3
+        assert server.stats().requests == 3
+
+
+def test_budget_cap_stops_cleanly_and_keeps_finished_calls(store: RunStore) -> None:
+    with FakeOpenAIServer(usage_cost_per_token=0.001) as server:
+        ep = endpoint(server, max_concurrency=1)
+
+        async def go():
+            client = LLMClient(store=store, retry=FAST, max_cost=0.05)
+            done = 0
+            with pytest.raises(BudgetExceeded, match="cost cap"):
+                for i in range(100):
+                    await client.complete(ep, ask(f"question number {i}"), stage="s")
+                    done += 1
+            return done, client.spent
+
+        done, spent = run(go())
+        assert 0 < done < 100
+        assert spent >= 0.05
+        assert store.count_calls() == done
+        assert server.stats().requests == done
+
+
+def test_missing_key_fails_before_any_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("POLISTEMICS_TEST_KEY", raising=False)
+    with FakeOpenAIServer() as server:
+        ep = endpoint(server, api_key_env="POLISTEMICS_TEST_KEY")
+        with pytest.raises(MissingApiKey, match="POLISTEMICS_TEST_KEY"):
+            run(LLMClient(retry=FAST).complete(ep, ask("x"), stage="s"))
+        assert server.stats().requests == 0
+
+
+def test_api_key_is_sent_but_never_stored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    secret = "sk-planted-secret-0123456789abcdef"
+    monkeypatch.setenv("POLISTEMICS_TEST_KEY", secret)
+    rules = [Rule("fail", always=Fault("status", status=500))]
+    with FakeOpenAIServer(rules, expected_api_key=secret) as server, RunStore(tmp_path / "s.sqlite") as store:
+        ep = endpoint(server, api_key_env="POLISTEMICS_TEST_KEY")
+
+        async def go():
+            client = LLMClient(store=store, retry=FAST)
+            ok = await client.complete(ep, ask("hello"), stage="s")
+            bad = await client.complete(ep, ask("fail"), stage="s")
+            return ok, bad
+
+        ok, bad = run(go())
+        assert ok.ok and bad.status == "error"
+    for path in tmp_path.iterdir():
+        assert secret.encode() not in path.read_bytes(), path
+    assert secret not in repr(ok) + repr(bad)

@@ -1,0 +1,98 @@
+"""OpenAI wire shapes the fake server sends: chat completions, errors, token approximations."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+# The OpenAI error "type" a client sees for each status family.
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+}
+
+
+def approx_tokens(text: str | None) -> int:
+    """A cheap deterministic token count: whitespace-separated words * 1.3, rounded."""
+    return round(len(text.split()) * 1.3) if text else 0
+
+
+def content_text(content: object) -> str:
+    """The text of a message's content, whether a string or a list of OpenAI content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def messages_text(messages: list) -> str:
+    """The message contents joined by newlines: what rule patterns are searched in."""
+    return "\n".join(content_text(m.get("content")) for m in messages if isinstance(m, dict))
+
+
+def prompt_key(messages: list) -> str:
+    """SHA-256 of the canonical JSON of the messages (sorted keys, compact, UTF-8)."""
+    canonical = json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def completion_body(
+    request: dict,
+    *,
+    completion_id: str,
+    content: str | None,
+    finish_reason: str = "stop",
+    reasoning: str | None = None,
+    cost_per_token: float | None = None,
+) -> dict:
+    """A non-streaming ``chat.completion`` object answering ``request``."""
+    message: dict = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning"] = reasoning
+    prompt_tokens = approx_tokens(messages_text(request.get("messages", [])))
+    reasoning_tokens = approx_tokens(reasoning)
+    # As in OpenAI's usage, completion tokens include the reasoning tokens.
+    completion_tokens = approx_tokens(content) + reasoning_tokens
+    usage: dict = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+        "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
+    }
+    if cost_per_token is not None:
+        usage["cost"] = round((prompt_tokens + completion_tokens) * cost_per_token, 12)
+    return {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model") or "fake-model",
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}
+        ],
+        "usage": usage,
+    }
+
+
+def error_body(status: int, message: str) -> dict:
+    error_type = _ERROR_TYPES.get(
+        status, "server_error" if status >= 500 else "invalid_request_error"
+    )
+    return {"error": {"message": message, "type": error_type, "param": None, "code": status}}
+
+
+def models_body(model_ids: list[str]) -> dict:
+    return {
+        "object": "list",
+        "data": [
+            {"id": m, "object": "model", "created": 0, "owned_by": "polistemics"} for m in model_ids
+        ],
+    }

@@ -1,0 +1,180 @@
+"""The generic CSV / JSONL format: both encodings, every column rule, bad input."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from polistemics.records import Stance
+from polistemics.sources.errors import SourceError
+from polistemics.sources.generic import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, load_generic
+
+
+@pytest.fixture
+def generic_dir(fixtures_dir: Path) -> Path:
+    return fixtures_dir / "sources" / "data" / "generic"
+
+
+def _rows(generic_dir: Path) -> list[dict[str, str]]:
+    with (generic_dir / "mini.csv").open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _write_csv(path: Path, rows: list[dict[str, str]]) -> Path:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    return path
+
+
+def _error(path: Path) -> str:
+    with pytest.raises(SourceError) as info:
+        load_generic(path)
+    return str(info.value)
+
+
+def test_csv_and_jsonl_give_the_same_election(generic_dir: Path) -> None:
+    from_csv = load_generic(generic_dir / "mini.csv")
+    from_jsonl = load_generic(generic_dir / "mini.jsonl")
+    assert from_csv.positions == from_jsonl.positions
+    assert (from_csv.id, from_csv.country, from_csv.language, from_csv.language_code) == (
+        "mini2099",
+        "fr",
+        "French",
+        "fr",
+    )
+    assert from_jsonl.language == "French"  # given as the code 'fr' there
+
+
+def test_columns(generic_dir: Path) -> None:
+    election = load_generic(generic_dir / "mini.csv")
+    assert [p.id for p in election.parties()] == ["fr_parti_du_lac", "fr_collines"]
+    assert [(s.id, s.theme) for s in election.statements()] == [
+        ("mini2099__s001", "Vélo"),
+        ("mini2099__s002", None),
+    ]
+    assert [p.stance for p in election.positions] == [
+        Stance.AGREE,
+        Stance.DISAGREE,
+        Stance.NEUTRAL,
+        Stance.AGREE,
+    ]
+    assert election.positions[1].rationale is None
+    assert election.positions[0].rationale == "Nous voulons des pistes sûres, partout."
+
+
+def test_election_id_override(generic_dir: Path) -> None:
+    election = load_generic(generic_dir / "mini.jsonl", election_id="fr_mini")
+    assert {p.election_id for p in election.positions} == {"fr_mini"}
+    assert election.statements()[0].id == "fr_mini__s001"
+
+
+def test_header_rules(generic_dir: Path, tmp_path: Path) -> None:
+    rows = _rows(generic_dir)
+    for row in rows:
+        row["rationel"] = row.pop("rationale")
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "header" in message and "missing column(s) rationale" in message
+
+    rows = _rows(generic_dir)
+    for row in rows:
+        row["colour"] = "red"
+    assert "unknown column(s) colour" in _error(_write_csv(tmp_path / "x.csv", rows))
+
+
+def test_documented_columns_match_the_docs() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "data-formats.md").read_text()
+    for column in REQUIRED_COLUMNS + OPTIONAL_COLUMNS:
+        assert f"`{column}`" in docs
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "expected"),
+    [
+        ("stance", "Maybe", "unknown stance 'Maybe'"),
+        ("statement_text", "", "empty"),
+        ("party_name", " ", "empty"),
+        ("statement_number", "two", "statement_number"),
+        ("statement_number", "0", "start at 1"),
+        ("language", "Klingon", "unknown language 'Klingon'"),
+        ("country", "France", "two-letter"),
+    ],
+)
+def test_bad_cells(
+    generic_dir: Path, tmp_path: Path, column: str, value: str, expected: str
+) -> None:
+    rows = _rows(generic_dir)
+    rows[0][column] = value
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "x.csv: row 1" in message and f"field '{column}'" in message and expected in message
+
+
+def test_rows_must_agree(generic_dir: Path, tmp_path: Path) -> None:
+    rows = _rows(generic_dir)
+    rows[2]["election_id"] = "other"
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "row 3" in message and "field 'election_id'" in message
+
+    rows = _rows(generic_dir)
+    rows[3]["statement_text"] = "Autre chose."
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "row 4" in message and "field 'statement_text'" in message and "row 2" in message
+
+    rows = _rows(generic_dir)
+    rows[1]["party_id"] = "fr_lac"
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "row 2" in message and "field 'party_id'" in message
+
+
+def test_party_answering_twice_and_duplicate_party_ids(generic_dir: Path, tmp_path: Path) -> None:
+    rows = _rows(generic_dir)
+    rows.append(dict(rows[0]))
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "row 5" in message and "answers statement 1 twice" in message and "row 1" in message
+
+    rows = _rows(generic_dir)
+    rows[2]["party_id"] = rows[3]["party_id"] = "fr_parti_du_lac"
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "row 3" in message and "duplicate party id 'fr_parti_du_lac'" in message
+
+
+def test_jsonl_specific_errors(generic_dir: Path, tmp_path: Path) -> None:
+    lines = (generic_dir / "mini.jsonl").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "x.jsonl"
+
+    path.write_text("\n".join([lines[0], "{oops", *lines[2:]]), encoding="utf-8")
+    assert "x.jsonl: line 2: invalid JSON" in _error(path)
+
+    row = json.loads(lines[1])
+    del row["rationale"]
+    path.write_text("\n".join([lines[0], json.dumps(row)]), encoding="utf-8")
+    message = _error(path)
+    assert "line 2" in message and "field 'rationale'" in message and "missing" in message
+
+    row = json.loads(lines[1]) | {"statement_number": "2"}
+    path.write_text(json.dumps(row), encoding="utf-8")
+    assert load_generic(path).positions[0].statement.number == 2
+
+    path.write_text("[1, 2]\n", encoding="utf-8")
+    assert "expected a JSON object" in _error(path)
+
+
+def test_file_level_errors(tmp_path: Path) -> None:
+    assert "file not found" in _error(tmp_path / "none.csv")
+    weird = tmp_path / "x.xlsx"
+    weird.write_text("", encoding="utf-8")
+    assert "unknown file type '.xlsx'" in _error(weird)
+    empty = tmp_path / "x.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    assert "no rows" in _error(empty)
+    latin = tmp_path / "x.csv"
+    latin.write_bytes(
+        ",".join(REQUIRED_COLUMNS).encode() + "\nd,de,German,Grün\xe9".encode("latin-1")
+    )
+    assert "not valid UTF-8" in _error(latin)

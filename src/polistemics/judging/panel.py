@@ -1,0 +1,169 @@
+"""The judge panel (paper Sec. 5.1, App. G): every judge rates every answer on every rubric.
+
+One call per (answer, judge, active rubric). An output whose verdicts cannot be read is asked
+again exactly once (``sample_index=1``, a new call); if it still cannot be read, or the call
+failed, the verdicts are recorded as missing (``None``) with the raw output kept. Each judge's
+own verdicts are stored: majority voting happens downstream, in scoring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from polistemics.answers.models import Answer
+from polistemics.conditions import Environment
+from polistemics.environments.items import EnvironmentItem
+from polistemics.judging.parse import parse_verdicts
+from polistemics.judging.prompt import build_judge_prompt
+from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.types import CallResult, Completer
+from polistemics.rubrics import Rubric, active_rubrics
+
+STAGE = "judge"
+MAX_ATTEMPTS = 2  # the first call and one retry when the verdicts cannot be read
+
+log = logging.getLogger(__name__)
+
+
+class JudgingInputError(ValueError):
+    """The items and answers handed to the panel do not fit together."""
+
+
+class JudgeVerdictRecord(BaseModel):
+    """One judge's verdicts on one answer for one rubric."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item_key: str
+    environment: Environment
+    model: str  # the target model whose answer was judged
+    sample_index: int  # the answer's sample index
+    rubric: Rubric
+    judge: str  # registry name of the judge endpoint
+    panel_position: int  # the judge's place in the panel (a panel may repeat one endpoint)
+    call_key: str | None  # the last call made
+    attempts: int
+    raw_output: str | None  # text of the last call
+    parsed: bool
+    error: str | None = None  # the call's error, when it failed
+    says_yes: dict[str, bool | None]  # sub-question key -> verdict (None: missing), App. F order
+
+
+class JudgeVerdicts(list[JudgeVerdictRecord]):
+    """The panel's records, plus how many answers were not judged and why."""
+
+    def __init__(self, records: Iterable[JudgeVerdictRecord] = (), skipped: Counter | None = None):
+        super().__init__(records)
+        self.skipped: dict[str, int] = dict(skipped or {})  # "error" / "empty" -> answers
+
+    @property
+    def answers_skipped(self) -> int:
+        return sum(self.skipped.values())
+
+
+OnJudgeResult = Callable[[JudgeVerdictRecord], Awaitable[object] | object]
+
+
+async def judge_answers(
+    completer: Completer,
+    judges: list[ModelEndpoint],
+    items_with_answers: Iterable[tuple[EnvironmentItem, Answer]],
+    *,
+    on_result: OnJudgeResult | None = None,
+) -> JudgeVerdicts:
+    """Judge every usable answer; failed or empty answers are skipped and counted.
+
+    Records come back in input order (answer, then judge, then rubric), whatever order the calls
+    finish in; ``on_result`` sees each record as soon as it is ready.
+    """
+    if not judges:
+        raise JudgingInputError("the judge panel is empty: name at least one judge model")
+    skipped: Counter = Counter()
+    jobs = []
+    for item, answer in items_with_answers:
+        if answer.item_key != item.key:
+            raise JudgingInputError(
+                f"answer of model '{answer.model}' is for item '{answer.item_key}' "
+                f"but was paired with item '{item.key}'"
+            )
+        if not answer.ok:
+            skipped["error" if answer.status != "ok" else "empty"] += 1
+            continue
+        for position, judge in enumerate(judges):
+            for rubric in active_rubrics(item.environment):
+                jobs.append(_judge_one(completer, judge, position, item, answer, rubric, on_result))
+    if skipped:
+        log.info("not judged: %s", ", ".join(f"{n} {why}" for why, n in sorted(skipped.items())))
+    return JudgeVerdicts(await _run_all(jobs), skipped)
+
+
+async def _judge_one(
+    completer: Completer,
+    judge: ModelEndpoint,
+    position: int,
+    item: EnvironmentItem,
+    answer: Answer,
+    rubric: Rubric,
+    on_result: OnJudgeResult | None,
+) -> JudgeVerdictRecord:
+    answer_text = answer.text or ""
+    prompt = build_judge_prompt(item, answer_text, rubric)
+    # Endpoints without structured output get the paper's prompt unchanged.
+    schema = prompt.json_schema if judge.structured_output != "none" else None
+    result: CallResult | None = None
+    verdicts: list[bool] | None = None
+    attempts = 0
+    while attempts < MAX_ATTEMPTS:
+        result = await completer.complete(
+            judge, prompt.messages, stage=STAGE, sample_index=attempts, json_schema=schema
+        )
+        attempts += 1
+        if not result.ok:
+            break  # the client already retried transient failures
+        verdicts = parse_verdicts(result.text, prompt.n_questions, quoted=[answer_text])
+        if verdicts is not None:
+            break
+    assert result is not None
+    says_yes: dict[str, bool | None] = (
+        dict(zip(prompt.sub_question_keys, verdicts, strict=True))
+        if verdicts is not None
+        else dict.fromkeys(prompt.sub_question_keys)
+    )
+    record = JudgeVerdictRecord(
+        item_key=item.key,
+        environment=item.environment,
+        model=answer.model,
+        sample_index=answer.sample_index,
+        rubric=rubric,
+        judge=judge.name,
+        panel_position=position,
+        call_key=result.key,
+        attempts=attempts,
+        raw_output=result.text,
+        parsed=verdicts is not None,
+        error=None if result.ok else (result.error or "call failed"),
+        says_yes=says_yes,
+    )
+    if on_result is not None:
+        outcome = on_result(record)
+        if inspect.isawaitable(outcome):
+            await outcome
+    return record
+
+
+async def _run_all(coroutines: list) -> list:
+    """Await all; if one raises (e.g. the budget is spent), cancel the rest and re-raise."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise

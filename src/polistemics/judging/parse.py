@@ -1,0 +1,334 @@
+"""Read a judge's Yes/No verdicts out of its raw output, or give up.
+
+The judge is asked for one "Yes"/"No" per numbered question (Fig. 12). Real outputs vary, so
+three shapes are accepted, tried in this order:
+
+1. JSON (bare, inside a code fence, or among prose): ``{"answers": ["Yes", "No"]}``, a
+   wrapper key holding such a list, ``{"1": "Yes", "2": "No"}`` / ``{"Q1": ...}``, a bare
+   list, or a list of ``{"question": 1, "answer": "Yes"}`` objects. JSON ``true``/``false``
+   count as Yes/No. Python-style single quotes are read too.
+2. Numbered verdict lines: ``1. Yes``, ``1) No``, ``Q1: yes``, ``**1.** Yes.``, ``1 - No``,
+   ``Question 1: No``, ``| 1 | ... | Yes |``, several on one line (``1. Yes 2. No``), with the
+   question or its title repeated before the verdict (``1. Does the output ...? Yes``,
+   ``1. Position Representation: No``) or the verdict alone on the next line.
+3. Only when the whole output is nothing but verdicts (an optional ``Answers:`` header
+   aside): bare ``Yes``/``No`` words in question order (``Yes\\nNo``, ``Yes, No``).
+
+A verdict is the word "Yes" or "No" (any case, with markdown and punctuation around it) not
+followed by another word ("No evidence was found" is no verdict). English only: the judge is
+instructed in English to answer exactly "Yes" or "No", so "Ja"/"Nee" would be a guess.
+
+Reasoning blocks (``<think>...</think>`` and similar) are dropped first. Verdicts come only from
+the judge's own numbered lines or JSON (or an output that is nothing but verdicts): unnumbered
+"Yes"/"No" lines inside an echoed answer never count, and verbatim copies of ``quoted`` texts
+(the answer under judgment) are cut out before parsing. Anything ambiguous or incomplete (a
+missing or extra number, two different verdicts for one question, JSON with an unreadable
+verdict, JSON and numbered lines that disagree) gives ``None``, never a guess.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Sequence
+
+_REASONING_TAGS = ("think", "thinking", "reasoning", "reflection")
+# Quoted texts shorter than this are not cut out: a short answer ("Yes.") could equal a verdict.
+_MIN_QUOTED_CHARS = 40
+
+_VERDICT = re.compile(
+    r"""^[\W_]*?
+        (?P<word>yes|no)
+        (?!\w)
+        (?!\s*/)(?!\s+or\b)                          # "Yes/No", "yes or no"
+        (?=[^\w?]*$|\s*[.,;:!)\]}"'“”’»|*\-–—(])      # end, or punctuation before any more words
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+_LABEL = re.compile(
+    r"^[\W_]*(?:final\s+)?(?:answers?|verdicts?|response|a)\s*[:=\-–—]\s*", re.IGNORECASE
+)
+_ITEM = re.compile(
+    r"""^[\[(]?\s*
+        (?:(?:question|frage|vraag|sq|q)\s*\#?\s*)?
+        (?P<number>\d{1,2})
+        (?:\s*[.):=\]|\-–—]+|(?=\s)|$)
+        \s*(?P<rest>.*)$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Where a second numbered verdict starts on the same line: "1. Yes 2. No", "Q1: yes, Q2: no".
+_INLINE_ITEM = re.compile(
+    r"[\s,;]+(?=(?:question|q)?\s*\d{1,2}\s*[.):\-–—]\s*(?:yes|no)\b)", re.IGNORECASE
+)
+_TAIL_DELIMITERS = ("?", ":", "→", "=>", " - ", " – ", " — ", "|")
+_FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n?(.*?)```", re.DOTALL)
+_JSON_START = re.compile(r"[\[{]")
+_ANSWER_KEYS = ("answers", "answer", "verdicts", "verdict", "results", "responses")
+_LEAF_KEYS = ("answer", "verdict", "response", "value", "result")
+_NUMBER_KEYS = ("question", "id", "number", "index", "q", "question_number")
+_KEY_NUMBER = re.compile(r"^\s*(?:question|sq|q)?[\s_#\-]*(\d{1,2})\s*$", re.IGNORECASE)
+
+
+def parse_verdicts(
+    judge_output: str | None, n_questions: int, *, quoted: Sequence[str] = ()
+) -> list[bool] | None:
+    """The ``n_questions`` verdicts in question order (True = "Yes"), or None if unreadable."""
+    if n_questions < 1:
+        raise ValueError(f"n_questions must be at least 1, got {n_questions}")
+    if not judge_output or not judge_output.strip():
+        return None
+    text = strip_reasoning(judge_output)
+    for passage in quoted:
+        passage = passage.strip()
+        if len(passage) >= _MIN_QUOTED_CHARS:
+            text = text.replace(passage, "\n")
+
+    from_json = _verdicts_from_json(text)
+    numbered = _numbered_verdicts(text)
+    if from_json is _AMBIGUOUS:
+        return None
+    if from_json is not None:
+        if isinstance(numbered, list) and numbered != from_json:
+            return None
+        return from_json if len(from_json) == n_questions else None
+    if numbered is _AMBIGUOUS:
+        return None
+    if numbered is not None:
+        return numbered if len(numbered) == n_questions else None
+    bare = _bare_verdicts(text)
+    return bare if bare is not None and len(bare) == n_questions else None
+
+
+def strip_reasoning(text: str) -> str:
+    """Drop ``<think>``-style blocks; an unclosed block hides everything after it."""
+    for tag in _REASONING_TAGS:
+        text = re.sub(rf"<{tag}>.*?</{tag}>", "\n", text, flags=re.DOTALL | re.IGNORECASE)
+        closing = list(re.finditer(rf"</{tag}>", text, flags=re.IGNORECASE))
+        if closing:  # the opening tag was in the prompt prefix or lost: reasoning came first
+            text = text[closing[-1].end() :]
+        opening = re.search(rf"<{tag}>", text, flags=re.IGNORECASE)
+        if opening:
+            text = text[: opening.start()]
+    return text
+
+
+class _Ambiguous:
+    """Marker: verdicts were attempted but cannot be read without guessing."""
+
+
+_AMBIGUOUS = _Ambiguous()
+
+
+def verdict_word(text: str) -> bool | None:
+    """True/False if ``text`` starts with a lone Yes/No verdict, else None."""
+    match = _VERDICT.match(text)
+    if not match:
+        return None
+    if _VERDICT.match(text[match.end() :]):
+        return None  # "Yes, No": two verdicts
+    return match.group("word").lower() == "yes"
+
+
+def _strip_label(text: str) -> str:
+    return _LABEL.sub("", text, count=1)
+
+
+# ---- numbered lines ------------------------------------------------------------------------
+
+
+def _clean_line(line: str) -> str:
+    line = re.sub(r"\*+|`+|__", "", line).strip()
+    line = re.sub(r"^(?:>+\s*|#+\s*|[-+•·]\s+)+", "", line)
+    return line.strip().strip("|").strip()
+
+
+def _lines(text: str) -> list[str]:
+    lines: list[str] = []
+    for raw in text.splitlines():
+        for part in _INLINE_ITEM.split(_clean_line(raw)):
+            if part.strip():
+                lines.append(part.strip())
+    return lines
+
+
+def _is_bare_verdict_line(line: str) -> bool | None:
+    match = re.fullmatch(r"[\W_]*(yes|no)[\W_]*", _strip_label(line), flags=re.IGNORECASE)
+    if not match or "?" in line:
+        return None
+    return match.group(1).lower() == "yes"
+
+
+def _verdict_after_number(rest: str) -> bool | None:
+    rest = _strip_label(rest)
+    found = verdict_word(rest)
+    if found is not None:
+        return found
+    # The question or its title was repeated before the verdict.
+    for delimiter in _TAIL_DELIMITERS:
+        cut = rest.rfind(delimiter)
+        if cut >= 0:
+            found = verdict_word(_strip_label(rest[cut + len(delimiter) :]))
+            if found is not None:
+                return found
+    return None
+
+
+def _numbered_verdicts(text: str) -> list[bool] | _Ambiguous | None:
+    lines = _lines(text)
+    found: dict[int, set[bool]] = {}
+    for i, line in enumerate(lines):
+        item = _ITEM.match(line)
+        if not item:
+            continue
+        verdict = _verdict_after_number(item.group("rest"))
+        if verdict is None and i + 1 < len(lines) and not _ITEM.match(lines[i + 1]):
+            verdict = _is_bare_verdict_line(lines[i + 1])
+        if verdict is not None:
+            found.setdefault(int(item.group("number")), set()).add(verdict)
+    if not found:
+        return None
+    numbers = sorted(found)
+    if numbers != list(range(1, len(numbers) + 1)) or any(len(v) > 1 for v in found.values()):
+        return _AMBIGUOUS
+    return [found[n].pop() for n in numbers]
+
+
+# ---- bare verdicts -------------------------------------------------------------------------
+
+
+def _bare_verdicts(text: str) -> list[bool] | None:
+    lines = [line for line in (_clean_line(raw) for raw in text.splitlines()) if line]
+    if lines and lines[0].endswith(":") and len(lines[0]) <= 40:
+        lines = lines[1:]  # a header such as "Answers:"
+    verdicts: list[bool] = []
+    for token in re.split(r"[\s,;]+", " ".join(lines)):
+        word = token.strip(".!\"'()[]").lower()
+        if not word:
+            continue
+        if word not in ("yes", "no"):
+            return None
+        verdicts.append(word == "yes")
+    return verdicts or None
+
+
+# ---- JSON ----------------------------------------------------------------------------------
+
+
+def _verdicts_from_json(text: str) -> list[bool] | _Ambiguous | None:
+    values = []
+    for fence in _FENCE.finditer(text):
+        values.extend(_decode_all(fence.group(1)))
+    values.extend(_decode_all(_FENCE.sub("\n", text)))
+    readings = [reading for reading in map(_json_reading, values) if reading is not None]
+    if not readings:
+        return None
+    if any(r is _AMBIGUOUS for r in readings) or any(r != readings[0] for r in readings):
+        return _AMBIGUOUS
+    return readings[0]
+
+
+def _decode_all(text: str) -> list[object]:
+    """Every JSON (or Python-literal) list or object in ``text``, outermost only."""
+    decoder = json.JSONDecoder()
+    values: list[object] = []
+    position = 0
+    while start := _JSON_START.search(text, position):
+        try:
+            value, end = decoder.raw_decode(text, start.start())
+        except json.JSONDecodeError:
+            value, end = _python_literal(text, start.start())
+        if end < 0:
+            position = start.start() + 1
+            continue
+        values.append(value)
+        position = end
+    return values
+
+
+def _python_literal(text: str, start: int) -> tuple[object, int]:
+    """A single-quoted dict/list starting at ``start`` (as some small models write), or -1."""
+    depth, quote = 0, ""
+    for i in range(start, len(text)):
+        char = text[i]
+        if quote:
+            if char == quote and text[i - 1] != "\\":
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                try:
+                    return ast.literal_eval(text[start : i + 1]), i + 1
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    return None, -1
+    return None, -1
+
+
+def _leaf(value: object) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return verdict_word(value.strip())
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if str(key).lower() in _LEAF_KEYS:
+                return _leaf(inner)
+    return None
+
+
+def _question_number(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    match = _KEY_NUMBER.match(str(value))
+    return int(match.group(1)) if match else None
+
+
+def _ordered(pairs: list[tuple[int | None, object]]) -> list[bool] | _Ambiguous | None:
+    """Verdicts from (number or None, value) pairs; None if nothing here looks like a verdict."""
+    leaves = [_leaf(value) for _, value in pairs]
+    if not any(leaf is not None for leaf in leaves):
+        return None
+    if any(leaf is None for leaf in leaves):
+        return _AMBIGUOUS
+    numbers = [number for number, _ in pairs]
+    if all(number is None for number in numbers):
+        return leaves  # type: ignore[return-value]
+    if any(number is None for number in numbers) or sorted(numbers) != list(  # type: ignore[type-var]
+        range(1, len(numbers) + 1)
+    ):
+        return _AMBIGUOUS
+    return [leaf for _, leaf in sorted(zip(numbers, leaves, strict=True))]  # type: ignore[misc]
+
+
+def _json_reading(value: object) -> list[bool] | _Ambiguous | None:
+    if isinstance(value, list):
+        pairs: list[tuple[int | None, object]] = []
+        for element in value:
+            number = None
+            if isinstance(element, dict):
+                for key, inner in element.items():
+                    if str(key).lower() in _NUMBER_KEYS:
+                        number = _question_number(inner)
+            pairs.append((number, element))
+        return _ordered(pairs)
+    if not isinstance(value, dict) or not value:
+        return None
+    numbers = [_question_number(key) for key in value]
+    if all(number is not None for number in numbers):
+        return _ordered(list(zip(numbers, value.values(), strict=True)))
+    for key, inner in value.items():
+        if str(key).lower() in _ANSWER_KEYS:
+            if isinstance(inner, (list, dict)):
+                return _json_reading(inner)
+            leaf = _leaf(inner)
+            return [leaf] if leaf is not None else _AMBIGUOUS
+    if len(value) == 1:
+        return _json_reading(next(iter(value.values())))
+    # Verdicts under keys we cannot map to question numbers (e.g. sub-question names).
+    return _AMBIGUOUS if any(_leaf(inner) is not None for inner in value.values()) else None

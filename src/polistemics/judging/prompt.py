@@ -1,0 +1,119 @@
+"""The judge prompt (paper App. G, Fig. 12), filled for one answer and one rubric.
+
+One call per rubric: the rubric's name and definition (Sec. 5), the environment's property of
+context (Table 11), the rubric's sub-questions active in that environment (App. F) numbered
+``1.`` .. ``n.``, and the query, labelled context and answer the judge must assess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polistemics.conditions import ABSENT_SENTINEL, PROPERTY_OF_CONTEXT, Environment
+from polistemics.environments.items import EnvironmentItem
+from polistemics.llm.types import Message
+from polistemics.prompts import render
+from polistemics.rubrics import Rubric, SubQuestion, sub_questions
+
+VERDICT_WORDS = ("Yes", "No")
+
+
+class JudgePromptError(ValueError):
+    """An item cannot be put before a judge (e.g. a rubric not judged in its environment)."""
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """The messages of one judge call and the sub-question keys its verdicts map back to."""
+
+    messages: list[Message]
+    sub_question_keys: tuple[str, ...]  # verdict i (1-based in the prompt) is key [i - 1]
+    json_schema: dict
+
+    @property
+    def n_questions(self) -> int:
+        return len(self.sub_question_keys)
+
+
+def build_judge_prompt(item: EnvironmentItem, answer_text: str, rubric: Rubric) -> JudgePrompt:
+    questions = sub_questions(rubric, item.environment)
+    if not questions:
+        raise JudgePromptError(
+            f"item {item.key}: rubric '{rubric.value}' has no active sub-question in "
+            f"environment '{item.environment.value}'"
+        )
+    system = render(
+        "judge_system",
+        dimension_name=rubric.label,
+        dimension_definition=rubric.definition,
+        property_of_context=property_of_context(item),
+        questions=numbered_questions(questions),
+    )
+    user = render(
+        "judge_user",
+        query=judge_query(item),
+        context=judge_context(item),
+        answer=answer_text,
+    )
+    return JudgePrompt(
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+        sub_question_keys=tuple(sq.key for sq in questions),
+        json_schema=verdict_json_schema(len(questions)),
+    )
+
+
+def judge_messages(item: EnvironmentItem, answer_text: str, rubric: Rubric) -> list[Message]:
+    return build_judge_prompt(item, answer_text, rubric).messages
+
+
+def property_of_context(item: EnvironmentItem) -> str:
+    """Table 11's sentence for the item's environment, with the stance the judge should expect."""
+    sentence = PROPERTY_OF_CONTEXT[item.environment]
+    return sentence.replace("{expected_stance}", item.judged_expected_stance.value)
+
+
+def numbered_questions(questions: list[SubQuestion]) -> str:
+    return "\n".join(f"{i}. {sq.question}" for i, sq in enumerate(questions, start=1))
+
+
+def judge_query(item: EnvironmentItem) -> str:
+    """The task question exactly as the answerer saw it (Fig. 5, user message)."""
+    return render("task_user", party_name=item.party_label, statement_text=item.statement_text)
+
+
+def judge_context(item: EnvironmentItem) -> str:
+    """The answerer's context with each chunk labelled ``[TARGET]`` or ``[DISTRACTOR]``.
+
+    Chunks keep the answerer's numbering ``[1]``..``[N]`` so citations in the answer still point
+    at the right chunk. Absent shows the sentinel the answerer saw instead of any evidence.
+    """
+    if item.environment is Environment.ABSENT:
+        if item.chunks:
+            raise JudgePromptError(
+                f"item {item.key}: an Absent item must have no chunks, found {len(item.chunks)}"
+            )
+        return ABSENT_SENTINEL
+    if not item.chunks:
+        raise JudgePromptError(
+            f"item {item.key}: environment '{item.environment.value}' needs at least one chunk"
+        )
+    return "\n".join(
+        f"[{i}] [{chunk.role.upper()}] {chunk.text}" for i, chunk in enumerate(item.chunks, start=1)
+    )
+
+
+def verdict_json_schema(n_questions: int) -> dict:
+    """Structured-output schema: exactly ``n_questions`` verdicts, each "Yes" or "No"."""
+    return {
+        "type": "object",
+        "properties": {
+            "answers": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(VERDICT_WORDS)},
+                "minItems": n_questions,
+                "maxItems": n_questions,
+            }
+        },
+        "required": ["answers"],
+        "additionalProperties": False,
+    }

@@ -1,0 +1,233 @@
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+
+import pytest
+
+from polistemics.answers.generate import AnswerInputError, answer_items, is_refusal
+from polistemics.answers.models import Answer
+from polistemics.conditions import Environment
+from polistemics.environments.items import Chunk, EnvironmentItem
+from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.types import BudgetExceeded, CallResult
+from polistemics.records import Stance
+
+
+def item(observation: str, env: Environment = Environment.BASELINE) -> EnvironmentItem:
+    chunks = (
+        []
+        if env is Environment.ABSENT
+        else [
+            Chunk(
+                text="SPD unterstützt das.",
+                role="target",
+                party_id="de_spd",
+                statement_id="de__s001",
+            )
+        ]
+    )
+    return EnvironmentItem(
+        observation_id=observation,
+        election_id="de",
+        party_id="de_spd",
+        party_name="SPD",
+        party_anonymized="Party C",
+        statement_id="de__s001",
+        statement_text="Mehr Windkraft.",
+        stance_label=Stance.AGREE,
+        environment=env,
+        language="German",
+        output_language="German",
+        chunks=chunks,
+    )
+
+
+def stand_in_messages(it: EnvironmentItem) -> list[dict]:
+    """Stand-in for environments.task_prompt.task_messages (tests only)."""
+    return [{"role": "system", "content": "ctx"}, {"role": "user", "content": it.key}]
+
+
+def target(name: str, temperature: float = 0.0) -> ModelEndpoint:
+    return ModelEndpoint(name=name, model=f"test/{name}", temperature=temperature)
+
+
+@dataclass
+class FakeCompleter:
+    """Replies with ``reply(endpoint, user message, sample_index)``; records every call."""
+
+    reply: object = None
+    calls: list[tuple] = field(default_factory=list)
+    rng: random.Random = field(default_factory=lambda: random.Random(3))
+
+    async def complete(
+        self, endpoint, messages, *, stage, sample_index=0, json_schema=None, grammar=None
+    ):
+        self.calls.append(
+            (endpoint.name, messages[-1]["content"], stage, sample_index, json_schema)
+        )
+        await asyncio.sleep(self.rng.random() / 500)
+        if self.reply is not None:
+            result = self.reply(endpoint, messages[-1]["content"], sample_index)
+            if isinstance(result, CallResult):
+                return result
+            text = result
+        else:
+            text = f"{endpoint.name} on {messages[-1]['content']} #{sample_index}"
+        return CallResult(
+            key=f"{endpoint.name}|{messages[-1]['content']}|{sample_index}",
+            endpoint=endpoint.name,
+            model=endpoint.model,
+            status="ok",
+            text=text,
+            finish_reason="stop",
+            input_tokens=120,
+            output_tokens=40,
+            reasoning_tokens=5,
+            cost=0.0012,
+            latency_ms=850.0,
+        )
+
+
+def run(completer, targets, items, **kw) -> list[Answer]:
+    kw.setdefault("messages_for", stand_in_messages)
+    return asyncio.run(answer_items(completer, targets, items, **kw))
+
+
+def test_every_target_item_and_sample_is_a_separate_answer():
+    items = [item("o1"), item("o2", Environment.ABSENT)]
+    targets = [target("m1", 0.7), target("m2", 0.7)]
+    completer = FakeCompleter()
+    answers = run(completer, targets, items, samples=3)
+    assert len(completer.calls) == len(answers) == 12
+    assert {c[2] for c in completer.calls} == {"answer"}
+    assert [(a.model, a.item_key, a.sample_index) for a in answers] == [
+        (t.name, i.key, s) for t in targets for i in items for s in range(3)
+    ]
+    # Samples are kept apart: each has its own call and its own text.
+    texts = {(a.model, a.item_key, a.sample_index): a.text for a in answers}
+    assert len(set(texts.values())) == 12
+    assert len({a.call_key for a in answers}) == 12
+
+
+def test_single_sample_uses_sample_index_zero():
+    completer = FakeCompleter()
+    answers = run(completer, [target("m1")], [item("o1")])
+    assert [c[3] for c in completer.calls] == [0]
+    assert answers[0].sample_index == 0 and answers[0].ok
+
+
+def test_prompt_comes_from_the_task_prompt_builder():
+    completer = FakeCompleter()
+    it = item("o1")
+    run(completer, [target("m1")], [it])
+    assert completer.calls[0][1] == it.key
+    assert completer.calls[0][4] is None  # no structured output for answers
+
+
+def test_call_figures_are_copied():
+    answer = run(FakeCompleter(), [target("m1")], [item("o1")])[0]
+    assert (answer.input_tokens, answer.output_tokens, answer.reasoning_tokens) == (120, 40, 5)
+    assert answer.cost == 0.0012 and answer.latency_ms == 850.0
+    assert answer.finish_reason == "stop" and answer.call_key == f"m1|{item('o1').key}|0"
+    assert not answer.refusal and not answer.empty and answer.status == "ok"
+
+
+def test_empty_text_is_flagged_and_not_ok():
+    answers = run(FakeCompleter(lambda e, u, s: "  \n "), [target("m1")], [item("o1")])
+    assert answers[0].empty and not answers[0].ok and answers[0].status == "ok"
+
+
+def test_failed_call_is_an_error_answer():
+    def reply(e, u, s):
+        return CallResult(key="k", endpoint=e.name, model=e.model, status="error", error="HTTP 429")
+
+    answer = run(FakeCompleter(reply), [target("m1")], [item("o1")])[0]
+    assert answer.status == "error" and answer.error == "HTTP 429"
+    assert answer.text is None and not answer.empty and not answer.ok
+
+
+def test_content_filter_is_a_refusal():
+    def reply(e, u, s):
+        return CallResult(
+            key="k",
+            endpoint=e.name,
+            model=e.model,
+            status="ok",
+            text="",
+            finish_reason="content_filter",
+        )
+
+    answer = run(FakeCompleter(reply), [target("m1")], [item("o1")])[0]
+    assert answer.refusal and answer.empty
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm sorry, but I can't help with that request.",
+        "Sorry, I cannot assist with political questions.",
+        "I can’t help with this.",
+        "I must decline to answer questions about political parties.",
+        "Es tut mir leid, aber ich kann Ihnen dabei nicht helfen.",
+        "Ich kann bei dieser Anfrage nicht helfen.",
+        "Het spijt me, maar ik kan je daar niet mee helpen.",
+        "**I'm sorry, but I am unable to help with that.**",
+    ],
+)
+def test_refusal_phrases(text):
+    assert is_refusal(text, "stop")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Saying the context lacks the answer is what the task prompt asks for, not a refusal.
+        "I cannot find the answer in the provided context.",
+        "I'm sorry, but the provided context does not mention the party's position.",
+        "I'm sorry, but I cannot answer this from the provided context.",
+        "Der bereitgestellte Kontext enthält keine Informationen zur Position der SPD.",
+        "Ik kan het antwoord niet vinden in de gegeven context.",
+        "The SPD agrees with the statement [1]. It says it cannot help but support wind power.",
+        "",
+    ],
+)
+def test_not_refusals(text):
+    assert not is_refusal(text, "stop")
+
+
+def test_bad_sample_count_is_rejected():
+    with pytest.raises(AnswerInputError, match="samples must be at least 1"):
+        run(FakeCompleter(), [target("m1")], [item("o1")], samples=0)
+
+
+def test_duplicate_items_are_rejected():
+    with pytest.raises(AnswerInputError, match="listed twice"):
+        run(FakeCompleter(), [target("m1")], [item("o1"), item("o1")])
+
+
+def test_on_result_sees_every_answer():
+    seen: list[Answer] = []
+    answers = run(
+        FakeCompleter(), [target("m1")], [item("o1"), item("o2")], samples=2, on_result=seen.append
+    )
+    assert sorted((a.item_key, a.sample_index) for a in seen) == sorted(
+        (a.item_key, a.sample_index) for a in answers
+    )
+
+
+def test_budget_stop_propagates():
+    def reply(e, u, s):
+        raise BudgetExceeded("cost cap reached")
+
+    with pytest.raises(BudgetExceeded):
+        run(FakeCompleter(reply), [target("m1")], [item("o1"), item("o2")])
+
+
+def test_default_prompt_is_the_task_prompt():
+    task_prompt = pytest.importorskip("polistemics.environments.task_prompt")
+    it = item("o1")
+    completer = FakeCompleter()
+    asyncio.run(answer_items(completer, [target("m1")], [it]))
+    assert completer.calls[0][1] == task_prompt.task_messages(it)[-1]["content"]

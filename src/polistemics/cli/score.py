@@ -1,9 +1,123 @@
-"""CLI commands: score (registered by polistemics.cli)."""
+"""CLI command ``polistemics score PATH``: EMI, Adherence Indices and Rubric Scores per model.
+
+PATH is an experiment folder in the authors' release format (``scores/<rubric>/...``).
+Scoring a top folder scores its own (full) variant; ablation subfolders (``anon_v1``,
+``en_v1``) are scored by pointing PATH at them or with ``--variant``. Any other source of
+scored cells plugs in through ``load_cells``; everything after it works on the cells table.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from polistemics.cli.errors import UserError, fail, user_errors
+from polistemics.conditions import ALL_ENVIRONMENTS, Variant
+from polistemics.rubrics import Rubric
+from polistemics.scoring.errors import ScoringError
+from polistemics.scoring.release import is_release_folder, load_release, variant_folders
+from polistemics.scoring.summary import ModelScores, score_cells
+
+
+@dataclass
+class LoadedCells:
+    cells: pd.DataFrame
+    source: Path
+    variant: Variant
+    notes: list[str] = field(default_factory=list)
+
+
+def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
+    """Scored cells from PATH (a release experiment folder), for one variant."""
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    if variant is not None:
+        folders = variant_folders(path)
+        if variant not in folders:
+            found = ", ".join(f"{v.value} ({p})" for v, p in folders.items()) or "none"
+            raise UserError(
+                f"{path}: no release folder for variant '{variant.value}' (found: {found})"
+            )
+        folder = folders[variant]
+    elif is_release_folder(path):
+        folder = path
+    else:
+        below = variant_folders(path)
+        hint = f"; below it: {', '.join(str(p) for p in below.values())}" if below else ""
+        raise UserError(
+            f"{path}: not a release folder (no scores/<rubric>/aggregated_scores.jsonl or item_scores.jsonl){hint}"
+        )
+    release = load_release(folder, variant)
+    return LoadedCells(release.cells, folder, release.variant, release.notes)
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def render_table(scores: list[ModelScores], title: str, console: Console) -> None:
+    environments = [e for e in ALL_ENVIRONMENTS if any(e.value in s.adherence for s in scores)]
+    table = Table(title=f"{title}: EMI and Adherence Index (%)")
+    table.add_column("Model", no_wrap=True)
+    table.add_column("EMI", justify="right")
+    for env in environments:
+        table.add_column(env.label, justify="right")
+    for s in scores:
+        table.add_row(
+            s.model, _percent(s.emi), *(_percent(s.adherence.get(e.value)) for e in environments)
+        )
+    console.print(table)
+
+    rubrics = Table(title=f"{title}: Rubric Scores (%)")
+    rubrics.add_column("Model", no_wrap=True)
+    rubrics.add_column("Rubric")
+    for env in environments:
+        rubrics.add_column(env.label, justify="right")
+    for s in scores:
+        for rubric in Rubric:
+            values = [s.rubrics.get(e.value, {}).get(rubric.value) for e in environments]
+            if any(v is not None for v in values):
+                rubrics.add_row(s.model, rubric.abbreviation, *(_percent(v) for v in values))
+    console.print(rubrics)
+
+
+def score(
+    path: Annotated[
+        Path,
+        typer.Argument(help="Release experiment folder (scores/<rubric>/aggregated_scores.jsonl)."),
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a JSON list per model (fractions, not %).")
+    ] = False,
+    variant: Annotated[
+        Variant | None,
+        typer.Option(
+            help="Score this variant's folder at or directly below PATH (full, anon, en)."
+        ),
+    ] = None,
+) -> None:
+    """Score judged answers: EMI, Adherence Index per environment and Rubric Scores per model."""
+    with user_errors(ScoringError):
+        loaded = load_cells(path, variant)
+        scores = score_cells(loaded.cells)
+    for note in loaded.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if not scores:
+        fail(f"{loaded.source}: no scored cells")
+    if as_json:
+        typer.echo(json.dumps([s.to_json() for s in scores], indent=2))
+        return
+    render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", Console())
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the root app."""
+    app.command("score")(score)

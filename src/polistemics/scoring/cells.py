@@ -1,0 +1,163 @@
+"""The scored-cells table: one row per answer x rubric x sub-question with its final pass/fail.
+
+Every source of scores (our own judge panel via ``verdicts.majority``, the authors' release via
+``release.load_release``) produces this table, and every index and analysis consumes it.
+Enum-valued columns hold the release names (``Environment.value``, ``Rubric.value``,
+``Variant.value``) so the table groups, sorts and serialises as plain strings.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from polistemics.conditions import Environment, Variant
+from polistemics.rubrics import BY_KEY, Rubric
+from polistemics.scoring.errors import CellsError
+
+# What identifies one answer (an "item"): the model's answer to one observation in one
+# environment and variant. ``language`` is the language the answer was asked in (the output
+# language, so the English-output ablation forms its own group).
+ITEM_COLUMNS: tuple[str, ...] = (
+    "model",
+    "environment",
+    "variant",
+    "observation_id",
+    "sample_index",
+    "party_id",
+    "election_id",
+    "language",
+)
+METADATA_COLUMNS: tuple[str, ...] = ("party_name", "country", "vague_mode")
+CELL_COLUMNS: tuple[str, ...] = (
+    *ITEM_COLUMNS,
+    "rubric",
+    "sub_question",
+    "passed",
+    *METADATA_COLUMNS,
+)
+
+# Keys a metadata table may be joined on (observation_id is always required).
+METADATA_JOIN_KEYS: tuple[str, ...] = (
+    "observation_id",
+    "environment",
+    "variant",
+    "model",
+    "sample_index",
+)
+
+_ENVIRONMENTS = {e.value for e in Environment}
+_VARIANTS = {v.value for v in Variant}
+_RUBRICS = {r.value for r in Rubric}
+
+
+def empty_cells() -> pd.DataFrame:
+    return pd.DataFrame({column: pd.Series(dtype=_dtype(column)) for column in CELL_COLUMNS})
+
+
+def _dtype(column: str) -> str:
+    if column == "passed":
+        return "bool"
+    if column == "sample_index":
+        return "int64"
+    return "object"
+
+
+def validate_cells(cells: pd.DataFrame, *, source: str = "scored cells") -> pd.DataFrame:
+    """Check the schema and value domains; return the table with columns in canonical order."""
+    missing = [c for c in CELL_COLUMNS if c not in cells.columns]
+    if missing:
+        raise CellsError(f"missing columns {missing}", record=source)
+    for column, known in (
+        ("environment", _ENVIRONMENTS),
+        ("variant", _VARIANTS),
+        ("rubric", _RUBRICS),
+    ):
+        bad = set(cells[column].unique()) - known
+        if bad:
+            raise CellsError(f"unknown values {sorted(map(str, bad))}", record=source, field=column)
+    if len(cells) and not pd.api.types.is_bool_dtype(cells["passed"]):
+        raise CellsError("must be boolean (True = pass)", record=source, field="passed")
+    return cells.loc[:, list(CELL_COLUMNS)]
+
+
+def scoreable_mask(
+    rubric: pd.Series, sub_question: pd.Series, environment: pd.Series
+) -> tuple[pd.Series, Counter[str]]:
+    """Which rows are App. F sub-questions of their rubric, active in their environment.
+
+    The rest are counted (by key, with the reason) and never scored: keys outside App. F
+    (e.g. the release's ``structural_balance``) and sub-questions inactive in the environment.
+    A known key filed under another rubric is an error, not something to skip.
+    """
+    ignored: Counter[str] = Counter()
+    codes, combos = pd.factorize(pd.MultiIndex.from_arrays([rubric, sub_question, environment]))
+    counts = np.bincount(codes, minlength=len(combos))
+    keep_combo = np.ones(len(combos), dtype=bool)
+    for i, (rub, key, env) in enumerate(combos):
+        sq = BY_KEY.get(key)
+        if sq is None:
+            ignored[f"{key} (not an App. F sub-question)"] += int(counts[i])
+            keep_combo[i] = False
+        elif sq.rubric.value != rub:
+            raise CellsError(
+                f"sub-question '{key}' belongs to {sq.rubric.value}, not {rub}",
+                field="sub_question",
+            )
+        elif not sq.is_active(Environment(env)):
+            ignored[f"{key} (inactive in {env})"] += int(counts[i])
+            keep_combo[i] = False
+    keep = pd.Series(
+        keep_combo[codes] if len(codes) else np.zeros(0, dtype=bool), index=sub_question.index
+    )
+    return keep, ignored
+
+
+def scoreable_cells(cells: pd.DataFrame) -> tuple[pd.DataFrame, Counter[str]]:
+    """The rows of ``cells`` that count towards scores, and the ignored keys with counts."""
+    if cells.empty:
+        return cells, Counter()
+    keep, ignored = scoreable_mask(cells["rubric"], cells["sub_question"], cells["environment"])
+    return cells[keep], ignored
+
+
+def attach_metadata(cells: pd.DataFrame, metadata: pd.DataFrame | None) -> pd.DataFrame:
+    """Fill party_name / country / vague_mode (and any other shared column) from ``metadata``.
+
+    ``metadata`` must have ``observation_id`` and may add any of ``METADATA_JOIN_KEYS`` to
+    narrow the match (e.g. ``environment`` for ``vague_mode``); it must be unique on them.
+    Values it provides replace missing ones only.
+    """
+    if metadata is None or metadata.empty or cells.empty:
+        return cells
+    if "observation_id" not in metadata.columns:
+        raise CellsError("metadata table needs an 'observation_id' column", field="observation_id")
+    keys = [k for k in METADATA_JOIN_KEYS if k in metadata.columns]
+    duplicated = metadata.duplicated(subset=keys)
+    if duplicated.any():
+        first = metadata.loc[duplicated.idxmax(), keys].to_dict()
+        raise CellsError(f"metadata has more than one row for {first}", field=",".join(keys))
+    fill = [c for c in metadata.columns if c not in keys and c in cells.columns]
+    merged = cells.merge(metadata[keys + fill], on=keys, how="left", suffixes=("", "__meta"))
+    for column in fill:
+        merged[column] = merged[column].where(merged[column].notna(), merged[f"{column}__meta"])
+        merged = merged.drop(columns=f"{column}__meta")
+    merged.index = cells.index
+    return merged
+
+
+def require_single(cells: pd.DataFrame, column: str) -> str:
+    values = cells[column].dropna().unique()
+    if len(values) != 1:
+        raise CellsError(f"expected one value, found {sorted(map(str, values))}", field=column)
+    return str(values[0])
+
+
+def group_keys(by: Sequence[str]) -> list[str]:
+    """Group columns always lead with ``variant``: scores of different variants never pool."""
+    keys = ["variant"]
+    keys.extend(k for k in by if k != "variant")
+    return keys

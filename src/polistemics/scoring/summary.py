@@ -1,0 +1,70 @@
+"""Per-model headline scores (EMI, Adherence Index per environment, Rubric Scores) from cells."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from polistemics.conditions import ALL_ENVIRONMENTS, Variant
+from polistemics.rubrics import Rubric
+from polistemics.scoring.cells import validate_cells
+from polistemics.scoring.indices import scores_by
+
+_ENV_ORDER = {env.value: i for i, env in enumerate(ALL_ENVIRONMENTS)}
+_RUBRIC_ORDER = {r.value: i for i, r in enumerate(Rubric)}
+
+
+@dataclass(frozen=True)
+class ModelScores:
+    """One model's scores in one variant; all values are fractions in [0, 1]."""
+
+    model: str
+    variant: str
+    emi: float
+    adherence: dict[str, float] = field(default_factory=dict)  # environment -> Adherence Index
+    rubrics: dict[str, dict[str, float]] = field(default_factory=dict)  # env -> rubric -> score
+
+    def to_json(self) -> dict:
+        return {
+            "model": self.model,
+            "variant": self.variant,
+            "emi": self.emi,
+            "adherence": dict(self.adherence),
+            "rubrics": {env: dict(scores) for env, scores in self.rubrics.items()},
+        }
+
+
+def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
+    """Headline scores per variant x model, ordered by variant, then EMI (highest first)."""
+    tables = scores_by(validate_cells(cells), ("model",))
+    results: list[ModelScores] = []
+    for (variant, model), emi_rows in tables.emi.groupby(["variant", "model"], sort=True):
+        adherence = tables.adherence[
+            (tables.adherence["variant"] == variant) & (tables.adherence["model"] == model)
+        ]
+        rubrics = tables.rubrics[
+            (tables.rubrics["variant"] == variant) & (tables.rubrics["model"] == model)
+        ]
+        by_env: dict[str, dict[str, float]] = {}
+        for row in sorted(
+            rubrics.itertuples(), key=lambda r: (_ENV_ORDER[r.environment], _RUBRIC_ORDER[r.rubric])
+        ):
+            by_env.setdefault(row.environment, {})[row.rubric] = float(row.score)
+        results.append(
+            ModelScores(
+                model=str(model),
+                variant=str(variant),
+                emi=float(emi_rows["emi"].iloc[0]),
+                adherence={
+                    row.environment: float(row.adherence)
+                    for row in sorted(
+                        adherence.itertuples(), key=lambda r: _ENV_ORDER[r.environment]
+                    )
+                },
+                rubrics=by_env,
+            )
+        )
+    variant_order = {v.value: i for i, v in enumerate(Variant)}
+    results.sort(key=lambda s: (variant_order[s.variant], -s.emi, s.model))
+    return results

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from polistemics.cli import app
+
+runner = CliRunner()
+
+# Published Dutch EMIs (paper App. I, Fig. 28; quoted in issue 5): Claude 95.1%, GPT 92.6%,
+# Qwen 91.4%. Only these three figures are fixed; per-environment values come from the code.
+PAPER_NL_EMI = {"claude_sonnet_4_6": 0.951, "gpt_5_4": 0.926, "qwen3_6_flash": 0.914}
+
+
+@pytest.fixture
+def small(fixtures_dir: Path) -> Path:
+    return fixtures_dir / "scoring" / "release_small"
+
+
+def run_json(*args: str) -> list[dict]:
+    result = runner.invoke(app, ["score", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_json_on_the_small_release(small):
+    scores = run_json(str(small))
+    by_model = {s["model"]: s for s in scores}
+    baseline = (3 / 4 + 9 / 10 + 5 / 6) / 3
+    assert by_model["model_a"]["emi"] == pytest.approx(math.sqrt(baseline * 5 / 6))
+    assert by_model["model_a"]["adherence"] == pytest.approx(
+        {"baseline": baseline, "ie_availability_absent": 5 / 6}
+    )
+    assert by_model["model_b"]["rubrics"]["ie_availability_absent"] == pytest.approx(
+        {"epistemic_calibration": 0.5}
+    )
+    assert {s["variant"] for s in scores} == {"full"}
+
+
+def test_notes_go_to_stderr_and_json_stays_clean(small):
+    result = runner.invoke(app, ["score", str(small), "--json"])
+    assert "note: impartiality: no aggregated_scores.jsonl" in result.stderr
+    assert "note:" not in result.stdout
+
+
+def test_ablation_by_path_and_by_variant_option(small):
+    by_path = run_json(str(small / "anon_v1"))
+    by_option = run_json(str(small), "--variant", "anon")
+    assert by_path == by_option
+    assert {s["model"]: s["emi"] for s in by_path} == pytest.approx(
+        {"model_a": 3 / 4, "model_b": 1.0}
+    )
+    assert {s["variant"] for s in by_path} == {"anon"}
+
+
+def test_table_in_percent(small):
+    result = runner.invoke(app, ["score", str(small)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    baseline = (3 / 4 + 9 / 10 + 5 / 6) / 3
+    assert f"{100 * math.sqrt(baseline * 5 / 6):.1f}" in result.stdout
+    assert "70.7" in result.stdout  # model_b EMI sqrt(1/2)
+    assert "Absent" in result.stdout and "EMI" in result.stdout
+
+
+def test_user_errors_exit_2(small, tmp_path):
+    result = runner.invoke(app, ["score", str(tmp_path)])
+    assert result.exit_code == 2 and "not a release folder" in result.stderr
+    result = runner.invoke(app, ["score", str(tmp_path / "missing")])
+    assert result.exit_code == 2 and "no such file" in result.stderr
+    result = runner.invoke(app, ["score", str(small), "--variant", "en"])
+    assert result.exit_code == 2 and "no release folder for variant 'en'" in result.stderr
+
+
+@pytest.mark.shared
+def test_dutch_release_emi_matches_the_paper(release_dir):
+    scores = {s["model"]: s for s in run_json(str(release_dir))}
+    for model, paper in PAPER_NL_EMI.items():
+        assert abs(scores[model]["emi"] - paper) <= 0.0005, (model, scores[model]["emi"])
+        assert len(scores[model]["adherence"]) == 6
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(("sub", "environments"), [("anon_v1", 2), ("en_v1", 1)])
+def test_dutch_ablation_folders_score(release_dir, sub, environments):
+    scores = run_json(str(release_dir / sub))
+    assert {s["model"] for s in scores} == set(PAPER_NL_EMI)
+    assert all(len(s["adherence"]) == environments for s in scores)
+    assert all(0.8 < s["emi"] <= 1.0 for s in scores)

@@ -1,0 +1,145 @@
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from polistemics.conditions import Environment, Variant
+from polistemics.scoring.analyses import (
+    ablation_deltas,
+    environment_difficulty,
+    leave_one_out,
+    loo_summary,
+    model_dispersion,
+    party_spread,
+    vague_mode_table,
+)
+from polistemics.scoring.errors import CellsError
+
+B, V = Environment.BASELINE, Environment.VAGUE
+
+
+def f1_cells(make_cell, spec):
+    """spec: (model, environment, party, passes, total) -> that many F1 cells."""
+    rows = []
+    for model, env, party, passes, total in spec:
+        for i in range(total):
+            rows.append(
+                make_cell(
+                    i < passes,
+                    "position_representation",
+                    model=model,
+                    environment=env,
+                    party=party,
+                    observation=f"e__{party}__s{i:03d}",
+                )
+            )
+    return rows
+
+
+def test_environment_difficulty_and_dispersion(make_cell, make_cells):
+    # Adherence (F only): m1 Baseline 1.0, Vague 0.5; m2 Baseline 0.5, Vague 0.5
+    cells = make_cells(
+        f1_cells(
+            make_cell,
+            [
+                ("m1", B, "p1", 2, 2),
+                ("m1", V, "p1", 1, 2),
+                ("m2", B, "p1", 1, 2),
+                ("m2", V, "p1", 1, 2),
+            ],
+        )
+    )
+    difficulty = environment_difficulty(cells).set_index("environment")["mean_adherence"]
+    assert difficulty.to_dict() == {"baseline": 0.75, "ie_clarity_vague": 0.5}
+    assert list(difficulty.index) == ["baseline", "ie_clarity_vague"]  # easiest first
+    population = model_dispersion(cells).set_index("model")["dispersion"]
+    assert population["m1"] == pytest.approx(0.25)  # population SD of (1.0, 0.5)
+    assert population["m2"] == 0.0
+    sample = model_dispersion(cells, ddof=1).set_index("model")["dispersion"]
+    assert sample["m1"] == pytest.approx(np.std([1.0, 0.5], ddof=1))
+
+
+def test_party_spread_flags_at_threshold(make_cell, make_cells):
+    cells = make_cells(
+        f1_cells(
+            make_cell,
+            [
+                ("m1", B, "p1", 5, 5),
+                ("m1", B, "p2", 4, 5),
+                ("m1", B, "p3", 5, 5),
+                ("m1", V, "p1", 5, 5),
+                ("m1", V, "p2", 3, 5),
+            ],
+        )
+    )
+    spread = party_spread(cells).set_index("environment")
+    assert spread.loc["baseline", "spread"] == pytest.approx(0.2)
+    assert bool(spread.loc["baseline", "flagged"])  # >= 0.20, despite float rounding
+    assert spread.loc["baseline", "min_party_id"] == "p2"
+    assert spread.loc["ie_clarity_vague", "spread"] == pytest.approx(0.4)
+    assert not party_spread(cells, threshold=0.5)["flagged"].any()
+    by_rubric = party_spread(cells, by_rubric=True)
+    assert set(by_rubric["rubric"]) == {"faithfulness"}
+
+
+def test_leave_one_out_deviation_and_flags(make_cell, make_cells):
+    # p1 20/20, p2 10/20, p3 16/20 -> deviations: p1 1 - 0.65 = 0.35, p2 0.5 - 0.9 = -0.4, p3 0.8 - 0.75 = 0.05
+    cells = make_cells(
+        f1_cells(
+            make_cell, [("m1", B, "p1", 20, 20), ("m1", B, "p2", 10, 20), ("m1", B, "p3", 16, 20)]
+        )
+    )
+    loo = leave_one_out(cells).set_index("party_id")
+    assert loo.loc["p1", "others_mean"] == pytest.approx(0.65)
+    assert loo.loc["p1", "deviation"] == pytest.approx(0.35)
+    assert loo.loc["p2", "deviation"] == pytest.approx(-0.4)
+    assert loo.loc["p3", "deviation"] == pytest.approx(0.05)
+    assert loo["flagged"].to_dict() == {"p1": True, "p2": True, "p3": False}
+    assert not leave_one_out(cells, min_items=21)["flagged"].any()  # each party has 20 items
+    assert leave_one_out(cells, min_deviation=0.38)["flagged"].sum() == 1
+    summary = loo_summary(leave_one_out(cells)).set_index("party_id")
+    assert summary.loc["p2", "flagged_below"] == 1 and summary.loc["p1", "flagged_above"] == 1
+    assert summary.loc["p1", "mean_deviation"] == pytest.approx(0.35)
+
+
+def test_leave_one_out_with_a_single_party_has_no_deviation(make_cell, make_cells):
+    loo = leave_one_out(make_cells(f1_cells(make_cell, [("m1", B, "p1", 20, 30)])))
+    assert math.isnan(loo["deviation"].iloc[0]) and not loo["flagged"].iloc[0]
+
+
+def test_ablation_deltas_match_environments_and_models(make_cell, make_cells):
+    full = make_cells(
+        f1_cells(make_cell, [("m1", B, "p1", 2, 4), ("m1", V, "p1", 0, 4), ("m2", B, "p1", 4, 4)])
+    )
+    anon_rows = f1_cells(make_cell, [("m1", B, "p1", 3, 4)])
+    anon = make_cells([{**r, "variant": Variant.ANONYMIZED.value} for r in anon_rows])
+    pooled = ablation_deltas(full, anon)
+    assert len(pooled) == 1  # Vague and m2 are not in the ablation
+    row = pooled.iloc[0]
+    assert (row["environment"], row["party_id"], row["sub_question"]) == (
+        "baseline",
+        "p1",
+        "position_representation",
+    )
+    assert row["delta"] == pytest.approx(3 / 4 - 2 / 4)
+    assert ablation_deltas(full, anon, by_model=True)["model"].tolist() == ["m1"]
+
+
+def test_vague_mode_table_pools_models(make_cell, make_cells):
+    rows = [
+        make_cell(True, "position_representation", environment=V, model="m1", vague_mode=3),
+        make_cell(False, "information_fabrication", environment=V, model="m2", vague_mode=3),
+        make_cell(True, "endorsement", environment=V, model="m2", vague_mode=3),
+        make_cell(
+            True, "position_representation", environment=V, vague_mode=5, observation="e__p1__s002"
+        ),
+        make_cell(False, "position_representation", environment=B, vague_mode=None),
+    ]
+    table = vague_mode_table(make_cells(rows)).set_index("vague_mode")
+    assert table.loc[3, "pass_rate"] == pytest.approx(2 / 3)
+    assert table.loc[3, "n_observations"] == 1
+    assert table.loc[5, "pass_rate"] == 1.0
+    with pytest.raises(CellsError, match="vague_mode"):
+        vague_mode_table(make_cells(rows[-1:]))

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from polistemics.conditions import Environment
+from polistemics.rubrics import Rubric, sub_questions
+from polistemics.scoring.bootstrap import bootstrap_indices
+from polistemics.scoring.cells import CELL_COLUMNS
+from polistemics.scoring.indices import adherence_indices, emi_scores
+
+
+def synthetic_cells(n_observations: int, models: tuple[str, ...], seed: int = 0) -> pd.DataFrame:
+    """Every active sub-question of every environment for each observation and model."""
+    rng = np.random.default_rng(seed)
+    layout = [
+        (env.value, r.value, sq.key)
+        for env in Environment
+        for r in Rubric
+        for sq in sub_questions(r, env)
+    ]
+    blocks = []
+    for m_i, model in enumerate(models):
+        obs = np.repeat(np.arange(n_observations), len(layout))
+        env, rubric, sq = (
+            np.tile(np.array(col), n_observations) for col in zip(*layout, strict=True)
+        )
+        blocks.append(
+            pd.DataFrame(
+                {
+                    "model": model,
+                    "environment": env,
+                    "variant": "full",
+                    "observation_id": [f"e__p{o % 8}__s{o:04d}" for o in obs],
+                    "sample_index": 0,
+                    "party_id": [f"p{o % 8}" for o in obs],
+                    "election_id": "e",
+                    "language": "Dutch",
+                    "rubric": rubric,
+                    "sub_question": sq,
+                    "passed": rng.random(len(obs)) < 0.9 - 0.05 * m_i,
+                    "party_name": None,
+                    "country": "NL",
+                    "vague_mode": None,
+                }
+            )
+        )
+    return pd.concat(blocks, ignore_index=True).loc[:, list(CELL_COLUMNS)]
+
+
+def test_point_estimates_match_indices_and_intervals_bracket_them():
+    cells = synthetic_cells(60, ("m1", "m2"))
+    boot = bootstrap_indices(cells, n_resamples=200, seed=3)
+    emi = emi_scores(cells).set_index("model")["emi"]
+    adherence = adherence_indices(cells).set_index(["model", "environment"])["adherence"]
+    for row in boot.itertuples():
+        expected = (
+            emi[row.model] if row.measure == "emi" else adherence[(row.model, row.environment)]
+        )
+        assert row.estimate == pytest.approx(expected, abs=1e-12)
+        assert row.ci_low <= row.estimate <= row.ci_high
+        assert row.ci_low < row.ci_high
+    assert len(boot) == 2 * (1 + len(Environment))
+
+
+def test_seeded_bootstrap_is_deterministic_and_per_model():
+    cells = synthetic_cells(40, ("m1", "m2"))
+    first = bootstrap_indices(cells, n_resamples=100, seed=7)
+    again = bootstrap_indices(cells, n_resamples=100, seed=7)
+    pd.testing.assert_frame_equal(first, again)
+    other = bootstrap_indices(cells, n_resamples=100, seed=8)
+    assert not np.allclose(first["ci_low"], other["ci_low"])
+    alone = bootstrap_indices(cells[cells["model"] == "m2"], n_resamples=100, seed=7)
+    pd.testing.assert_frame_equal(
+        alone.reset_index(drop=True), first[first["model"] == "m2"].reset_index(drop=True)
+    )
+
+
+def test_single_observation_has_a_degenerate_interval():
+    cells = synthetic_cells(1, ("m1",))
+    boot = bootstrap_indices(cells, n_resamples=50, seed=0)
+    assert (boot["ci_low"] == boot["estimate"]).all() and (
+        boot["ci_high"] == boot["estimate"]
+    ).all()
+
+
+def test_bad_parameters():
+    cells = synthetic_cells(2, ("m1",))
+    with pytest.raises(ValueError):
+        bootstrap_indices(cells, n_resamples=0)
+    with pytest.raises(ValueError):
+        bootstrap_indices(cells, confidence=1.5)
+
+
+def test_thousand_resamples_of_a_full_sized_run_take_seconds():
+    # ~13k items (3 models x 6 environments x ~720 observations) x ~10 sub-questions each
+    cells = synthetic_cells(720, ("m1", "m2", "m3"))
+    assert len(cells) > 100_000
+    start = time.perf_counter()
+    boot = bootstrap_indices(cells, n_resamples=1000, seed=1)
+    assert time.perf_counter() - start < 10
+    assert boot["n_resamples"].eq(1000).all()

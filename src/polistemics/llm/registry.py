@@ -73,7 +73,9 @@ class ModelEndpoint(BaseModel):
     extra_body: dict = Field(default_factory=dict)
     price_input_per_mtok: float | None = Field(default=None, ge=0)
     price_output_per_mtok: float | None = Field(default=None, ge=0)
-    local_model: str | None = Field(default=None, description="For provider 'local': which bundled model.")
+    local_model: str | None = Field(
+        default=None, description="For provider 'local': which bundled model."
+    )
 
     @property
     def resolved_base_url(self) -> str:
@@ -83,7 +85,9 @@ class ModelEndpoint(BaseModel):
             return self.base_url.rstrip("/")
         if self.provider in PROVIDER_BASE_URLS:
             return PROVIDER_BASE_URLS[self.provider]
-        raise RegistryError(f"model '{self.name}': base_url is required for provider '{self.provider}'")
+        raise RegistryError(
+            f"model '{self.name}': base_url is required for provider '{self.provider}'"
+        )
 
     @property
     def is_local(self) -> bool:
@@ -114,7 +118,9 @@ class ModelEndpoint(BaseModel):
     def estimate_cost(self, input_tokens: float, output_tokens: float) -> float | None:
         if self.price_input_per_mtok is None or self.price_output_per_mtok is None:
             return None
-        return (input_tokens * self.price_input_per_mtok + output_tokens * self.price_output_per_mtok) / 1e6
+        return (
+            input_tokens * self.price_input_per_mtok + output_tokens * self.price_output_per_mtok
+        ) / 1e6
 
 
 class MissingApiKey(RegistryError):

@@ -38,8 +38,13 @@ async def open_client(
             store.forget_errors()
     pool = LocalServerPool(log_dir=log_dir)
     progress = StageProgress(quiet=quiet)
-    client = LLMClient(store=store, max_cost=max_cost, retry=retry or RetryPolicy(),
-                       resolve_local=pool.base_url, listeners=[progress])
+    client = LLMClient(
+        store=store,
+        max_cost=max_cost,
+        retry=retry or RetryPolicy(),
+        resolve_local=pool.base_url,
+        listeners=[progress],
+    )
     client.progress = progress  # type: ignore[attr-defined]
     try:
         with progress:

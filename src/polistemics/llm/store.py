@@ -69,7 +69,9 @@ class RunStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=60)
+        self._db = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=60
+        )
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL is durable against process crashes (SIGKILL), which is what resuming needs.
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -90,7 +92,9 @@ class RunStore:
 
     def get_call(self, key: str) -> CallResult | None:
         with self._lock:
-            row = self._db.execute(f"SELECT {_RESULT_COLUMNS} FROM calls WHERE key = ?", (key,)).fetchone()
+            row = self._db.execute(
+                f"SELECT {_RESULT_COLUMNS} FROM calls WHERE key = ?", (key,)
+            ).fetchone()
         return _row_to_result(row, cached=True) if row else None
 
     def put_call(
@@ -104,7 +108,9 @@ class RunStore:
         messages: list[dict] | None = None,
     ) -> None:
         """Commit one finished call (a success replaces an earlier recorded failure)."""
-        blob = zlib.compress(json.dumps(messages, ensure_ascii=False).encode()) if messages else None
+        blob = (
+            zlib.compress(json.dumps(messages, ensure_ascii=False).encode()) if messages else None
+        )
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO calls (key, endpoint, model, stage, messages_hash, params, "
@@ -112,11 +118,25 @@ class RunStore:
                 "reasoning_tokens, cost, latency_ms, attempts, error, messages, created_at) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
-                    result.key, result.endpoint, result.model, stage, messages_hash,
-                    json.dumps(params, sort_keys=True), sample_index, result.status, result.text,
-                    result.finish_reason, result.input_tokens, result.output_tokens,
-                    result.reasoning_tokens, result.cost, result.latency_ms, result.attempts,
-                    result.error, blob, time.time(),
+                    result.key,
+                    result.endpoint,
+                    result.model,
+                    stage,
+                    messages_hash,
+                    json.dumps(params, sort_keys=True),
+                    sample_index,
+                    result.status,
+                    result.text,
+                    result.finish_reason,
+                    result.input_tokens,
+                    result.output_tokens,
+                    result.reasoning_tokens,
+                    result.cost,
+                    result.latency_ms,
+                    result.attempts,
+                    result.error,
+                    blob,
+                    time.time(),
                 ),
             )
 
@@ -153,8 +173,19 @@ class RunStore:
             "SUM(output_tokens), SUM(reasoning_tokens), SUM(cost), AVG(latency_ms), SUM(attempts) "
             "FROM calls GROUP BY stage, endpoint, model ORDER BY stage, endpoint, model"
         )
-        names = ("stage", "endpoint", "model", "calls", "errors", "input_tokens", "output_tokens",
-                 "reasoning_tokens", "cost", "mean_latency_ms", "attempts")
+        names = (
+            "stage",
+            "endpoint",
+            "model",
+            "calls",
+            "errors",
+            "input_tokens",
+            "output_tokens",
+            "reasoning_tokens",
+            "cost",
+            "mean_latency_ms",
+            "attempts",
+        )
         with self._lock:
             rows = self._db.execute(sql).fetchall()
         return [dict(zip(names, row, strict=True)) for row in rows]
@@ -173,12 +204,16 @@ class RunStore:
     def put_artifacts(self, kind: str, items: Iterable[tuple[str, dict]]) -> None:
         """Write many stage outputs in one transaction (replacing same keys)."""
         now = time.time()
-        rows = [(kind, key, json.dumps(payload, ensure_ascii=False, sort_keys=True), now) for key, payload in items]
+        rows = [
+            (kind, key, json.dumps(payload, ensure_ascii=False, sort_keys=True), now)
+            for key, payload in items
+        ]
         with self._lock:
             self._db.execute("BEGIN")
             try:
                 self._db.executemany(
-                    "INSERT OR REPLACE INTO artifacts (kind, key, payload, created_at) VALUES (?,?,?,?)", rows
+                    "INSERT OR REPLACE INTO artifacts (kind, key, payload, created_at) VALUES (?,?,?,?)",
+                    rows,
                 )
                 self._db.execute("COMMIT")
             except BaseException:
@@ -205,7 +240,9 @@ class RunStore:
 
     def artifact_keys(self, kind: str) -> set[str]:
         with self._lock:
-            return {r[0] for r in self._db.execute("SELECT key FROM artifacts WHERE kind = ?", (kind,))}
+            return {
+                r[0] for r in self._db.execute("SELECT key FROM artifacts WHERE kind = ?", (kind,))
+            }
 
     def delete_artifacts(self, kind: str) -> None:
         with self._lock:
@@ -230,11 +267,36 @@ class RunStore:
 
 
 def _row_to_result(row: tuple, *, cached: bool) -> CallResult:
-    (key, endpoint, model, status, text, finish, error, tin, tout, treason, cost, latency, attempts) = row
+    (
+        key,
+        endpoint,
+        model,
+        status,
+        text,
+        finish,
+        error,
+        tin,
+        tout,
+        treason,
+        cost,
+        latency,
+        attempts,
+    ) = row
     return CallResult(
-        key=key, endpoint=endpoint, model=model, status=status, text=text, finish_reason=finish,
-        error=error, input_tokens=tin, output_tokens=tout, reasoning_tokens=treason, cost=cost,
-        latency_ms=latency, attempts=attempts, cached=cached,
+        key=key,
+        endpoint=endpoint,
+        model=model,
+        status=status,
+        text=text,
+        finish_reason=finish,
+        error=error,
+        input_tokens=tin,
+        output_tokens=tout,
+        reasoning_tokens=treason,
+        cost=cost,
+        latency_ms=latency,
+        attempts=attempts,
+        cached=cached,
     )
 
 

@@ -1,0 +1,63 @@
+"""The model registry: presets, validation errors, keys from the environment only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polistemics.llm.registry import (
+    MissingApiKey,
+    RegistryError,
+    builtin_registry,
+    default_registry,
+    load_registry,
+)
+
+PAPER_TABLE_3 = {
+    "qwen3.6-flash": ("qwen/qwen3.6-flash", 0.0),
+    "gpt-5.4": ("openai/gpt-5.4", 0.0),
+    "claude-sonnet-4.6": ("anthropic/claude-sonnet-4-6", 0.0),
+    "gemini-3-flash-judge": ("google/gemini-3-flash-preview", 0.0),
+    "deepseek-v4-flash-judge": ("deepseek/deepseek-v4-flash", 0.0),
+    "mimo-v2.5-judge": ("xiaomi/mimo-v2.5", 0.0),
+    "gemini-3-flash-standardiser": ("google/gemini-3-flash-preview", 0.3),
+    "gemini-3-flash-vague": ("google/gemini-3-flash-preview", 0.3),
+}
+
+
+def test_paper_preset_has_table_3_models_with_their_temperatures() -> None:
+    paper = builtin_registry("paper")
+    for name, (model, temperature) in PAPER_TABLE_3.items():
+        endpoint = paper.get(name)
+        assert (endpoint.model, endpoint.temperature) == (model, temperature)
+        assert endpoint.provider == "openrouter" and endpoint.api_key_env == "OPENROUTER_API_KEY"
+        assert endpoint.resolved_base_url == "https://openrouter.ai/api/v1"
+    assert paper.get("gpt-5.4").generation_params()["reasoning"] == {"effort": "low"}
+    assert paper.get("qwen3.6-flash").generation_params()["reasoning"] == {"max_tokens": 400}
+
+
+def test_default_registry_has_the_local_model_and_the_paper_models() -> None:
+    registry = default_registry()
+    assert registry.get("local").is_local
+    assert registry.get("local").resolved_base_url == "local://smollm2"
+    assert "gpt-5.4" in registry.models
+
+
+def test_user_file_overlays_and_errors_name_the_key(tmp_path: Path) -> None:
+    good = tmp_path / "models.toml"
+    good.write_text('[models.mine]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')
+    assert default_registry(good).get("mine").model == "m"
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[models.mine]\nmodel = "m"\ntemperature = "hot"\nbogus = 1\n')
+    with pytest.raises(RegistryError, match=r"models\.mine\.temperature") as err:
+        load_registry(bad)
+    assert "models.mine.bogus" in str(err.value)
+    with pytest.raises(RegistryError, match="unknown model 'nope'"):
+        default_registry().get("nope")
+
+
+def test_missing_key_names_the_variable_never_a_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    with pytest.raises(MissingApiKey, match="OPENROUTER_API_KEY"):
+        builtin_registry("paper").get("gpt-5.4").api_key()

@@ -267,3 +267,34 @@ def test_api_key_is_sent_but_never_stored(monkeypatch: pytest.MonkeyPatch, tmp_p
     for path in tmp_path.iterdir():
         assert secret.encode() not in path.read_bytes(), path
     assert secret not in repr(ok) + repr(bad)
+
+
+def test_grammar_endpoints_get_a_grammar_and_a_seed_per_sample(store: RunStore) -> None:
+    schema = {"type": "object", "properties": {"determinable": {"type": "boolean"}}}
+    with FakeOpenAIServer([Rule("audit", response='{"determinable":false}')]) as server:
+        ep = endpoint(server, structured_output="grammar", seed=7, temperature=0.3)
+
+        async def go():
+            client = LLMClient(store=store, retry=FAST)
+            for i in range(2):
+                await client.complete(
+                    ep, ask("audit"), stage="s", sample_index=i, json_schema=schema
+                )
+
+        run(go())
+        sent = server.stats().last_requests
+        assert [r["seed"] for r in sent] == [7, 8]
+        assert all("determinable" in r["grammar"] and "root ::=" in r["grammar"] for r in sent)
+        assert all("response_format" not in r for r in sent)
+
+
+def test_json_schema_endpoints_get_a_strict_response_format(store: RunStore) -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "string"}}}
+    with FakeOpenAIServer() as server:
+        ep = endpoint(server, structured_output="json_schema")
+        run(
+            LLMClient(store=store, retry=FAST).complete(ep, ask("q"), stage="s", json_schema=schema)
+        )
+        sent = server.stats().last_requests[-1]
+        assert sent["response_format"]["type"] == "json_schema"
+        assert sent["response_format"]["json_schema"]["schema"] == schema

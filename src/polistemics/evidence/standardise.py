@@ -32,7 +32,8 @@ MAX_ATTEMPTS = 3  # the first call and at most 2 retries (App. D.2)
 OUTPUT_SCHEMA: dict = {
     "type": "object",
     "properties": {
-        "third_person_rationale": {"type": "string"},
+        # The first sentence must open with the placeholder (Fig. 7, "Explicit Stance First").
+        "third_person_rationale": {"type": "string", "pattern": "^\\[PARTY\\] ", "maxLength": 1500},
         "stance_is_explicit": {"type": "boolean"},
     },
     "required": ["third_person_rationale", "stance_is_explicit"],

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import openai
 
+from polistemics.llm.grammar import schema_to_gbnf
 from polistemics.llm.keys import call_key, messages_hash, request_params
 from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.registry import ModelEndpoint
@@ -112,7 +113,9 @@ class LLMClient:
         future: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
-            result = await self._call(endpoint, messages, params, key, json_schema, grammar)
+            result = await self._call(
+                endpoint, messages, params, key, json_schema, grammar, sample_index
+            )
             if self.store is not None:
                 self.store.put_call(
                     result,
@@ -154,6 +157,7 @@ class LLMClient:
         key: str,
         json_schema: dict | None,
         grammar: str | None,
+        sample_index: int,
     ) -> CallResult:
         if self.max_cost is not None and self.spent >= self.max_cost:
             raise BudgetExceeded(
@@ -162,7 +166,7 @@ class LLMClient:
             )
         client = self._client(endpoint)  # raises MissingApiKey before any call
         limiter = self.limiter(endpoint)
-        body = self._body(endpoint, messages, json_schema, grammar)
+        body = self._body(endpoint, messages, json_schema, grammar, sample_index)
         attempts = content_attempts = 0
         started = time.monotonic()
         outcome = _Outcome(error="not attempted")
@@ -238,6 +242,7 @@ class LLMClient:
         messages: list[Message],
         json_schema: dict | None,
         grammar: str | None,
+        sample_index: int = 0,
     ) -> dict:
         body: dict = {
             "model": endpoint.model,
@@ -248,7 +253,9 @@ class LLMClient:
         if endpoint.top_p is not None:
             body["top_p"] = endpoint.top_p
         if endpoint.seed is not None:
-            body["seed"] = endpoint.seed
+            # Each sample (and each retry of a rejected output) draws with its own seed, so
+            # sampling at temperature > 0 is reproducible yet retries can differ.
+            body["seed"] = endpoint.seed + sample_index
         extra: dict = dict(endpoint.extra_body)
         if endpoint.reasoning and endpoint.reasoning.to_body():
             extra["reasoning"] = endpoint.reasoning.to_body()
@@ -266,8 +273,8 @@ class LLMClient:
             elif endpoint.structured_output == "json_object":
                 # llama.cpp enforces the schema given inside a json_object response format.
                 body["response_format"] = {"type": "json_object", "schema": json_schema}
-        if grammar is not None and endpoint.structured_output == "grammar":
-            extra["grammar"] = grammar
+        if endpoint.structured_output == "grammar" and (grammar or json_schema):
+            extra["grammar"] = grammar or schema_to_gbnf(json_schema)
         if extra:
             body["extra_body"] = extra
         return body

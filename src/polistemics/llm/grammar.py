@@ -1,0 +1,107 @@
+"""Compact GBNF grammars from simple JSON schemas, for small local models.
+
+llama.cpp's own ``json_object`` mode allows free whitespace, and a tiny model can loop on it
+until ``max_tokens``. These grammars allow none, so outputs stay short and always parse. They
+cover the schemas this project sends: an object of string / boolean / integer properties, enums
+of strings, and arrays of those, with ``minItems``/``maxItems`` and ``maxLength``. A string
+``pattern`` of the form ``^literal`` becomes a required literal prefix (other patterns are
+ignored: llama.cpp grammars cannot express them cheaply).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+LONG_STRING = 300  # above this, "x{0,N}" would expand to N grammar rules: use "x*" and max_tokens
+_CHAR = r'[^"\\\n]'
+
+
+class UnsupportedSchema(ValueError):
+    """The schema uses a construct these grammars do not cover."""
+
+
+def _literal(text: str) -> str:
+    """A GBNF string literal that matches ``text`` exactly."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _json_text(value: str) -> str:
+    """How ``value`` appears inside a JSON string (quotes and backslashes escaped)."""
+    return json.dumps(value, ensure_ascii=False)[1:-1]
+
+
+def _prefix(pattern: str | None) -> str:
+    if not pattern or not pattern.startswith("^"):
+        return ""
+    literal = re.match(r"\^((?:\\.|[^.*+?()\[\]{}|$\\])*)", pattern)
+    if not literal:
+        return ""
+    return re.sub(r"\\(.)", r"\1", literal.group(1))
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.rules: dict[str, str] = {}
+
+    def add(self, name: str, body: str) -> str:
+        self.rules[name] = body
+        return name
+
+    def value(self, schema: dict, name: str) -> str:
+        if "enum" in schema:
+            options = " | ".join(
+                _literal(json.dumps(v, ensure_ascii=False)) for v in schema["enum"]
+            )
+            return self.add(name, options)
+        kind = schema.get("type")
+        if kind == "string":
+            prefix = _prefix(schema.get("pattern"))
+            shortest = int(schema.get("minLength", 0))
+            longest = schema.get("maxLength")
+            if longest is not None and int(longest) - len(prefix) <= LONG_STRING:
+                repeat = f"{{{shortest},{max(shortest, int(longest) - len(prefix))}}}"
+            else:
+                repeat = f"{{{shortest},}}" if shortest else "*"
+            opening = _literal('"' + _json_text(prefix)) if prefix else '"\\""'
+            return self.add(name, f'{opening} {_CHAR}{repeat} "\\""')
+        if kind == "boolean":
+            return self.add(name, '"true" | "false"')
+        if kind == "integer":
+            return self.add(name, '"-"? [0-9]{1,12}')
+        if kind == "array":
+            return self._array(schema, name)
+        if kind == "object":
+            return self._object(schema, name)
+        raise UnsupportedSchema(f"schema type {kind!r} at '{name}' is not supported")
+
+    def _array(self, schema: dict, name: str) -> str:
+        item = self.value(schema.get("items", {"type": "string"}), f"{name}-item")
+        low = int(schema.get("minItems", 0))
+        high = schema.get("maxItems")
+        if high is not None and int(high) == 0:
+            return self.add(name, '"[]"')
+        if low == 0:
+            rest = f"{{0,{int(high) - 1}}}" if high is not None else "*"
+            return self.add(name, f'"[" ({item} ("," {item}){rest})? "]"')
+        rest = f"{{{low - 1},{int(high) - 1}}}" if high is not None else f"{{{low - 1},}}"
+        return self.add(name, f'"[" {item} ("," {item}){rest} "]"')
+
+    def _object(self, schema: dict, name: str) -> str:
+        properties = schema.get("properties") or {}
+        if not properties:
+            raise UnsupportedSchema(f"object at '{name}' has no properties")
+        parts = []
+        for i, (key, sub) in enumerate(properties.items()):
+            rule = self.value(sub, f"{name}-{re.sub(r'[^a-zA-Z0-9]', '-', key)}")
+            parts.append(_literal(("," if i else "") + json.dumps(key) + ":") + " " + rule)
+        return self.add(name, '"{" ' + " ".join(parts) + ' "}"')
+
+
+def schema_to_gbnf(schema: dict) -> str:
+    """A grammar accepting compact JSON that matches ``schema`` (all properties, in order)."""
+    builder = _Builder()
+    root = builder.value(schema, "root")
+    if root != "root":
+        builder.add("root", root)
+    return "\n".join(f"{name} ::= {body}" for name, body in builder.rules.items()) + "\n"

@@ -1,0 +1,326 @@
+"""``polistemics run``: the whole study, stage by stage, resumable.
+
+data -> standardise -> environments -> answers + judges -> scores -> exports -> report.
+
+Every model call goes through the client layer and is committed to the run store as it
+finishes, so each stage skips what the store already holds: a rerun recomputes stage outputs
+from cached calls and makes no new ones. Answers and judging overlap: an answer is judged as
+soon as it exists, not after all answers are in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from polistemics.answers.generate import answer_items
+from polistemics.answers.models import Answer
+from polistemics.conditions import Variant
+from polistemics.environments.build import VagueSettings, build_environments
+from polistemics.environments.embeddings import make_embedder
+from polistemics.environments.items import EnvironmentItem
+from polistemics.evidence.standardise import standardise
+from polistemics.judging.panel import JudgeVerdictRecord, judge_answers
+from polistemics.llm.client import LLMClient
+from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
+from polistemics.llm.session import open_client
+from polistemics.records import Evidence, Position
+from polistemics.run.cells import score_run
+from polistemics.run.config import RunConfig
+from polistemics.run.manifest import now
+from polistemics.sources.load import load_election
+from polistemics.sources.scope import ScopedElection, apply_scope, load_scope
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class ElectionRun:
+    """What the early stages produced for one election."""
+
+    scoped: ScopedElection
+    evidence: list[Evidence] = field(default_factory=list)
+    items: list[EnvironmentItem] = field(default_factory=list)
+    standardisation: dict = field(default_factory=dict)
+    environments: list[dict] = field(default_factory=list)
+    vague: dict = field(default_factory=dict)
+
+
+@dataclass
+class StudyResult:
+    run_dir: Path
+    elections: list[ElectionRun]
+    answers: list[Answer]
+    verdicts: list[JudgeVerdictRecord]
+    stage_seconds: dict[str, float]
+    calls_made: int
+    judges_skipped: dict[str, int]
+
+
+def resolve_endpoints(config: RunConfig, registry: ModelRegistry) -> dict[str, ModelEndpoint]:
+    """Registry entries for every role, with the config's concurrency override applied."""
+    endpoints = {}
+    for name in config.model_names():
+        endpoint = registry.get(name)
+        if config.concurrency is not None:
+            endpoint = endpoint.model_copy(update={"max_concurrency": config.concurrency})
+        endpoints[name] = endpoint
+    return endpoints
+
+
+def check_keys(endpoints: dict[str, ModelEndpoint]) -> None:
+    """Fail before any call when a key variable is unset (the error names the variable)."""
+    for endpoint in endpoints.values():
+        endpoint.api_key()
+
+
+def panel(config: RunConfig, endpoints: dict[str, ModelEndpoint]) -> list[ModelEndpoint]:
+    return [endpoints[name] for name in config.judges]
+
+
+def load_elections(config: RunConfig) -> list[ScopedElection]:
+    scoped = []
+    for spec in config.elections:
+        election = load_election(spec.source, election_id=spec.id)
+        if spec.statements:
+            keep = set(spec.statements)
+            election = election.model_copy(
+                update={"positions": [p for p in election.positions if p.statement.number in keep]}
+            )
+        scope = load_scope(spec.scope) if spec.scope else None
+        scoped.append(apply_scope(election, scope))
+    return scoped
+
+
+class Study:
+    """One run of a config: holds the client and the run directory while stages execute."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        run_dir: Path,
+        *,
+        log: Log = print,
+        registry: ModelRegistry | None = None,
+    ):
+        self.config = config
+        self.run_dir = run_dir
+        self.log = log
+        self.registry = registry or default_registry(config.models_file)
+        self.endpoints = resolve_endpoints(config, self.registry)
+        self.stage_seconds: dict[str, float] = {}
+        self.started = now()
+
+    async def execute(
+        self, *, max_cost: float | None = None, retry_errors: bool = False, quiet: bool = False
+    ) -> StudyResult:
+        self.started = now()
+        check_keys(self.endpoints)
+        with self._stage("data"):
+            elections = [ElectionRun(scoped) for scoped in load_elections(self.config)]
+            for run in elections:
+                self.log(f"data: {run.scoped.election.id}: {run.scoped.counts}")
+        # Only now, with config, keys and data known good, does the run directory appear.
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        async with open_client(
+            self.run_dir,
+            max_cost=max_cost if max_cost is not None else self.config.max_cost,
+            quiet=quiet,
+            retry_errors=retry_errors,
+        ) as client:
+            calls_before = client.store.count_calls() if client.store else 0
+            for run in elections:
+                await self._standardise(client, run)
+                await self._environments(client, run)
+            items = [item for run in elections for item in run.items]
+            answers, verdicts, skipped = await self._answer_and_judge(client, items)
+            calls_made = client.network_calls
+            self._save(client, elections, answers, verdicts)
+            self.log(f"calls: {calls_made} made this run, {calls_before} already in the store")
+        return StudyResult(
+            self.run_dir, elections, answers, verdicts, self.stage_seconds, calls_made, skipped
+        )
+
+    # -- stages ------------------------------------------------------------------------------
+
+    async def _standardise(self, client: LLMClient, run: ElectionRun) -> None:
+        with self._stage("standardise"):
+            scoped = run.scoped
+            result = await standardise(
+                scoped.observations,
+                client,
+                self.endpoints[self.config.standardiser],
+                excluded_missing_rationale=len(scoped.excluded_missing_rationale),
+                max_attempts=self.config.standardise_retries + 1,
+            )
+            run.evidence = result.evidence
+            run.standardisation = result.stats.model_dump(mode="json")
+            self.log(
+                f"standardise: {scoped.election.id}: {len(result.evidence)} kept, "
+                f"{len(result.excluded)} rejected after retries"
+            )
+
+    async def _environments(self, client: LLMClient, run: ElectionRun) -> None:
+        with self._stage("environments"):
+            config = self.config
+            embedder = make_embedder(config.embeddings, cache_dir=self.run_dir / "embeddings")
+            vague = VagueSettings(
+                client,
+                self.endpoints[config.vague_generator],
+                self.endpoints[config.vague_auditor],
+                max_attempts=config.vague_max_tries,
+            )
+            positions: list[Position] = run.scoped.election.positions
+            full = await build_environments(
+                run.evidence,
+                environments=config.environment_list,
+                variant=Variant.FULL,
+                seed=config.seed,
+                positions=positions,
+                embedder=embedder,
+                vague=vague,
+            )
+            run.items = list(full.items)
+            run.environments = [_summary(s, Variant.FULL) for s in full.summaries]
+            run.vague = full.vague.report.as_dict() if full.vague else {}
+            rewrites = full.vague.rewrites if full.vague else []
+            for variant in config.variants[1:]:
+                wanted = [e for e in variant.environments if e in config.environment_list]
+                if not wanted:
+                    continue
+                built = await build_environments(
+                    run.evidence,
+                    environments=wanted,
+                    variant=variant,
+                    seed=config.seed,
+                    positions=positions,
+                    embedder=embedder,
+                    rewrites=rewrites,
+                )
+                run.items.extend(built.items)
+                run.environments.extend(_summary(s, variant) for s in built.summaries)
+            for s in run.environments:
+                self.log(
+                    f"environments: {run.scoped.election.id}: {s['variant']}/{s['environment']}: "
+                    f"{s['kept']} kept, {s['dropped']} dropped"
+                )
+
+    async def _answer_and_judge(
+        self, client: LLMClient, items: list[EnvironmentItem]
+    ) -> tuple[list[Answer], list[JudgeVerdictRecord], dict[str, int]]:
+        targets = [self.endpoints[name] for name in self.config.targets]
+        judges = panel(self.config, self.endpoints)
+        started = time.perf_counter()
+        verdict_lists: list[list[JudgeVerdictRecord]] = []
+        skipped: dict[str, int] = {}
+
+        async def judge_one(answer: Answer) -> None:
+            # Called as each answer arrives, so judging overlaps with answering.
+            judged = await judge_answers(client, judges, [(by_key[answer.item_key], answer)])
+            verdict_lists.append(list(judged))
+            for why, n in judged.skipped.items():
+                skipped[why] = skipped.get(why, 0) + n
+
+        by_key = {item.key: item for item in items}
+        pending: list[asyncio.Task] = []
+        answers = await answer_items(
+            client,
+            targets,
+            items,
+            samples=self.config.samples,
+            on_result=lambda answer: pending.append(asyncio.ensure_future(judge_one(answer))),
+        )
+        try:
+            await asyncio.gather(*pending)
+        except BaseException:
+            for task in pending:
+                task.cancel()
+            raise
+        self.stage_seconds["answers+judges"] = time.perf_counter() - started
+        verdicts = [record for records in verdict_lists for record in records]
+        verdicts.sort(
+            key=lambda r: (r.item_key, r.model, r.sample_index, r.panel_position, r.rubric.value)
+        )
+        self.log(
+            f"answers: {sum(a.ok for a in answers)} ok, {sum(not a.ok for a in answers)} failed; "
+            f"judge records: {len(verdicts)}"
+        )
+        return answers, verdicts, skipped
+
+    def _save(
+        self,
+        client: LLMClient,
+        elections: list[ElectionRun],
+        answers: list[Answer],
+        verdicts: list[JudgeVerdictRecord],
+    ) -> None:
+        store = client.store
+        if store is None:
+            return
+        store.put_artifacts(
+            "evidence",
+            (
+                (ev.observation_id, ev.model_dump(mode="json"))
+                for run in elections
+                for ev in run.evidence
+            ),
+        )
+        store.put_artifacts(
+            "items",
+            ((item.key, item.model_dump(mode="json")) for run in elections for item in run.items),
+        )
+        store.put_artifacts(
+            "answers",
+            (
+                (f"{a.item_key}|{a.model}|{a.sample_index}", a.model_dump(mode="json"))
+                for a in answers
+            ),
+        )
+        store.put_artifacts(
+            "verdicts",
+            (
+                (
+                    f"{r.item_key}|{r.model}|{r.sample_index}|{r.panel_position}|{r.rubric.value}",
+                    r.model_dump(mode="json"),
+                )
+                for r in verdicts
+            ),
+        )
+
+    def _stage(self, name: str):
+        return _Timer(name, self.stage_seconds)
+
+
+class _Timer:
+    def __init__(self, name: str, into: dict[str, float]):
+        self.name, self.into = name, into
+
+    def __enter__(self) -> None:
+        self.started = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.into[self.name] = self.into.get(self.name, 0.0) + time.perf_counter() - self.started
+
+
+def _summary(summary, variant: Variant) -> dict:
+    return {
+        "variant": variant.value,
+        "environment": summary.environment.value,
+        "kept": summary.kept,
+        "dropped": summary.dropped,
+        **summary.details,
+    }
+
+
+def score_study(result: StudyResult, config: RunConfig):
+    """Majority-voted cells for the whole run (all elections and variants)."""
+    items = [item for run in result.elections for item in run.items]
+    countries = {
+        run.scoped.election.id: run.scoped.election.country.upper() for run in result.elections
+    }
+    return score_run(
+        result.verdicts, items, result.answers, panel_size=len(config.judges), countries=countries
+    )

@@ -1,0 +1,179 @@
+"""``polistemics run --dry-run``: how many calls a run will make, before making any.
+
+Counts follow the paper's design exactly from the data: observations per environment (Tables 5
+and 9: Contradictory and Counterfactual keep only observations with a strictly opposing party),
+ablations (anonymised labels: Baseline and Vague; English: Baseline), and the judge panel (three
+rubrics per answer, Epistemic Calibration only in Absent). Retries are not counted.
+Token figures are estimates (prompt characters / 4 plus a typical output length per stage);
+cost is the estimate from the registry's prices, where a model has them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polistemics.conditions import Environment, Variant
+from polistemics.environments.conflict import select_conflict_parties
+from polistemics.llm.keys import call_key, request_params
+from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.store import RunStore
+from polistemics.prompts import load
+from polistemics.records import Evidence
+from polistemics.rubrics import active_rubrics
+from polistemics.run.config import RunConfig
+from polistemics.sources.scope import ScopedElection
+
+# Typical sizes in tokens, used only for estimates.
+EVIDENCE_TOKENS = 150
+OUTPUT_TOKENS = {"standardise": 180, "vague": 180, "vague_audit": 10, "answer": 150, "judge": 20}
+
+
+@dataclass
+class PlanRow:
+    stage: str
+    model: str
+    calls: int
+    cached: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+
+    @property
+    def new(self) -> int:
+        return self.calls - self.cached
+
+
+def environment_counts(
+    scoped: ScopedElection, config: RunConfig
+) -> dict[tuple[Variant, Environment], int]:
+    """Items per variant and environment, from the stances alone (no model needed)."""
+    observations = scoped.observations
+    evidence = [Evidence(position=p, text="[PARTY]") for p in observations]
+    kept_conflict = len(select_conflict_parties(evidence, scoped.election.positions).choices)
+    counts = {}
+    for variant in config.variants:
+        for env in variant.environments:
+            if env not in config.environment_list:
+                continue
+            conflict = env in (Environment.CONTRADICTORY, Environment.COUNTERFACTUAL)
+            counts[(variant, env)] = kept_conflict if conflict else len(observations)
+    return counts
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def plan_study(
+    config: RunConfig,
+    elections: list[ScopedElection],
+    endpoints: dict[str, ModelEndpoint],
+    store: RunStore | None,
+) -> tuple[list[PlanRow], dict]:
+    stored = _stored_ok(store)
+    rows: list[PlanRow] = []
+    details: dict = {"elections": {}}
+    n_obs = sum(len(s.observations) for s in elections)
+    std = endpoints[config.standardiser]
+    std_cached = _cached_standardise(elections, std, store)
+    std_in = _tokens(load("standardise_system")) + 100
+    rows.append(_row("standardise", std, n_obs, std_cached, std_in))
+
+    items_per_env: dict[tuple[Variant, Environment], int] = {}
+    for scoped in elections:
+        counts = environment_counts(scoped, config)
+        details["elections"][scoped.election.id] = {
+            **scoped.counts,
+            "items": {f"{v.value}/{e.value}": n for (v, e), n in counts.items()},
+        }
+        for key, n in counts.items():
+            items_per_env[key] = items_per_env.get(key, 0) + n
+
+    if Environment.VAGUE in config.environment_list:
+        rows.append(
+            _row(
+                "vague",
+                endpoints[config.vague_generator],
+                n_obs,
+                stored.get(("vague", config.vague_generator), 0),
+                _tokens(load("vague_system")) + EVIDENCE_TOKENS,
+            )
+        )
+        rows.append(
+            _row(
+                "vague_audit",
+                endpoints[config.vague_auditor],
+                n_obs,
+                stored.get(("vague_audit", config.vague_auditor), 0),
+                _tokens(load("vague_audit_system")) + EVIDENCE_TOKENS,
+            )
+        )
+
+    answers = sum(items_per_env.values()) * config.samples
+    chunks = {Environment.ABSENT: 0, Environment.NOISY: 5, Environment.CONTRADICTORY: 2}
+    answer_in = sum(
+        n * (_tokens(load("task_system")) + 40 + chunks.get(env, 1) * EVIDENCE_TOKENS)
+        for (_, env), n in items_per_env.items()
+    ) // max(1, sum(items_per_env.values()))
+    for name in config.targets:
+        rows.append(
+            _row("answer", endpoints[name], answers, stored.get(("answer", name), 0), answer_in)
+        )
+
+    judge_calls = (
+        sum(n * len(active_rubrics(env)) for (_, env), n in items_per_env.items()) * config.samples
+    )
+    judge_in = _tokens(load("judge_system")) + 250 + answer_in
+    judge_names: dict[str, int] = {}
+    for name in config.judges:
+        judge_names[name] = judge_names.get(name, 0) + 1
+    for name, seats in judge_names.items():
+        # Identical seats share cached calls at temperature 0: one call serves them all.
+        calls = judge_calls if endpoints[name].temperature == 0 else judge_calls * seats
+        rows.append(_row("judge", endpoints[name], calls, stored.get(("judge", name), 0), judge_in))
+
+    details["answers_total"] = len(config.targets) * answers
+    details["judge_calls_total"] = sum(r.calls for r in rows if r.stage == "judge")
+    details["items_per_environment"] = {
+        f"{v.value}/{e.value}": n for (v, e), n in items_per_env.items()
+    }
+    return rows, details
+
+
+def _row(
+    stage: str, endpoint: ModelEndpoint, calls: int, cached: int, input_tokens: int
+) -> PlanRow:
+    cached = min(cached, calls)
+    new = calls - cached
+    tin, tout = new * input_tokens, new * OUTPUT_TOKENS[stage]
+    return PlanRow(
+        stage, endpoint.name, calls, cached, tin, tout, endpoint.estimate_cost(tin, tout)
+    )
+
+
+def _stored_ok(store: RunStore | None) -> dict[tuple[str, str], int]:
+    if store is None:
+        return {}
+    counts: dict[tuple[str, str], int] = {}
+    for row in store.call_stats():
+        key = (row["stage"], row["endpoint"])
+        counts[key] = counts.get(key, 0) + row["calls"] - (row["errors"] or 0)
+    return counts
+
+
+def _cached_standardise(
+    elections: list[ScopedElection], endpoint: ModelEndpoint, store: RunStore | None
+) -> int:
+    """Exact: the first standardisation prompt of each observation is known before any call."""
+    if store is None:
+        return 0
+    from polistemics.evidence.standardise import OUTPUT_SCHEMA, standardise_messages
+
+    params = request_params(endpoint, json_schema=OUTPUT_SCHEMA)
+    found = 0
+    for scoped in elections:
+        for position in scoped.observations:
+            key = call_key(endpoint, standardise_messages(position), params, 0)
+            result = store.get_call(key)
+            found += bool(result and result.ok)
+    return found

@@ -1,0 +1,136 @@
+"""The whole study end to end on the demo election, against the project's test server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from polistemics.conditions import Environment
+from polistemics.llm.store import RunStore
+from polistemics.run.config import load_config
+from polistemics.run.exports import read_cells
+from polistemics.run.finish import finish_run
+from polistemics.run.pipeline import Study
+from polistemics.testing import FakeOpenAIServer
+
+
+def write_study(tmp_path: Path, base_url: str, **overrides: str) -> Path:
+    models = tmp_path / "models.toml"
+    models.write_text(
+        "\n".join(
+            f'[models.{name}]\nbase_url = "{base_url}"\nmodel = "fake-model"\n'
+            f"temperature = {temp}\nmax_concurrency = 8\n"
+            for name, temp in [
+                ("target", 0.0),
+                ("judge-a", 0.0),
+                ("judge-b", 0.0),
+                ("judge-c", 0.0),
+                ("writer", 0.3),
+            ]
+        )
+    )
+    config = tmp_path / "study.toml"
+    fields = {
+        "name": '"pipeline-test"',
+        "targets": '["target"]',
+        "judges": '["judge-a", "judge-b", "judge-c"]',
+        "standardiser": '"writer"',
+        "vague_generator": '"writer"',
+        "vague_auditor": '"judge-a"',
+        "ablations": '["anon", "en"]',
+        "embeddings": '"tfidf"',
+        "models_file": f'"{models}"',
+        "output_dir": f'"{tmp_path / "run"}"',
+        **overrides,
+    }
+    body = "\n".join(f"{k} = {v}" for k, v in fields.items())
+    config.write_text(body + '\n\n[[elections]]\nsource = "demo"\nscope = "demo"\n')
+    return config
+
+
+def run_study(config_path: Path) -> tuple[Study, object, dict]:
+    config = load_config(config_path)
+    study = Study(config, config.run_dir(), log=lambda m: None)
+    result = asyncio.run(study.execute(quiet=True))
+    paths = finish_run(study, result)
+    return study, result, paths
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory):
+    tmp_path = tmp_path_factory.mktemp("study")
+    with FakeOpenAIServer() as server:
+        config = write_study(tmp_path, server.base_url)
+        first = run_study(config)
+        requests_first = server.stats().requests
+        server.reset_stats()
+        second = run_study(config)
+        requests_second = server.stats().requests
+    return tmp_path, first, second, requests_first, requests_second
+
+
+def test_every_stage_produces_its_output(finished) -> None:
+    tmp_path, (study, result, paths), _, requests, _ = finished
+    run = result.elections[0]
+    n_obs = len(run.scoped.observations)
+    assert n_obs == 30 and len(run.evidence) == n_obs  # the fake standardiser passes every check
+    envs = {(i.variant.value, i.environment) for i in run.items}
+    assert ("full", Environment.NOISY) in envs and ("anon", Environment.VAGUE) in envs
+    assert ("en", Environment.BASELINE) in envs and ("en", Environment.ABSENT) not in envs
+    assert len(result.answers) == len(run.items)
+    assert all(a.ok for a in result.answers)
+    judged_rubrics = {(r.item_key, r.panel_position) for r in result.verdicts}
+    assert len(judged_rubrics) == 3 * len(run.items)
+    assert requests == result.calls_made  # no faults: one request per call made
+    # Three judges that are the same model and parameters share one call per prompt.
+    seats: dict[tuple, set[str]] = {}
+    for r in result.verdicts:
+        seats.setdefault((r.item_key, r.rubric), set()).add(r.call_key)
+    assert all(len(keys) == 1 for keys in seats.values())
+    for key in ("scores", "cells", "manifest"):
+        assert paths[key].is_file()
+
+
+def test_scores_follow_from_the_cells(finished) -> None:
+    tmp_path, (study, result, paths), *_ = finished
+    cells = read_cells(tmp_path / "run")
+    assert set(cells["variant"]) == {"full", "anon", "en"}
+    absent = cells[cells["environment"] == "ie_availability_absent"]
+    assert set(absent["rubric"]) == {"epistemic_calibration"}
+    summary = json.loads(paths["scores"].read_text())
+    full = next(s for s in summary if s["variant"] == "full")
+    assert 0 < full["emi"] <= 1
+    assert set(full["adherence"]) == {e.value for e in Environment}
+
+
+def test_manifest_records_code_prompts_models_and_costs(finished) -> None:
+    tmp_path, (study, result, paths), *_ = finished
+    manifest = json.loads(paths["manifest"].read_text())
+    assert manifest["config"]["name"] == "pipeline-test"
+    assert set(manifest["prompt_template_sha256"]) >= {"task_system", "judge_system"}
+    assert manifest["models"]["target"]["model"] == "fake-model"
+    assert manifest["totals"]["calls"] == result.calls_made
+    stages = {row["stage"] for row in manifest["calls"]}
+    assert stages == {"standardise", "vague", "vague_audit", "answer", "judge"}
+
+
+def test_release_exports_are_written_per_variant(finished) -> None:
+    tmp_path, *_ = finished
+    export = tmp_path / "run" / "exports" / "demo_en"
+    for folder in (export, export / "anon_v1", export / "en_v1"):
+        assert (folder / "ground_truth.jsonl").is_file()
+        assert (folder / "outputs.jsonl").is_file()
+        assert (folder / "scores" / "faithfulness" / "aggregated_scores.jsonl").is_file()
+
+
+def test_rerun_of_a_finished_run_makes_zero_calls_and_same_results(finished) -> None:
+    tmp_path, (_, first, _), (_, second, _), requests_first, requests_second = finished
+    assert requests_first > 0
+    assert requests_second == 0 and second.calls_made == 0
+    assert [a.text for a in second.answers] == [a.text for a in first.answers]
+    assert [r.says_yes for r in second.verdicts] == [r.says_yes for r in first.verdicts]
+    with RunStore(tmp_path / "run" / "store.sqlite") as store:
+        assert store.integrity_check() == "ok"

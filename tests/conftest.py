@@ -31,7 +31,9 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def release_dir(shared_dir: Path) -> Path:
     """The authors' Dutch release experiment folder."""
-    path = shared_dir / "reference" / "polistemics-v1.0" / "data" / "experiments" / "nl_tk2025_full_v1"
+    path = (
+        shared_dir / "reference" / "polistemics-v1.0" / "data" / "experiments" / "nl_tk2025_full_v1"
+    )
     if not path.is_dir():
         pytest.skip(f"release folder missing: {path}")
     return path

@@ -1,9 +1,227 @@
-"""CLI commands: environments (registered by polistemics.cli)."""
+"""CLI commands: ``polistemics environments build``."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from polistemics.cli.errors import UserError, fail, user_errors
+from polistemics.conditions import Environment, Variant
+from polistemics.environments.basis import EnvironmentInputError
+from polistemics.environments.build import (
+    BuildResult,
+    VagueSettings,
+    build_environments,
+    parse_environments,
+)
+from polistemics.environments.embeddings import EmbeddingBackendError, make_embedder
+from polistemics.environments.evidence_file import EvidenceFileError, read_evidence_jsonl
+from polistemics.environments.release_io import (
+    ReleaseFormatError,
+    read_release_evidence,
+    write_items,
+)
+from polistemics.environments.vague import DEFAULT_MAX_ATTEMPTS
+from polistemics.llm.registry import RegistryError, default_registry
+from polistemics.records import Evidence, Position
+
+environments_app = typer.Typer(
+    help="Information environments: build the contexts each observation is asked under.",
+    no_args_is_help=True,
+)
+
+_ENV_NAMES = ", ".join(e.value for e in Environment)
+_ERRORS = (
+    EnvironmentInputError,
+    EvidenceFileError,
+    ReleaseFormatError,
+    RegistryError,
+    EmbeddingBackendError,
+)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the root app."""
+    app.add_typer(environments_app, name="environments")
+
+
+def _default_embedding_cache() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("polistemics")) / "embeddings"
+
+
+@environments_app.command("build")
+def build(
+    evidence_file: Annotated[
+        Path | None,
+        typer.Option("--evidence", help="Standardised evidence: a JSONL file of Evidence rows."),
+    ] = None,
+    release_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--evidence-from-release",
+            help="Take the evidence from the Baseline rows of a release ground_truth.jsonl.",
+        ),
+    ] = None,
+    only: Annotated[
+        str | None,
+        typer.Option(
+            "--only",
+            help=f"Comma-separated environments ({_ENV_NAMES}). Default: all of the variant's.",
+        ),
+    ] = None,
+    variant: Annotated[
+        Variant, typer.Option("--variant", help="full; anon (Baseline, Vague); en (Baseline).")
+    ] = Variant.FULL,
+    embeddings: Annotated[
+        str, typer.Option("--embeddings", help="Noisy distractors: use or tfidf.")
+    ] = "use",
+    embedding_cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--embedding-cache", help="Folder for cached embeddings (default: the user cache)."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Registry name of the Vague generator.")
+    ] = None,
+    audit_model: Annotated[
+        str | None,
+        typer.Option(
+            "--audit-model",
+            help="Registry name of the Vague auditor (default: --model), run at temperature 0.",
+        ),
+    ] = None,
+    registry: Annotated[
+        Path | None, typer.Option("--registry", help="Extra model registry TOML.")
+    ] = None,
+    run_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--run-dir",
+            help="Run directory whose store caches the Vague calls (default: no cache).",
+        ),
+    ] = None,
+    max_vague_attempts: Annotated[
+        int,
+        typer.Option("--max-vague-attempts", min=1, help="Tries per observation for Vague."),
+    ] = DEFAULT_MAX_ATTEMPTS,
+    election: Annotated[
+        str | None,
+        typer.Option(
+            "--election",
+            help="The election (source spec) whose stances give party distances; "
+            "default: the evidence's.",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seeds the Vague mode draws.")] = 0,
+    counterbalance: Annotated[
+        bool,
+        typer.Option(
+            "--counterbalance-contradictory-order",
+            help="Show the opposing passage first for every second Contradictory item.",
+        ),
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the items as release-format JSONL.")
+    ] = None,
+) -> None:
+    """Build environments from standardised evidence and print kept/dropped per environment."""
+    with user_errors(*_ERRORS):
+        evidence = _load_evidence(evidence_file, release_file)
+        wanted = parse_environments(only) if only else list(variant.environments)
+        positions = _election_positions(election) if election else []
+        embedder = None
+        if Environment.NOISY in wanted:
+            if embeddings not in ("use", "tfidf"):
+                raise UserError(f"--embeddings must be 'use' or 'tfidf', got '{embeddings}'")
+            embedder = make_embedder(embeddings, embedding_cache or _default_embedding_cache())  # type: ignore[arg-type]
+        kwargs = dict(
+            environments=wanted,
+            variant=variant,
+            seed=seed,
+            positions=positions,
+            embedder=embedder,
+            counterbalance_contradictory_order=counterbalance,
+        )
+        if Environment.VAGUE in wanted:
+            if not model:
+                raise UserError(
+                    "the Vague environment needs --model NAME (or leave it out with --only)"
+                )
+            result = asyncio.run(
+                _build_with_client(
+                    evidence,
+                    kwargs,
+                    model,
+                    audit_model or model,
+                    registry,
+                    run_dir,
+                    max_vague_attempts,
+                )
+            )
+        else:
+            result = asyncio.run(build_environments(evidence, **kwargs))  # type: ignore[arg-type]
+    _print_summary(result, len(evidence))
+    if out:
+        count = write_items(result.items, out)
+        typer.echo(f"wrote {count} rows to {out}")
+
+
+def _load_evidence(evidence_file: Path | None, release_file: Path | None) -> list[Evidence]:
+    if (evidence_file is None) == (release_file is None):
+        raise UserError(
+            "give exactly one of --evidence FILE.jsonl and --evidence-from-release FILE"
+        )
+    if evidence_file is not None:
+        evidence = read_evidence_jsonl(evidence_file)
+    else:
+        assert release_file is not None
+        evidence = read_release_evidence(release_file)
+    if not evidence:
+        raise UserError(f"{evidence_file or release_file}: no evidence found")
+    return evidence
+
+
+def _election_positions(spec: str) -> list[Position]:
+    from polistemics.sources.errors import SourceError
+    from polistemics.sources.load import load_election
+
+    try:
+        return load_election(spec).positions
+    except SourceError as exc:
+        raise UserError(str(exc)) from None
+
+
+async def _build_with_client(
+    evidence: list[Evidence],
+    kwargs: dict,
+    model: str,
+    audit_model: str,
+    registry: Path | None,
+    run_dir: Path | None,
+    max_attempts: int,
+) -> BuildResult:
+    models = default_registry(registry)
+    endpoint, audit_endpoint = models.get(model), models.get(audit_model)
+    try:
+        from polistemics.llm.session import open_client
+    except ImportError as exc:
+        fail(f"the Vague environment needs the model client layer (polistemics.llm.session): {exc}")
+    async with open_client(run_dir) as client:
+        vague = VagueSettings(client, endpoint, audit_endpoint, max_attempts)
+        return await build_environments(evidence, vague=vague, **kwargs)
+
+
+def _print_summary(result: BuildResult, total: int) -> None:
+    typer.echo(f"{total} observations")
+    for summary in result.summaries:
+        details = ", ".join(f"{k} {v}" for k, v in summary.details.items())
+        typer.echo(
+            f"  {summary.environment.value:<30} kept {summary.kept:>5}  dropped {summary.dropped:>5}"
+            + (f"  ({details})" if details else "")
+        )

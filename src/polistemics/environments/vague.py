@@ -31,6 +31,7 @@ from polistemics.environments.basis import (
     party_label,
 )
 from polistemics.environments.items import Chunk, EnvironmentItem
+from polistemics.llm.grammar import sentences_gbnf
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer, Message
 from polistemics.records import PARTY_PLACEHOLDER, Evidence
@@ -42,8 +43,18 @@ AUDIT_STAGE = "vague_audit"
 VAGUE_JSON_SCHEMA: dict = {
     "type": "object",
     "properties": {
-        "vague_rationale": {"type": "string", "maxLength": 1500},
-        "vagueness_modes_used": {"type": "array", "items": {"type": "string"}},
+        "vague_rationale": {
+            "type": "string",
+            "minLength": 150,
+            "maxLength": 1000,
+            # For grammar-constrained local models: a paragraph of 4-6 plain sentences.
+            "x-gbnf": sentences_gbnf("", 4, 6),
+        },
+        "vagueness_modes_used": {
+            "type": "array",
+            "items": {"type": "string", "maxLength": 60},
+            "maxItems": 2,
+        },
     },
     "required": ["vague_rationale", "vagueness_modes_used"],
     "additionalProperties": False,

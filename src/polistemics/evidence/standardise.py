@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from polistemics.evidence.languages import UnsupportedLanguage, language_code
 from polistemics.evidence.validation import validate
+from polistemics.llm.grammar import sentences_gbnf
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import CallResult, Completer, Message
 from polistemics.prompts import render
@@ -33,7 +34,16 @@ OUTPUT_SCHEMA: dict = {
     "type": "object",
     "properties": {
         # The first sentence must open with the placeholder (Fig. 7, "Explicit Stance First").
-        "third_person_rationale": {"type": "string", "pattern": "^\\[PARTY\\] ", "maxLength": 1500},
+        # 4-6 sentences cannot be shorter than ~150 characters; the bounds also keep a small
+        # model's constrained output from stopping after the first words or running on.
+        "third_person_rationale": {
+            "type": "string",
+            "pattern": "^\\[PARTY\\] ",
+            "minLength": 150,
+            "maxLength": 1000,
+            # For grammar-constrained local models: 4-6 plain sentences opening with [PARTY].
+            "x-gbnf": sentences_gbnf("[PARTY] ", 4, 6),
+        },
         "stance_is_explicit": {"type": "boolean"},
     },
     "required": ["third_person_rationale", "stance_is_explicit"],

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import openai
 
-from polistemics.llm.grammar import schema_to_gbnf
+from polistemics.llm.grammar import schema_to_gbnf, without_extensions
 from polistemics.llm.keys import call_key, messages_hash, request_params
 from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.registry import ModelEndpoint
@@ -264,7 +264,8 @@ class LLMClient:
         if endpoint.is_local:
             # llama.cpp's default repeat penalty (1.1) makes repeated prompts differ.
             extra.setdefault("repeat_penalty", 1.0)
-        if json_schema is not None:
+        if json_schema is not None and endpoint.structured_output != "grammar":
+            json_schema = without_extensions(json_schema)
             if endpoint.structured_output == "json_schema":
                 body["response_format"] = {
                     "type": "json_schema",
@@ -273,7 +274,7 @@ class LLMClient:
             elif endpoint.structured_output == "json_object":
                 # llama.cpp enforces the schema given inside a json_object response format.
                 body["response_format"] = {"type": "json_object", "schema": json_schema}
-        if endpoint.structured_output == "grammar" and (grammar or json_schema):
+        elif endpoint.structured_output == "grammar" and (grammar or json_schema):
             extra["grammar"] = grammar or schema_to_gbnf(json_schema)
         if extra:
             body["extra_body"] = extra

@@ -5,7 +5,9 @@ until ``max_tokens``. These grammars allow none, so outputs stay short and alway
 cover the schemas this project sends: an object of string / boolean / integer properties, enums
 of strings, and arrays of those, with ``minItems``/``maxItems`` and ``maxLength``. A string
 ``pattern`` of the form ``^literal`` becomes a required literal prefix (other patterns are
-ignored: llama.cpp grammars cannot express them cheaply).
+ignored: llama.cpp grammars cannot express them cheaply). A property may carry its own GBNF
+body under the extension key ``x-gbnf`` (for example a sentence structure); ``x-`` keys are
+removed before a schema is sent to an API (``without_extensions``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 
-LONG_STRING = 300  # above this, "x{0,N}" would expand to N grammar rules: use "x*" and max_tokens
+LONG_STRING = 1000  # above this, "x{0,N}" would expand to N grammar rules: use "x*" and max_tokens
 _CHAR = r'[^"\\\n]'
 
 
@@ -49,6 +51,8 @@ class _Builder:
         return name
 
     def value(self, schema: dict, name: str) -> str:
+        if "x-gbnf" in schema:
+            return self.add(name, schema["x-gbnf"])
         if "enum" in schema:
             options = " | ".join(
                 _literal(json.dumps(v, ensure_ascii=False)) for v in schema["enum"]
@@ -105,3 +109,24 @@ def schema_to_gbnf(schema: dict) -> str:
     if root != "root":
         builder.add("root", root)
     return "\n".join(f"{name} ::= {body}" for name, body in builder.rules.items()) + "\n"
+
+
+def without_extensions(schema: object) -> object:
+    """The schema with every ``x-...`` key removed, as APIs that validate schemas expect."""
+    if isinstance(schema, dict):
+        return {k: without_extensions(v) for k, v in schema.items() if not str(k).startswith("x-")}
+    if isinstance(schema, list):
+        return [without_extensions(v) for v in schema]
+    return schema
+
+
+def sentences_gbnf(first: str, minimum: int, maximum: int) -> str:
+    """A JSON string of ``minimum``..``maximum`` plain sentences, the first opening with ``first``.
+
+    Sentences have no inner full stop, so a sentence splitter counts exactly these.
+    """
+    body = r'[^."\\\n!?;]'  # no full stop, quote, backslash, newline, ! ? or ;
+    quote = _literal('"')
+    opening = _literal('"' + _json_text(first)) if first else f"{quote} [A-Z]"
+    sentence = f'" " [A-Z] {body}{{10,160}} "."'
+    return f'{opening} {body}{{10,160}} "." ({sentence}){{{minimum - 1},{maximum - 1}}} {quote}'

@@ -88,7 +88,8 @@ def free_port() -> int:
 def _die_with_parent() -> None:  # runs in the child before exec (Linux only)
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        # SIGKILL: uvicorn would treat SIGTERM as a graceful shutdown and finish generating first.
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
 
@@ -163,7 +164,7 @@ class LocalServer:
             return
         self.process.terminate()
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=3)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()

@@ -120,3 +120,13 @@ def test_rerun_of_a_finished_run_makes_zero_requests(tmp_path: Path) -> None:
         assert server.stats().requests == 0
     assert first == N_CALLS
     assert len(records(store_path)) == N_CALLS
+
+
+def test_concurrent_writers_share_one_store_without_corruption(tmp_path: Path) -> None:
+    store_path = tmp_path / "store.sqlite"
+    with FakeOpenAIServer(latency=0.01) as server:
+        workers = [start_worker(server.base_url, store_path) for _ in range(3)]
+        assert [w.wait(timeout=60) for w in workers] == [0, 0, 0]
+    with RunStore(store_path) as store:
+        assert store.integrity_check() == "ok"
+        assert store.count_calls() == N_CALLS  # same prompts: one row each, whoever wrote it

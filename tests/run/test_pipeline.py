@@ -15,40 +15,7 @@ from polistemics.run.exports import read_cells
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study
 from polistemics.testing import FakeOpenAIServer
-
-
-def write_study(tmp_path: Path, base_url: str, **overrides: str) -> Path:
-    models = tmp_path / "models.toml"
-    models.write_text(
-        "\n".join(
-            f'[models.{name}]\nbase_url = "{base_url}"\nmodel = "fake-model"\n'
-            f"temperature = {temp}\nmax_concurrency = 8\n"
-            for name, temp in [
-                ("target", 0.0),
-                ("judge-a", 0.0),
-                ("judge-b", 0.0),
-                ("judge-c", 0.0),
-                ("writer", 0.3),
-            ]
-        )
-    )
-    config = tmp_path / "study.toml"
-    fields = {
-        "name": '"pipeline-test"',
-        "targets": '["target"]',
-        "judges": '["judge-a", "judge-b", "judge-c"]',
-        "standardiser": '"writer"',
-        "vague_generator": '"writer"',
-        "vague_auditor": '"judge-a"',
-        "ablations": '["anon", "en"]',
-        "embeddings": '"tfidf"',
-        "models_file": f'"{models}"',
-        "output_dir": f'"{tmp_path / "run"}"',
-        **overrides,
-    }
-    body = "\n".join(f"{k} = {v}" for k, v in fields.items())
-    config.write_text(body + '\n\n[[elections]]\nsource = "demo"\nscope = "demo"\n')
-    return config
+from study_helpers import write_study
 
 
 def run_study(config_path: Path) -> tuple[Study, object, dict]:
@@ -134,3 +101,21 @@ def test_rerun_of_a_finished_run_makes_zero_calls_and_same_results(finished) -> 
     assert [r.says_yes for r in second.verdicts] == [r.says_yes for r in first.verdicts]
     with RunStore(tmp_path / "run" / "store.sqlite") as store:
         assert store.integrity_check() == "ok"
+
+
+def test_score_command_reads_a_run_directory(finished) -> None:
+    from typer.testing import CliRunner
+
+    from polistemics.cli import app
+
+    tmp_path, (study, result, paths), *_ = finished
+    out = CliRunner().invoke(app, ["score", str(tmp_path / "run"), "--json"])
+    assert out.exit_code == 0, out.output
+    printed = json.loads(out.stdout)
+    expected = [s for s in json.loads(paths["scores"].read_text()) if s["variant"] == "full"]
+    assert [round(s["emi"], 12) for s in printed] == [round(s["emi"], 12) for s in expected]
+    anon = CliRunner().invoke(app, ["score", str(tmp_path / "run"), "--variant", "anon", "--json"])
+    assert anon.exit_code == 0 and set(json.loads(anon.stdout)[0]["adherence"]) == {
+        "baseline",
+        "ie_clarity_vague",
+    }

@@ -22,6 +22,7 @@ from rich.table import Table
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
 from polistemics.rubrics import Rubric
+from polistemics.run.exports import CELLS_FILE, read_cells
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
 from polistemics.scoring.summary import ModelScores, score_cells
@@ -36,9 +37,11 @@ class LoadedCells:
 
 
 def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
-    """Scored cells from PATH (a release experiment folder), for one variant."""
+    """Scored cells from PATH (a run directory or a release experiment folder), for one variant."""
     if not path.exists():
         raise UserError(f"{path}: no such file or folder")
+    if (path / CELLS_FILE).is_file():
+        return _run_cells(path, variant or Variant.FULL)
     if variant is not None:
         folders = variant_folders(path)
         if variant not in folders:
@@ -57,6 +60,17 @@ def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
         )
     release = load_release(folder, variant)
     return LoadedCells(release.cells, folder, release.variant, release.notes)
+
+
+def _run_cells(run_dir: Path, variant: Variant) -> LoadedCells:
+    """A finished run of ours: its majority-voted cells, all elections pooled per variant."""
+    cells = read_cells(run_dir)
+    chosen = cells[cells["variant"] == variant.value]
+    notes = []
+    elections = sorted(set(chosen["election_id"].dropna()))
+    if len(elections) > 1:
+        notes.append(f"{len(elections)} elections pooled: {', '.join(elections)}")
+    return LoadedCells(chosen, run_dir, variant, notes)
 
 
 def _percent(value: float | None) -> str:
@@ -92,7 +106,9 @@ def render_table(scores: list[ModelScores], title: str, console: Console) -> Non
 def score(
     path: Annotated[
         Path,
-        typer.Argument(help="Release experiment folder (scores/<rubric>/aggregated_scores.jsonl)."),
+        typer.Argument(
+            help="A run directory, or a release experiment folder (scores/<rubric>/...)."
+        ),
     ],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a JSON list per model (fractions, not %).")

@@ -128,5 +128,5 @@ def sentences_gbnf(first: str, minimum: int, maximum: int) -> str:
     body = r'[^."\\\n!?;]'  # no full stop, quote, backslash, newline, ! ? or ;
     quote = _literal('"')
     opening = _literal('"' + _json_text(first)) if first else f"{quote} [A-Z]"
-    sentence = f'" " [A-Z] {body}{{10,160}} "."'
-    return f'{opening} {body}{{10,160}} "." ({sentence}){{{minimum - 1},{maximum - 1}}} {quote}'
+    sentence = f'" " [A-Z] {body}{{8,}} "."'
+    return f'{opening} {body}{{8,}} "." ({sentence}){{{minimum - 1},{maximum - 1}}} {quote}'

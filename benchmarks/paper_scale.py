@@ -1,0 +1,149 @@
+"""The whole study at the paper's scale, against the project's test server.
+
+A synthetic election of the paper's size (485 observations: 8 parties x 61 statements, 3 without
+a rationale), all 6 environments and both ablations, 3 target models and a 3-judge panel of
+distinct models, every stage through the client layer. The test server answers after a fixed
+latency in its own process. Prints total calls, wall time, wall / ideal (ideal = calls x
+latency / concurrency), harness CPU ms per call and peak memory; then reruns the study and prints
+how many calls the rerun made (must be 0).
+
+    python benchmarks/paper_scale.py --latency-ms 50 --concurrency 64
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from client_overhead import test_server  # noqa: E402
+
+from polistemics.run.config import load_config  # noqa: E402
+from polistemics.run.finish import finish_run  # noqa: E402
+from polistemics.run.pipeline import Study  # noqa: E402
+
+PARTIES = 8
+STATEMENTS = 61
+MISSING = 3  # positions without a rationale: 8 x 61 - 3 = 485 observations
+STANCES = ["Agree", "Disagree", "Neutral"]
+
+
+def synthetic_election(path: Path, seed: int = 0) -> None:
+    rng = random.Random(seed)
+    missing = set(rng.sample(range(PARTIES * STATEMENTS), MISSING))
+    rows = []
+    for p in range(PARTIES):
+        for s in range(STATEMENTS):
+            stance = rng.choices(STANCES, weights=[0.45, 0.45, 0.10])[0]
+            name = f"Party {p + 1} of Benchland"
+            rationale = (
+                ""
+                if p * STATEMENTS + s in missing
+                else (
+                    f"The {name} takes a clear line on topic {s + 1}. The party argues that policy "
+                    f"{s + 1} affects many households in the country. It wants the parliament to act "
+                    f"on this question without delay."
+                )
+            )
+            rows.append(
+                {
+                    "election_id": "benchland2099",
+                    "country": "xx",
+                    "language": "en",
+                    "party_name": name,
+                    "statement_number": s + 1,
+                    "statement_text": f"The state should adopt policy number {s + 1}.",
+                    "stance": stance,
+                    "rationale": rationale,
+                }
+            )
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def write_config(folder: Path, base_url: str, concurrency: int) -> Path:
+    names = [
+        "target-1",
+        "target-2",
+        "target-3",
+        "judge-1",
+        "judge-2",
+        "judge-3",
+        "writer",
+        "auditor",
+    ]
+    (folder / "models.toml").write_text(
+        "".join(
+            f'[models.{n}]\nbase_url = "{base_url}"\nmodel = "fake-{n}"\ntemperature = 0.0\n'
+            f"timeout = 60\n\n"
+            for n in names
+        )
+    )
+    election = folder / "benchland.jsonl"
+    synthetic_election(election)
+    config = folder / "paper-scale.toml"
+    config.write_text(
+        'name = "paper-scale"\n'
+        'targets = ["target-1", "target-2", "target-3"]\n'
+        'judges = ["judge-1", "judge-2", "judge-3"]\n'
+        'standardiser = "writer"\nvague_generator = "writer"\nvague_auditor = "auditor"\n'
+        'ablations = ["anon", "en"]\nembeddings = "tfidf"\n'
+        f"concurrency = {concurrency}\n"
+        f'models_file = "{folder / "models.toml"}"\noutput_dir = "{folder / "run"}"\n\n'
+        f'[[elections]]\nsource = "generic:{election}"\n'
+    )
+    return config
+
+
+def run_once(config_path: Path) -> tuple[Study, object, float, float]:
+    config = load_config(config_path)
+    study = Study(config, config.run_dir(), log=lambda m: None)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    result = asyncio.run(study.execute(quiet=True))
+    finish_run(study, result)
+    return study, result, time.perf_counter() - wall0, time.process_time() - cpu0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency-ms", type=float, default=50.0)
+    parser.add_argument("--concurrency", type=int, default=64)
+    args = parser.parse_args()
+
+    with test_server(args.latency_ms) as base_url, tempfile.TemporaryDirectory() as tmp:
+        config = write_config(Path(tmp), base_url, args.concurrency)
+        study, result, wall, cpu = run_once(config)
+        calls = result.calls_made
+        _, rerun, _, _ = run_once(config)
+
+    ideal = calls * args.latency_ms / 1000 / args.concurrency
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    items = [i for run in result.elections for i in run.items]
+    print(f"observations          {sum(len(r.evidence) for r in result.elections)}")
+    print(f"environment items     {len(items)}")
+    print(f"answers               {len(result.answers)}")
+    print(f"judge records         {len(result.verdicts)}")
+    print(f"total calls           {calls}")
+    print(
+        f"stage seconds         "
+        + ", ".join(f"{k} {v:.1f}" for k, v in study.stage_seconds.items())
+    )
+    print(f"wall time             {wall:.1f} s")
+    print(
+        f"ideal                 {ideal:.1f} s  ({args.latency_ms:g} ms x calls / {args.concurrency})"
+    )
+    print(f"wall / ideal          {wall / ideal:.2f}")
+    print(f"harness CPU per call  {cpu / calls * 1000:.2f} ms")
+    print(f"peak memory (RSS)     {peak_mb:.0f} MB")
+    print(f"rerun calls made      {rerun.calls_made}")
+
+
+if __name__ == "__main__":
+    main()

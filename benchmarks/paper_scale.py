@@ -132,8 +132,7 @@ def main() -> None:
     print(f"judge records         {len(result.verdicts)}")
     print(f"total calls           {calls}")
     print(
-        f"stage seconds         "
-        + ", ".join(f"{k} {v:.1f}" for k, v in study.stage_seconds.items())
+        "stage seconds         " + ", ".join(f"{k} {v:.1f}" for k, v in study.stage_seconds.items())
     )
     print(f"wall time             {wall:.1f} s")
     print(

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from study_helpers import write_study
 
 from polistemics.conditions import Environment
 from polistemics.llm.store import RunStore
@@ -15,7 +16,6 @@ from polistemics.run.exports import read_cells
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study
 from polistemics.testing import FakeOpenAIServer
-from study_helpers import write_study
 
 
 def run_study(config_path: Path) -> tuple[Study, object, dict]:

@@ -1,9 +1,80 @@
-"""CLI commands: report (registered by polistemics.cli)."""
+"""CLI command ``polistemics report PATH``: the HTML report of a run or an authors' release.
+
+PATH is a finished run directory (``scores/cells.csv``) or a release experiment folder
+(``scores/<rubric>/aggregated_scores.jsonl``, ablations in ``anon_v1/`` and ``en_v1/``).
+Writes ``report.html``, ``figures/*.svg`` and ``tables/*.csv`` into ``--out`` (default:
+``PATH/report``).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from polistemics.cli.errors import UserError, user_errors
+from polistemics.environments.release_io import ReleaseFormatError as ItemsFormatError
+from polistemics.report.browser import DEFAULT_MAX_ANSWERS
+from polistemics.report.build import build_any
+from polistemics.report.content import ReportOptions
+from polistemics.report.inputs import ReportInputError
+from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
+from polistemics.scoring.errors import ScoringError
+
+
+def parse_labels(values: list[str]) -> dict[str, str]:
+    """``["gpt_5_4=GPT-5.4", ...]`` -> ``{"gpt_5_4": "GPT-5.4"}``."""
+    labels = {}
+    for value in values:
+        model, sep, label = value.partition("=")
+        if not sep or not model.strip() or not label.strip():
+            raise UserError(f"--label '{value}': expected MODEL=DISPLAY NAME")
+        labels[model.strip()] = label.strip()
+    return labels
+
+
+def report(
+    path: Annotated[
+        Path, typer.Argument(help="Finished run directory or authors' release experiment folder.")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Output folder (default: PATH/report)."),
+    ] = None,
+    label: Annotated[
+        list[str],
+        typer.Option(
+            "--label", help="Display name of a model, MODEL=NAME (repeatable).", show_default=False
+        ),
+    ] = [],  # noqa: B006 (typer needs a list default for repeatable options)
+    max_items: Annotated[
+        int,
+        typer.Option(
+            "--max-items",
+            min=1,
+            help="Most answers embedded in the item browser (seeded sample beyond).",
+        ),
+    ] = DEFAULT_MAX_ANSWERS,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% CIs.")
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap and the sample.")] = 0,
+) -> None:
+    """Write a self-contained HTML report with the paper's figures and tables."""
+    with user_errors(ReportInputError, ScoringError, ItemsFormatError):
+        options = ReportOptions(
+            model_labels=parse_labels(label),
+            bootstrap_resamples=resamples,
+            seed=seed,
+            max_browser_answers=max_items,
+        )
+        written = build_any(path, out, options)
+    typer.echo(f"report: {written}")
+    typer.echo(f"figures: {written.parent / 'figures'}")
+    typer.echo(f"tables: {written.parent / 'tables'}")
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the root app."""
+    app.command("report")(report)

@@ -94,7 +94,7 @@ def scoreable_mask(
     A known key filed under another rubric is an error, not something to skip.
     """
     ignored: Counter[str] = Counter()
-    codes, combos = pd.factorize(pd.MultiIndex.from_arrays([rubric, sub_question, environment]))
+    codes, combos = _distinct_combinations([rubric, sub_question, environment])
     counts = np.bincount(codes, minlength=len(combos))
     keep_combo = np.ones(len(combos), dtype=bool)
     for i, (rub, key, env) in enumerate(combos):
@@ -114,6 +114,24 @@ def scoreable_mask(
         keep_combo[codes] if len(codes) else np.zeros(0, dtype=bool), index=sub_question.index
     )
     return keep, ignored
+
+
+def _distinct_combinations(columns: Sequence[pd.Series]) -> tuple[np.ndarray, list[tuple]]:
+    """Row codes and the distinct value tuples of several columns (factorising each column on
+    its own and combining the integer codes: much faster than a MultiIndex of tuples)."""
+    factorised = [pd.factorize(column.to_numpy(), use_na_sentinel=False) for column in columns]
+    combined = np.zeros(len(columns[0]), dtype="int64")
+    for codes, uniques in factorised:
+        combined = combined * len(uniques) + codes
+    codes, distinct = pd.factorize(combined)
+    combos = []
+    for value in distinct:
+        parts = []
+        for _, uniques in reversed(factorised):
+            value, index = divmod(int(value), len(uniques))
+            parts.append(uniques[index])
+        combos.append(tuple(reversed(parts)))
+    return codes, combos
 
 
 def scoreable_cells(cells: pd.DataFrame) -> tuple[pd.DataFrame, Counter[str]]:

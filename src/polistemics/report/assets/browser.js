@@ -1,0 +1,298 @@
+/* Item browser: filter answers by model, environment, variant, party, sub-question verdict and
+   judge disagreement; show context, answer and every judge's verdicts. Plain JS, no libraries.
+   All data text goes into the page through text nodes only (answers are untrusted output). */
+(function () {
+  "use strict";
+  var source = document.getElementById("browser-data");
+  var root = document.getElementById("item-browser");
+  if (!source || !root) {
+    return;
+  }
+  var D = JSON.parse(source.textContent);
+  var PAGE_SIZE = 20;
+  var S = D.strings;
+  var state = { page: 0, matches: [] };
+
+  function node(tag, className, children) {
+    var element = document.createElement(tag);
+    if (className) {
+      element.className = className;
+    }
+    (children || []).forEach(function (child) {
+      if (child === null || child === undefined) {
+        return;
+      }
+      element.append(child);
+    });
+    return element;
+  }
+
+  function text(index) {
+    return index === null || index === undefined ? null : S[index];
+  }
+
+  function option(value, label) {
+    var element = document.createElement("option");
+    element.value = value;
+    element.textContent = label;
+    return element;
+  }
+
+  function fill(select, entries) {
+    select.append(option("", "All"));
+    entries.forEach(function (entry) {
+      select.append(option(String(entry[0]), entry[1]));
+    });
+  }
+
+  var controls = {
+    model: document.getElementById("f-model"),
+    environment: document.getElementById("f-environment"),
+    variant: document.getElementById("f-variant"),
+    party: document.getElementById("f-party"),
+    subQuestion: document.getElementById("f-subq"),
+    verdict: document.getElementById("f-verdict"),
+    judges: document.getElementById("f-judges"),
+    search: document.getElementById("f-search")
+  };
+
+  function used(field) {
+    var seen = {};
+    D.items.forEach(function (item) {
+      seen[item[field]] = true;
+    });
+    return seen;
+  }
+
+  var usedModels = used("m");
+  var usedEnvironments = used("e");
+  var usedVariants = used("v");
+  fill(controls.model, D.models.map(function (m, i) { return [i, m[1]]; }).filter(function (e) { return usedModels[e[0]]; }));
+  fill(controls.environment, D.environments.map(function (e, i) { return [i, e[1]]; }).filter(function (e) { return usedEnvironments[e[0]]; }));
+  fill(controls.variant, D.variants.map(function (v, i) { return [i, v[1]]; }).filter(function (e) { return usedVariants[e[0]]; }));
+  fill(
+    controls.party,
+    D.parties
+      .map(function (p, i) { return [i, p[1]]; })
+      .sort(function (a, b) { return a[1].localeCompare(b[1]); })
+  );
+  controls.subQuestion.append(option("", "All sub-questions"));
+  D.subQuestions.forEach(function (sq, i) {
+    controls.subQuestion.append(option(String(i), sq[1] + " " + sq[2]));
+  });
+  if (!D.hasJudges) {
+    controls.judges.disabled = true;
+    controls.judges.title = "Individual judge verdicts are not available for this source.";
+  }
+
+  function selected(control) {
+    return control.value === "" ? null : Number(control.value);
+  }
+
+  function verdictOf(item, subQuestion) {
+    if (subQuestion !== null) {
+      var mark = item.c.charAt(subQuestion);
+      return mark === "P" ? "pass" : mark === "F" ? "fail" : "none";
+    }
+    if (item.c.indexOf("F") >= 0) {
+      return "fail";
+    }
+    return item.c.indexOf("P") >= 0 ? "pass" : "none";
+  }
+
+  function matches(item, filter) {
+    if (filter.model !== null && item.m !== filter.model) return false;
+    if (filter.environment !== null && item.e !== filter.environment) return false;
+    if (filter.variant !== null && item.v !== filter.variant) return false;
+    if (filter.party !== null && item.p !== filter.party) return false;
+    var verdict = verdictOf(item, filter.subQuestion);
+    if (filter.subQuestion !== null && verdict === "none") return false;
+    if (filter.verdict && verdict !== filter.verdict) return false;
+    if (filter.judges === "split" && !item.d) return false;
+    if (filter.search) {
+      var haystack = [text(item.q), text(item.a), item.o].join("\n").toLowerCase();
+      if (haystack.indexOf(filter.search) < 0) return false;
+    }
+    return true;
+  }
+
+  function currentFilter() {
+    return {
+      model: selected(controls.model),
+      environment: selected(controls.environment),
+      variant: selected(controls.variant),
+      party: selected(controls.party),
+      subQuestion: selected(controls.subQuestion),
+      verdict: controls.verdict.value,
+      judges: controls.judges.value,
+      search: controls.search.value.trim().toLowerCase()
+    };
+  }
+
+  function badge(kind, label) {
+    return node("span", "badge " + kind, [label]);
+  }
+
+  function renderContext(item) {
+    var chunks = D.contexts[item.x];
+    var details = node("details", "context", [
+      node("summary", null, ["Context (" + chunks.length + (chunks.length === 1 ? " chunk)" : " chunks)")])
+    ]);
+    if (chunks.length === 0) {
+      details.append(node("p", "small", ["No evidence was given to the model (the context is the placeholder “No relevant documents found.”)."]));
+      return details;
+    }
+    var list = node("ol", "chunks");
+    chunks.forEach(function (chunk) {
+      var role = chunk[1] === "d" ? "DISTRACTOR" : "TARGET";
+      list.append(node("li", chunk[1] === "d" ? "distractor" : "target", [
+        node("span", "role", ["[" + role + "]"]),
+        text(chunk[0])
+      ]));
+    });
+    details.append(list);
+    return details;
+  }
+
+  function judgeColumns(item) {
+    var seen = [];
+    item.j.forEach(function (record) {
+      if (seen.indexOf(record[1]) < 0) seen.push(record[1]);
+    });
+    return seen;
+  }
+
+  function renderVerdicts(item) {
+    var judges = judgeColumns(item);
+    var head = node("tr", null, [node("th", "sq", ["Sub-question"]), node("th", null, ["Final"])]);
+    judges.forEach(function (j) {
+      head.append(node("th", null, [D.judges[j]]));
+    });
+    var table = node("table", "verdicts", [node("thead", null, [head])]);
+    var body = node("tbody");
+    var yesPasses = D.yesPasses[item.e];
+    D.rubrics.forEach(function (rubric, r) {
+      var rows = [];
+      D.subQuestions.forEach(function (sq, i) {
+        if (sq[3] !== r) return;
+        var asked = item.j.some(function (rec) { return rec[0] === r && rec[3].charAt(i) !== "-"; });
+        var mark = item.c.charAt(i);
+        if (mark === "-" && !asked) return;
+        var label = node("td", "sq", [sq[1] + " " + sq[2]]);
+        label.title = sq[4];
+        var row = node("tr", null, [label]);
+        var final = node("td", mark === "P" ? "v-pass" : mark === "F" ? "v-fail" : "", [
+          mark === "P" ? "pass" : mark === "F" ? "fail" : "–"
+        ]);
+        row.append(final);
+        judges.forEach(function (j) {
+          var record = item.j.find(function (rec) { return rec[0] === r && rec[1] === j; });
+          var says = record ? record[3].charAt(i) : "-";
+          var cell;
+          if (says === "Y" || says === "N") {
+            var passes = yesPasses.charAt(i) === says;
+            cell = node("td", passes ? "v-pass" : "v-fail", [(says === "Y" ? "Yes" : "No") + (passes ? " ✓" : " ✗")]);
+          } else if (says === "?") {
+            cell = node("td", "v-missing", ["unreadable"]);
+          } else {
+            cell = node("td", null, ["–"]);
+          }
+          row.append(cell);
+        });
+        rows.push(row);
+      });
+      if (rows.length) {
+        var title = node("td", null, [rubric[1]]);
+        title.colSpan = 2 + judges.length;
+        body.append(node("tr", "rubric-row", [title]));
+        rows.forEach(function (row) { body.append(row); });
+      }
+    });
+    table.append(body);
+    return table;
+  }
+
+  function renderRaw(item) {
+    if (!item.j.length) {
+      return node("p", "small", [
+        D.hasJudges
+          ? "No judge verdicts were recorded for this answer."
+          : "Individual judge verdicts are not part of this source (an authors' release has only the final aggregated verdicts)."
+      ]);
+    }
+    var grid = node("div", "raw-grid");
+    item.j.forEach(function (record) {
+      var box = node("div", "raw-record", [node("h4", null, [D.rubrics[record[0]][1] + " — " + D.judges[record[1]]])]);
+      if (record[4] !== null && record[4] !== undefined) {
+        box.append(node("p", "answer-error", ["Call error: ", text(record[4])]));
+      }
+      box.append(node("pre", "raw-output", [record[2] === null ? "(no output)" : text(record[2])]));
+      grid.append(box);
+    });
+    return node("details", "raw", [node("summary", null, ["Raw judge outputs (" + item.j.length + ")"]), grid]);
+  }
+
+  function renderItem(item) {
+    var verdict = verdictOf(item, null);
+    var env = D.environments[item.e][1];
+    var party = D.parties[item.p][1];
+    var article = node("article", "item " + verdict, [
+      node("header", null, [
+        node("span", "title", [D.models[item.m][1] + " · " + env + " · " + party]),
+        node("span", "meta", [D.variants[item.v][1] + " · " + item.o + (item.n ? " · sample " + item.n : "")]),
+        badge(verdict, verdict === "none" ? "not scored" : verdict === "pass" ? "all pass" : "fails"),
+        item.d ? badge("split", "judges disagree") : null
+      ]),
+      node("p", "statement", [node("b", null, ["Statement: "]), text(item.q)])
+    ]);
+    var facts = "Party as named to the model: " + item.l + " · Real stance: " + item.s;
+    if (item.t) facts += " · Expected stance: " + item.t;
+    if (item.g !== null && item.g !== undefined) facts += " · Vagueness mode " + item.g;
+    article.append(node("p", "facts", [facts]));
+    article.append(renderContext(item));
+    article.append(node("div", "answer", [node("b", null, ["Answer"])]));
+    if (item.f !== null && item.f !== undefined) {
+      article.append(node("p", "answer-error", ["No usable answer: ", text(item.f)]));
+    }
+    if (item.a !== null && item.a !== undefined) {
+      article.append(node("pre", "answer-text", [text(item.a)]));
+    }
+    article.append(renderVerdicts(item));
+    article.append(renderRaw(item));
+    return article;
+  }
+
+  var list = document.getElementById("b-list");
+  var count = document.getElementById("b-count");
+  var pageLabel = document.getElementById("b-page");
+  var previous = document.getElementById("b-prev");
+  var next = document.getElementById("b-next");
+
+  function render() {
+    var pages = Math.max(1, Math.ceil(state.matches.length / PAGE_SIZE));
+    state.page = Math.min(state.page, pages - 1);
+    var start = state.page * PAGE_SIZE;
+    var shown = state.matches.slice(start, start + PAGE_SIZE);
+    list.replaceChildren.apply(list, shown.map(renderItem));
+    count.textContent = state.matches.length + " of " + D.items.length + " answers match";
+    count.setAttribute("data-count", String(state.matches.length));
+    pageLabel.textContent = "page " + (state.page + 1) + " of " + pages;
+    previous.disabled = state.page === 0;
+    next.disabled = state.page >= pages - 1;
+  }
+
+  function apply() {
+    var filter = currentFilter();
+    state.matches = D.items.filter(function (item) { return matches(item, filter); });
+    state.page = 0;
+    render();
+  }
+
+  Object.keys(controls).forEach(function (name) {
+    controls[name].addEventListener(name === "search" ? "input" : "change", apply);
+  });
+  previous.addEventListener("click", function () { state.page -= 1; render(); });
+  next.addEventListener("click", function () { state.page += 1; render(); });
+  apply();
+  root.setAttribute("data-ready", "true");
+})();

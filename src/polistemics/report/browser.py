@@ -1,0 +1,228 @@
+"""The item browser's data: every answer with its context, final verdicts and each judge's raw
+verdicts, as compact JSON embedded in the page.
+
+Long texts (statements, context chunks, answers, raw judge outputs) are stored once in a string
+table and referenced by index; contexts are shared by all models' answers to an item. Per answer,
+``c`` holds the final (majority) verdict per sub-question in ``SUB_QUESTIONS`` order (``P``
+pass, ``F`` fail, ``-`` not scored) and each judge record's ``y`` its raw Yes/No per
+sub-question (``Y``, ``N``, ``?`` unreadable, ``-`` not asked).
+
+At most ``max_answers`` answers are embedded (default 20,000: the paper's ~13k answers fit);
+beyond that a seeded random sample is kept and the page says how many were left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+
+import pandas as pd
+
+from polistemics.conditions import ALL_ENVIRONMENTS, Variant
+from polistemics.judging.panel import JudgeVerdictRecord
+from polistemics.report.inputs import AnswerView
+from polistemics.report.labels import ModelLabels, variant_label
+from polistemics.rubrics import SUB_QUESTIONS, Rubric
+from polistemics.run.cells import panel_judge_id
+
+DEFAULT_MAX_ANSWERS = 20_000
+_SQ_INDEX = {sq.key: i for i, sq in enumerate(SUB_QUESTIONS)}
+_RUBRICS = list(Rubric)
+_ENV_INDEX = {env.value: i for i, env in enumerate(ALL_ENVIRONMENTS)}
+_VARIANTS = list(Variant)
+
+AnswerKey = tuple[str, str, str, str, int]  # model, environment, variant, observation, sample
+
+
+class _Strings:
+    def __init__(self) -> None:
+        self.table: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def add(self, text: str | None) -> int | None:
+        if text is None:
+            return None
+        index = self._index.get(text)
+        if index is None:
+            index = self._index[text] = len(self.table)
+            self.table.append(text)
+        return index
+
+
+def final_verdicts(cells: pd.DataFrame) -> dict[AnswerKey, str]:
+    """Per answer, the ``P``/``F``/``-`` string over all sub-questions."""
+    found: dict[AnswerKey, list[str]] = {}
+    columns = [
+        "model",
+        "environment",
+        "variant",
+        "observation_id",
+        "sample_index",
+        "sub_question",
+        "passed",
+    ]
+    for model, env, variant, oid, sample, key, passed in cells.loc[:, columns].itertuples(
+        index=False, name=None
+    ):
+        slot = _SQ_INDEX.get(key)
+        if slot is None:
+            continue
+        marks = found.setdefault(
+            (model, env, variant, oid, int(sample)), ["-"] * len(SUB_QUESTIONS)
+        )
+        marks[slot] = "P" if passed else "F"
+    return {key: "".join(marks) for key, marks in found.items()}
+
+
+def _says(record: JudgeVerdictRecord) -> str:
+    marks = ["-"] * len(SUB_QUESTIONS)
+    for key, says_yes in record.says_yes.items():
+        slot = _SQ_INDEX.get(key)
+        if slot is not None:
+            marks[slot] = "?" if says_yes is None else ("Y" if says_yes else "N")
+    return "".join(marks)
+
+
+def _disagree(judge_marks: Iterable[str]) -> bool:
+    """Whether the judges gave different parsed answers to some sub-question."""
+    columns = list(zip(*judge_marks, strict=True))
+    return any("Y" in column and "N" in column for column in columns)
+
+
+def _sample(answers: list[AnswerView], limit: int, seed: int) -> list[AnswerView]:
+    def rank(answer: AnswerView) -> str:
+        text = f"{seed}|{answer.model}|{answer.item.key}|{answer.sample_index}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    keep = {id(a) for a in sorted(answers, key=rank)[:limit]}
+    return [a for a in answers if id(a) in keep]
+
+
+def browser_payload(
+    answers: list[AnswerView],
+    cells: pd.DataFrame,
+    judge_records: list[JudgeVerdictRecord] | None,
+    labels: ModelLabels,
+    *,
+    max_answers: int = DEFAULT_MAX_ANSWERS,
+    seed: int = 0,
+) -> dict:
+    """The JSON-ready dict the page's script reads (see the module docstring)."""
+    total = len(answers)
+    chosen = answers if total <= max_answers else _sample(answers, max_answers, seed)
+    chosen = sorted(
+        chosen,
+        key=lambda a: (
+            a.model,
+            _ENV_INDEX.get(a.item.environment.value, 99),
+            _VARIANTS.index(a.item.variant),
+            a.item.party_name,
+            a.item.observation_id,
+            a.sample_index,
+        ),
+    )
+    verdicts = final_verdicts(cells)
+    by_answer: dict[tuple[str, str, int], list[JudgeVerdictRecord]] = defaultdict(list)
+    for record in judge_records or []:
+        by_answer[(record.item_key, record.model, record.sample_index)].append(record)
+
+    strings = _Strings()
+    models = sorted({a.model for a in chosen})
+    parties: dict[str, int] = {}
+    party_rows: list[list[str]] = []
+    judges: dict[str, int] = {}
+    contexts: dict[tuple, int] = {}
+    rows = []
+    for answer in chosen:
+        item = answer.item
+        if item.party_id not in parties:
+            parties[item.party_id] = len(party_rows)
+            party_rows.append([item.party_id, item.party_name])
+        context = tuple(
+            (strings.add(c.text), "d" if c.role == "distractor" else "t") for c in item.chunks
+        )
+        context_index = contexts.setdefault(context, len(contexts))
+        key = (
+            answer.model,
+            item.environment.value,
+            item.variant.value,
+            item.observation_id,
+            answer.sample_index,
+        )
+        records = sorted(
+            by_answer.get((item.key, answer.model, answer.sample_index), []),
+            key=lambda r: (_RUBRICS.index(r.rubric), r.panel_position),
+        )
+        judge_rows = []
+        for record in records:
+            judge = panel_judge_id(record)
+            judge_rows.append(
+                [
+                    _RUBRICS.index(record.rubric),
+                    judges.setdefault(judge, len(judges)),
+                    strings.add(record.raw_output),
+                    _says(record),
+                    strings.add(record.error),
+                ]
+            )
+        rows.append(
+            {
+                "m": models.index(answer.model),
+                "e": _ENV_INDEX[item.environment.value],
+                "v": _VARIANTS.index(item.variant),
+                "p": parties[item.party_id],
+                "o": item.observation_id,
+                "n": answer.sample_index,
+                "q": strings.add(item.statement_text),
+                "l": item.party_label,
+                "x": context_index,
+                "a": strings.add(answer.text),
+                "f": strings.add(answer.error),
+                "s": item.stance_label.value,
+                "t": item.judged_expected_stance.value if item.environment.conclusive else None,
+                "g": item.vague_mode,
+                "c": verdicts.get(key, "-" * len(SUB_QUESTIONS)),
+                "j": judge_rows,
+                "d": 1 if _disagree(r[3] for r in judge_rows) else 0,
+            }
+        )
+    return {
+        "total": total,
+        "embedded": len(rows),
+        "hasJudges": judge_records is not None,
+        "models": [[m, labels(m)] for m in models],
+        "environments": [[e.value, e.label] for e in ALL_ENVIRONMENTS],
+        "variants": [[v.value, variant_label(v.value)] for v in _VARIANTS],
+        "rubrics": [[r.value, r.label, r.abbreviation] for r in _RUBRICS],
+        "subQuestions": [
+            [sq.key, sq.code, sq.title, _RUBRICS.index(sq.rubric), sq.question]
+            for sq in SUB_QUESTIONS
+        ],
+        "yesPasses": [
+            "".join(
+                ("Y" if sq.yes_passes(env) else "N") if sq.is_active(env) else "-"
+                for sq in SUB_QUESTIONS
+            )
+            for env in ALL_ENVIRONMENTS
+        ],
+        "parties": party_rows,
+        "judges": list(judges),
+        "contexts": [list(map(list, context)) for context in contexts],
+        "strings": strings.table,
+        "items": rows,
+    }
+
+
+def embed_json(payload: object) -> str:
+    """JSON safe inside ``<script type="application/json">``: no ``<``, ``>``, ``&`` or line
+    separators appear literally, so no text can close the element or start markup."""
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )

@@ -1,0 +1,127 @@
+"""Build the report of a finished run or an authors' release folder.
+
+Writes, into the output folder: ``report.html`` (self-contained), ``figures/*.svg`` (every
+heatmap, for papers) and ``tables/*.csv`` (every table, fractions not %).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from polistemics.report.content import ReportContent, ReportOptions, build_content
+from polistemics.report.inputs import ReportInputError, ReportInputs
+from polistemics.report.page import render_page
+from polistemics.report.release_inputs import load_release_inputs
+from polistemics.report.run_inputs import is_run_dir, load_run_inputs
+from polistemics.scoring.release import variant_folders
+
+REPORT_FILE = "report.html"
+RUN_REPORT_FOLDER = "report"
+
+
+def build_report(
+    run_dir: Path, out_dir: Path | None = None, options: ReportOptions | None = None
+) -> Path:
+    """Report of a finished run (default output: ``<run_dir>/report/``); returns the HTML path."""
+    run_dir = Path(run_dir)
+    return write_report(load_run_inputs(run_dir), out_dir or run_dir / RUN_REPORT_FOLDER, options)
+
+
+def build_release_report(
+    release_folder: Path, out_dir: Path, options: ReportOptions | None = None
+) -> Path:
+    """Report of an authors' release folder (ablations from ``anon_v1/``, ``en_v1/``)."""
+    return write_report(load_release_inputs(Path(release_folder)), Path(out_dir), options)
+
+
+def build_any(path: Path, out_dir: Path | None, options: ReportOptions | None = None) -> Path:
+    """A run directory or a release folder, whichever ``path`` is."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ReportInputError(f"{path}: no such folder")
+    if is_run_dir(path):
+        return build_report(path, out_dir, options)
+    if variant_folders(path):
+        return build_release_report(path, out_dir or path / RUN_REPORT_FOLDER, options)
+    raise ReportInputError(
+        f"{path}: neither a finished run directory (scores/cells.csv) nor an authors' release "
+        "folder (scores/<rubric>/aggregated_scores.jsonl)"
+    )
+
+
+def write_report(inputs: ReportInputs, out_dir: Path, options: ReportOptions | None = None) -> Path:
+    content = build_content(inputs, options)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures_dir = out_dir / "figures"
+    figures_dir.mkdir(exist_ok=True)
+    for _, figures in content.elections:
+        for fig in figures.all():
+            (figures_dir / fig.file_name).write_text(fig.svg, encoding="utf-8")
+    tables_dir = out_dir / "tables"
+    tables_dir.mkdir(exist_ok=True)
+    for name, table in table_exports(content).items():
+        table.to_csv(tables_dir / f"{name}.csv", index=False)
+    path = out_dir / REPORT_FILE
+    path.write_text(render_page(content), encoding="utf-8")
+    return path
+
+
+def _per_election(content: ReportContent, attribute: str) -> pd.DataFrame | None:
+    frames = []
+    for tables, _ in content.elections:
+        table = getattr(tables, attribute)
+        if table is not None and not table.empty:
+            frames.append(table.assign(election_id=tables.election_id))
+    if not frames:
+        return None
+    joined = pd.concat(frames, ignore_index=True)
+    return joined.loc[:, ["election_id", *[c for c in joined.columns if c != "election_id"]]]
+
+
+ELECTION_TABLES = {
+    "leaderboard": "leaderboard",
+    "adherence_by_environment": "robustness",
+    "dispersion": "dispersion",
+    "environment_difficulty": "difficulty",
+    "rubric_scores": "rubric_scores",
+    "sub_question_pass_rates": "sub_question_rates",
+    "party_spread": "party_spread",
+    "party_spread_by_rubric": "party_spread_rubric",
+    "baseline_party_adherence": "baseline_parties",
+    "loo_deviations": "loo",
+    "loo_summary": "loo_summary",
+    "vague_modes": "vague_modes",
+    "ablation_deltas": "ablations",
+    "variant_scores": "variant_scores",
+    "bootstrap": "bootstrap",
+}
+
+
+def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
+    """Every table of the report by file name (without ``.csv``)."""
+    tables: dict[str, pd.DataFrame | None] = {
+        name: _per_election(content, attribute) for name, attribute in ELECTION_TABLES.items()
+    }
+    if content.reliability is not None:
+        r = content.reliability
+        tables |= {
+            "agreement_by_rubric": r.by_rubric,
+            "agreement_by_sub_question": r.by_sub_question,
+            "agreement_by_language": r.by_language,
+            "agreement_by_sub_question_language": r.by_sub_question_language,
+            "excluded_items": r.excluded,
+        }
+    data = content.data
+    tables |= {
+        "standardisation": data.standardisation,
+        "environment_counts": data.environments,
+        "observation_counts": data.observations,
+        "fidelity": data.fidelity,
+        "calls": data.calls,
+        "stage_seconds": data.stage_seconds,
+        "judging_summary": data.judging,
+        "vague_generation": data.vague,
+    }
+    return {name: table for name, table in tables.items() if table is not None}

@@ -1,0 +1,93 @@
+"""Colour scales of the paper's heatmaps: sequential for scores, sequential for party spread,
+diverging blue/red for deviations and deltas. Values outside a scale take its end colour."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+MISSING_COLOUR = "#d9d9d9"  # grey: not scored in this environment (e.g. F and I in Absent)
+
+_SCORES = ("#ffffd9", "#c7e9b4", "#7fcdbb", "#41b6c4", "#1d91c0", "#225ea8", "#0c2c84")
+_SPREAD = ("#fff7ec", "#fdd49e", "#fdbb84", "#fc8d59", "#e34a33", "#b30000")
+_DISPERSION = ("#f7f7f7", "#cccccc", "#969696", "#636363", "#252525")
+_DIVERGING = ("#2166ac", "#67a9cf", "#d1e5f0", "#f7f7f7", "#fddbc7", "#ef8a62", "#b2182b")
+
+
+@dataclass(frozen=True)
+class ColourScale:
+    low: float
+    high: float
+    stops: tuple[str, ...]
+    kind: Literal["sequential", "diverging"] = "sequential"
+    caption: str = ""  # shown beside the colour bar
+    percent: bool = True  # tick labels in %
+    tick_count: int = 5
+
+    def position(self, value: float) -> float:
+        """Where ``value`` lies on the scale, clipped to [0, 1]."""
+        span = self.high - self.low
+        return min(1.0, max(0.0, (value - self.low) / span)) if span else 0.5
+
+    def colour(self, value: float | None) -> str:
+        if value is None or math.isnan(value):
+            return MISSING_COLOUR
+        return interpolate(self.stops, self.position(value))
+
+    def text_colour(self, value: float | None) -> str:
+        """Black or white, whichever reads better on the cell colour."""
+        return "#000000" if luminance(self.colour(value)) > 0.4 else "#ffffff"
+
+    def ticks(self) -> list[float]:
+        step = (self.high - self.low) / (self.tick_count - 1)
+        return [self.low + i * step for i in range(self.tick_count)]
+
+
+def score_scale(low: float = 0.60, high: float = 1.00) -> ColourScale:
+    """Figs. 2, 3, 16, 19-27: scores in %, 0.60-1.00."""
+    return ColourScale(low, high, _SCORES, caption="score")
+
+
+def spread_scale(high: float = 0.40) -> ColourScale:
+    """Fig. 4: party spread, 0-40%."""
+    return ColourScale(0.0, high, _SPREAD, caption="party spread")
+
+
+def dispersion_scale(high: float = 0.15) -> ColourScale:
+    """Fig. 3's right strip: SD of the Adherence Index across environments."""
+    return ColourScale(0.0, high, _DISPERSION, caption="SD", tick_count=4)
+
+
+def diverging_scale(limit: float = 0.20, caption: str = "deviation") -> ColourScale:
+    """Figs. 13, 36-38: blue below zero, red above, symmetric around 0."""
+    return ColourScale(-limit, limit, _DIVERGING, kind="diverging", caption=caption)
+
+
+def interpolate(stops: tuple[str, ...], t: float) -> str:
+    """Linear interpolation in RGB between evenly spaced hex stops; ``t`` in [0, 1]."""
+    if len(stops) == 1:
+        return stops[0]
+    t = min(1.0, max(0.0, t))
+    scaled = t * (len(stops) - 1)
+    i = min(int(scaled), len(stops) - 2)
+    frac = scaled - i
+    a, b = _rgb(stops[i]), _rgb(stops[i + 1])
+    mixed = tuple(round(x + (y - x) * frac) for x, y in zip(a, b, strict=True))
+    return "#{:02x}{:02x}{:02x}".format(*mixed)
+
+
+def luminance(hex_colour: str) -> float:
+    """Relative luminance (WCAG) of a ``#rrggbb`` colour."""
+
+    def channel(c: int) -> float:
+        s = c / 255
+        return s / 12.92 if s <= 0.03928 else ((s + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in _rgb(hex_colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _rgb(hex_colour: str) -> tuple[int, int, int]:
+    value = hex_colour.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)

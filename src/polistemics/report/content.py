@@ -1,0 +1,110 @@
+"""Everything the report shows, computed once from ``ReportInputs``: score tables and figures per
+election, judge reliability, data and cost tables, and the item browser's payload."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from polistemics.report.browser import DEFAULT_MAX_ANSWERS, browser_payload
+from polistemics.report.datasets import (
+    calls_table,
+    environment_counts,
+    fidelity_table,
+    judging_summary,
+    observation_counts,
+    stage_times,
+    standardisation_table,
+    vague_table,
+)
+from polistemics.report.figures import ElectionFigures, election_figures
+from polistemics.report.inputs import ReportInputs
+from polistemics.report.labels import ModelLabels
+from polistemics.report.reliability import ReliabilityTables, reliability_tables
+from polistemics.report.tables import ElectionTables, election_tables, elections_in
+from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
+from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    model_labels: dict[str, str] = field(default_factory=dict)
+    bootstrap_resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+    max_browser_answers: int = DEFAULT_MAX_ANSWERS
+
+
+@dataclass
+class DataTables:
+    standardisation: pd.DataFrame | None  # Table 5
+    environments: pd.DataFrame  # Table 9 (kept / dropped)
+    environments_source: str
+    observations: pd.DataFrame
+    fidelity: pd.DataFrame | None  # App. D.4
+    fidelity_reason: str | None
+    calls: pd.DataFrame | None
+    stage_seconds: pd.DataFrame | None
+    judging: pd.DataFrame | None
+    vague: pd.DataFrame | None
+    totals: dict | None
+
+
+@dataclass
+class ReportContent:
+    inputs: ReportInputs
+    labels: ModelLabels
+    options: ReportOptions
+    elections: list[tuple[ElectionTables, ElectionFigures]]
+    reliability: ReliabilityTables | None
+    data: DataTables
+    browser: dict
+    generated: str
+
+
+def build_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ReportContent:
+    options = options or ReportOptions()
+    labels = ModelLabels(options.model_labels)
+    elections = []
+    for election_id in elections_in(inputs.cells):
+        tables = election_tables(
+            inputs.cells, election_id, resamples=options.bootstrap_resamples, seed=options.seed
+        )
+        elections.append((tables, election_figures(tables, labels)))
+    reliability = None
+    if inputs.verdicts is not None and not inputs.verdicts.empty:
+        reliability = reliability_tables(inputs.verdicts, inputs.panel_size or DEFAULT_PANEL_SIZE)
+    environments, environments_source = environment_counts(inputs.manifest, inputs.items)
+    fidelity, fidelity_reason = fidelity_table(inputs.evidence)
+    data = DataTables(
+        standardisation=standardisation_table(inputs.manifest),
+        environments=environments,
+        environments_source=environments_source,
+        observations=observation_counts(inputs.answers, inputs.cells),
+        fidelity=fidelity,
+        fidelity_reason=fidelity_reason,
+        calls=calls_table(inputs.manifest),
+        stage_seconds=stage_times(inputs.manifest),
+        judging=judging_summary(inputs.manifest),
+        vague=vague_table(inputs.manifest),
+        totals=(inputs.manifest or {}).get("totals"),
+    )
+    browser = browser_payload(
+        inputs.answers,
+        inputs.cells,
+        inputs.judge_records,
+        labels,
+        max_answers=options.max_browser_answers,
+        seed=options.seed,
+    )
+    return ReportContent(
+        inputs=inputs,
+        labels=labels,
+        options=options,
+        elections=elections,
+        reliability=reliability,
+        data=data,
+        browser=browser,
+        generated=datetime.now(UTC).isoformat(timespec="seconds"),
+    )

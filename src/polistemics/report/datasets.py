@@ -1,0 +1,242 @@
+"""Data and cost tables: pipeline counts (Tables 5 and 9), observations per environment, the
+rhetorical fidelity check (App. D.4, Table 6) and calls, tokens, cost and time per stage.
+
+Manifest-based tables return ``None`` when there is no ``run.json`` (an authors' release).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from polistemics.conditions import Environment
+from polistemics.environments.items import EnvironmentItem
+from polistemics.evidence.fidelity import compare_fidelity, intensifiers
+from polistemics.evidence.languages import UnsupportedLanguage
+from polistemics.records import Evidence
+from polistemics.report.inputs import AnswerView
+
+STANDARDISATION_ROWS = (
+    ("raw_candidate_observations", "Raw candidate observations"),
+    ("excluded_missing_rationale", "Excluded (missing rationale)"),
+    ("fed_to_standardiser", "Fed to LLM standardiser"),
+    ("rejected_after_retries", "Rejected after retries"),
+    ("final_size", "Final benchmark size"),
+    ("retries_used", "Retries used"),
+    ("stance_not_explicit", "Stance not explicit (flagged by the standardiser)"),
+)
+CONFLICT_ENVIRONMENTS = (Environment.CONTRADICTORY.value, Environment.COUNTERFACTUAL.value)
+
+
+def standardisation_table(manifest: dict | None) -> pd.DataFrame | None:
+    """Table 5 per election (rows: metric, columns: elections)."""
+    if not manifest or not manifest.get("elections"):
+        return None
+    rows = []
+    for election, record in sorted(manifest["elections"].items()):
+        stats = record.get("standardisation") or {}
+        for key, label in STANDARDISATION_ROWS:
+            if key in stats:
+                rows.append({"election_id": election, "metric": label, "value": stats[key]})
+        for language, count in sorted((stats.get("final_by_language") or {}).items()):
+            rows.append(
+                {"election_id": election, "metric": f"Final size ({language})", "value": count}
+            )
+        for reason, count in sorted((stats.get("failures_by_reason") or {}).items()):
+            rows.append(
+                {
+                    "election_id": election,
+                    "metric": f"Validation failures: {reason}",
+                    "value": count,
+                }
+            )
+    return pd.DataFrame(rows, columns=["election_id", "metric", "value"])
+
+
+def environment_counts(
+    manifest: dict | None, items: Iterable[EnvironmentItem]
+) -> tuple[pd.DataFrame, str]:
+    """Table 9 (kept / dropped per environment): from the manifest, else derived from the items
+    (dropped = Baseline observations without a Contradictory/Counterfactual item). Returns the
+    table and where it came from."""
+    if manifest and manifest.get("elections"):
+        rows = []
+        for election, record in sorted(manifest["elections"].items()):
+            for entry in record.get("environments") or []:
+                rows.append(
+                    {
+                        "election_id": election,
+                        "variant": entry.get("variant"),
+                        "environment": entry.get("environment"),
+                        "kept": entry.get("kept"),
+                        "dropped": entry.get("dropped"),
+                    }
+                )
+        return pd.DataFrame(
+            rows, columns=["election_id", "variant", "environment", "kept", "dropped"]
+        ), "run.json"
+    counts: dict[tuple[str, str, str], int] = {}
+    for item in items:
+        key = (item.election_id, item.variant.value, item.environment.value)
+        counts[key] = counts.get(key, 0) + 1
+    rows = []
+    for (election, variant, env), kept in sorted(counts.items()):
+        baseline = counts.get((election, variant, Environment.BASELINE.value))
+        dropped = baseline - kept if env in CONFLICT_ENVIRONMENTS and baseline is not None else 0
+        rows.append(
+            {
+                "election_id": election,
+                "variant": variant,
+                "environment": env,
+                "kept": kept,
+                "dropped": dropped,
+            }
+        )
+    table = pd.DataFrame(rows, columns=["election_id", "variant", "environment", "kept", "dropped"])
+    return (
+        table,
+        "derived from ground_truth.jsonl (dropped = Baseline observations without this environment)",
+    )
+
+
+def observation_counts(answers: Iterable[AnswerView], cells: pd.DataFrame) -> pd.DataFrame:
+    """Per election x variant x environment x model: answers, failed answers, scored answers."""
+    rows: dict[tuple, dict] = {}
+    for answer in answers:
+        item = answer.item
+        key = (item.election_id, item.variant.value, item.environment.value, answer.model)
+        row = rows.setdefault(key, {"observations": set(), "answers": 0, "failed_answers": 0})
+        row["observations"].add(item.observation_id)
+        row["answers"] += 1
+        row["failed_answers"] += answer.error is not None
+    scored = (
+        cells.drop_duplicates(
+            ["election_id", "variant", "environment", "model", "observation_id", "sample_index"]
+        )
+        .groupby(["election_id", "variant", "environment", "model"])
+        .size()
+        .to_dict()
+        if not cells.empty
+        else {}
+    )
+    keys = set(rows) | set(scored)
+    table = [
+        {
+            "election_id": k[0],
+            "variant": k[1],
+            "environment": k[2],
+            "model": k[3],
+            "observations": len(rows[k]["observations"]) if k in rows else None,
+            "answers": rows[k]["answers"] if k in rows else None,
+            "failed_answers": rows[k]["failed_answers"] if k in rows else None,
+            "scored_answers": int(scored.get(k, 0)),
+        }
+        for k in sorted(keys, key=lambda k: tuple(str(x) for x in k))
+    ]
+    return pd.DataFrame(
+        table,
+        columns=[
+            "election_id",
+            "variant",
+            "environment",
+            "model",
+            "observations",
+            "answers",
+            "failed_answers",
+            "scored_answers",
+        ],
+    )
+
+
+def fidelity_table(evidence: list[Evidence] | None) -> tuple[pd.DataFrame | None, str | None]:
+    """App. D.4: intensifier density and length, raw versus standardised, per language."""
+    if not evidence:
+        return None, "no standardised evidence"
+    try:
+        comparisons = compare_fidelity(evidence)
+    except UnsupportedLanguage as exc:
+        return None, str(exc)
+    rows = [
+        {
+            "language": code,
+            "items": c.items,
+            "intensifiers_listed": len(intensifiers(code)),
+            "density_raw_mean": c.raw.mean_density,
+            "density_standardised_mean": c.standardised.mean_density,
+            "density_raw_pooled": c.raw.pooled_density,
+            "density_standardised_pooled": c.standardised.pooled_density,
+            "median_tokens_raw": c.raw.median_tokens,
+            "median_tokens_standardised": c.standardised.median_tokens,
+            "median_length_ratio": c.median_length_ratio,
+            "median_expansion": c.median_expansion,
+        }
+        for code, c in comparisons.items()
+    ]
+    return pd.DataFrame(rows), None
+
+
+def calls_table(manifest: dict | None) -> pd.DataFrame | None:
+    """Calls, errors, tokens, cost and mean latency per stage x endpoint."""
+    if not manifest or "calls" not in manifest:
+        return None
+    columns = [
+        "stage",
+        "endpoint",
+        "model",
+        "calls",
+        "errors",
+        "attempts",
+        "input_tokens",
+        "output_tokens",
+        "reasoning_tokens",
+        "cost",
+        "mean_latency_ms",
+    ]
+    table = pd.DataFrame(manifest["calls"])
+    for column in columns:
+        if column not in table.columns:
+            table[column] = None
+    return table.loc[:, columns].sort_values(["stage", "endpoint"], ignore_index=True)
+
+
+def stage_times(manifest: dict | None) -> pd.DataFrame | None:
+    if not manifest or "stage_seconds" not in manifest:
+        return None
+    return pd.DataFrame(
+        [{"stage": k, "seconds": v} for k, v in manifest["stage_seconds"].items()],
+        columns=["stage", "seconds"],
+    )
+
+
+def judging_summary(manifest: dict | None) -> pd.DataFrame | None:
+    """What the manifest records about judging: unjudged answers, exclusions, ties."""
+    if not manifest or "judging" not in manifest:
+        return None
+    judging = manifest["judging"]
+    rows = [{"what": "judge panel", "value": ", ".join(judging.get("panel") or [])}]
+    for reason, count in sorted((judging.get("answers_not_judged") or {}).items()):
+        rows.append({"what": f"answers not judged ({reason})", "value": count})
+    rows.append(
+        {
+            "what": "items x rubric excluded (incomplete panel)",
+            "value": judging.get("excluded_items", 0),
+        }
+    )
+    rows.append({"what": "cells without a strict majority (ties)", "value": judging.get("ties", 0)})
+    for key, count in sorted((judging.get("ignored_sub_questions") or {}).items()):
+        rows.append({"what": f"ignored verdict key {key}", "value": count})
+    return pd.DataFrame(rows, columns=["what", "value"])
+
+
+def vague_table(manifest: dict | None) -> pd.DataFrame | None:
+    """The Vague generation report per election (generated, audit failures, exclusions...)."""
+    if not manifest or not manifest.get("elections"):
+        return None
+    rows = [
+        {"election_id": election, "what": key, "value": value}
+        for election, record in sorted(manifest["elections"].items())
+        for key, value in (record.get("vague") or {}).items()
+        if not isinstance(value, dict | list)
+    ]
+    return pd.DataFrame(rows, columns=["election_id", "what", "value"]) if rows else None

@@ -1,0 +1,389 @@
+"""The paper's heatmaps (Figs. 2-4, 13, 16, 19-27, 36-38) built from one election's tables.
+
+Each ``Figure`` carries its SVG heatmap, a file name for the static copy and the one-sentence
+note the page prints under it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from polistemics.conditions import Environment, Variant
+from polistemics.report.colours import (
+    dispersion_scale,
+    diverging_scale,
+    score_scale,
+    spread_scale,
+)
+from polistemics.report.labels import (
+    PARTY_FIGURE_RUBRICS,
+    RUBRIC_ORDER,
+    ModelLabels,
+    environment_label,
+    signed_points,
+    sub_question,
+    sub_question_order,
+)
+from polistemics.report.svg import ColumnGroup, Heatmap, Strip, render_heatmap
+from polistemics.report.tables import ElectionTables
+from polistemics.rubrics import Rubric, sub_questions
+from polistemics.scoring.analyses import LOO_MIN_DEVIATION, SPREAD_THRESHOLD
+
+# Deviations and deltas: a symmetric colour range from the largest |value|, rounded up to a
+# multiple of 5 pp and kept within 5-30 pp (values beyond it take the end colour).
+DIVERGING_STEP, DIVERGING_MIN, DIVERGING_MAX = 0.05, 0.05, 0.30
+
+
+def diverging_limit(values: list[list[float | None]]) -> float:
+    largest = max((abs(v) for row in values for v in row if v is not None), default=0.0)
+    rounded = math.ceil(round(largest / DIVERGING_STEP, 9)) * DIVERGING_STEP
+    return round(min(DIVERGING_MAX, max(DIVERGING_MIN, rounded)), 2)
+
+
+@dataclass(frozen=True)
+class Figure:
+    figure_id: str  # unique within the page, e.g. "nl_tk2025-fig02"
+    paper_ref: str  # "Fig. 2"
+    file_name: str  # static copy, e.g. "nl_tk2025_fig02_leaderboard.svg"
+    heatmap: Heatmap
+    note: str
+
+    @property
+    def svg(self) -> str:
+        return render_heatmap(self.heatmap)
+
+
+class Lookup:
+    """``table[column]`` by the values of ``keys`` (first row wins); missing or NaN -> None."""
+
+    def __init__(self, table: pd.DataFrame, keys: list[str], column: str):
+        self._values: dict[tuple, object] = {}
+        for row in table.loc[:, [*keys, column]].itertuples(index=False, name=None):
+            self._values.setdefault(tuple(row[:-1]), row[-1])
+
+    def __call__(self, *key: object) -> float | None:
+        return _num(self._values.get(tuple(key)))
+
+
+def _rubric_groups(keys: list[str], rubrics=RUBRIC_ORDER) -> list[ColumnGroup]:
+    groups, start = [], 0
+    for rubric in rubrics:
+        count = sum(1 for k in keys if sub_question(k).rubric is rubric)
+        if count:
+            groups.append(ColumnGroup(rubric.label, start, start + count))
+            start += count
+    return groups
+
+
+def _prefix(tables: ElectionTables) -> str:
+    return tables.election_id
+
+
+def _where(tables: ElectionTables) -> str:
+    return f" ({tables.label})"
+
+
+def leaderboard_figure(tables: ElectionTables, labels: ModelLabels) -> Figure:
+    rubrics = [r.value for r in RUBRIC_ORDER]
+    board = tables.leaderboard
+    values = [[*(_num(row[r]) for r in rubrics), _num(row["emi"])] for _, row in board.iterrows()]
+    heatmap = Heatmap(
+        figure_id=f"{_prefix(tables)}-fig02",
+        title=f"Overall model performance{_where(tables)}",
+        rows=[labels(m) for m in board["model"]],
+        columns=[*(Rubric(r).label for r in rubrics), "EMI"],
+        values=values,
+        scale=score_scale(),
+        column_groups=[
+            ColumnGroup("Mean Rubric Score across IEs", 0, 3),
+            ColumnGroup("Index", 3, 4),
+        ],
+        footnote="Scores in %; colour scale 0.60-1.00; rows ordered by EMI.",
+    )
+    return Figure(
+        heatmap.figure_id,
+        "Fig. 2",
+        f"{_prefix(tables)}_fig02_leaderboard.svg",
+        heatmap,
+        "Each model's score per rubric (mean of its Rubric Scores over the environments where the "
+        "rubric is scored) and its Epistemic Modesty Index, rows ordered by EMI.",
+    )
+
+
+def robustness_figure(tables: ElectionTables, labels: ModelLabels) -> Figure:
+    envs = tables.environments
+    adherence = Lookup(tables.robustness, ["model", "environment"], "adherence")
+    dispersion = Lookup(tables.dispersion, ["model"], "dispersion")
+    values = [[adherence(m, e) for e in envs] for m in tables.models]
+    strip_values = [dispersion(m) for m in tables.models]
+    heatmap = Heatmap(
+        figure_id=f"{_prefix(tables)}-fig03",
+        title=f"Robustness across information environments{_where(tables)}",
+        rows=[labels(m) for m in tables.models],
+        columns=[environment_label(e) for e in envs],
+        values=values,
+        scale=score_scale(),
+        strip=Strip("SD", strip_values, dispersion_scale()),
+        footnote="Adherence Index in %; Baseline first, then easiest to hardest; SD across active IEs.",
+    )
+    return Figure(
+        heatmap.figure_id,
+        "Fig. 3",
+        f"{_prefix(tables)}_fig03_robustness.svg",
+        heatmap,
+        "Adherence Index per model and environment (Baseline first, then by difficulty), with each "
+        "model's dispersion (SD across the non-Baseline environments) in the right strip.",
+    )
+
+
+def spread_figure(tables: ElectionTables, labels: ModelLabels) -> Figure:
+    envs = tables.environments
+    spread = Lookup(tables.party_spread, ["model", "environment"], "spread")
+    values = [[spread(m, e) for e in envs] for m in tables.models]
+    rubric_level = tables.party_spread_rubric
+    flagged = rubric_level[rubric_level["flagged"]]
+    bordered = frozenset(
+        (tables.models.index(m), envs.index(e))
+        for m, e in zip(flagged["model"], flagged["environment"], strict=True)
+        if m in tables.models and e in envs
+    )
+    heatmap = Heatmap(
+        figure_id=f"{_prefix(tables)}-fig04",
+        title=f"Even-handedness: party spread{_where(tables)}",
+        rows=[labels(m) for m in tables.models],
+        columns=[environment_label(e) for e in envs],
+        values=values,
+        scale=spread_scale(),
+        bordered=bordered,
+        footnote=f"Max - min Adherence Index across parties, 0-40%; bordered: a rubric's spread >= {SPREAD_THRESHOLD:.2f}.",
+    )
+    return Figure(
+        heatmap.figure_id,
+        "Fig. 4",
+        f"{_prefix(tables)}_fig04_party_spread.svg",
+        heatmap,
+        "Party spread (highest minus lowest party Adherence Index) per model and environment; "
+        f"bordered cells have a rubric-level spread of at least {100 * SPREAD_THRESHOLD:.0f} pp.",
+    )
+
+
+def _party_order(table: pd.DataFrame) -> list[tuple[str, str]]:
+    pairs = table.loc[:, ["party_id", "party_name"]].drop_duplicates("party_id")
+    pairs = pairs.assign(party_name=pairs["party_name"].fillna(pairs["party_id"]))
+    return sorted(
+        zip(pairs["party_id"], pairs["party_name"], strict=True), key=lambda p: str(p[1]).lower()
+    )
+
+
+def baseline_party_figure(tables: ElectionTables, labels: ModelLabels) -> Figure | None:
+    table = tables.baseline_parties
+    if table.empty:
+        return None
+    parties = _party_order(table)
+    adherence = Lookup(table, ["model", "party_id"], "adherence")
+    values = [[adherence(m, pid) for pid, _ in parties] for m in tables.models]
+    heatmap = Heatmap(
+        figure_id=f"{_prefix(tables)}-fig16",
+        title=f"Baseline party adherence{_where(tables)}",
+        rows=[labels(m) for m in tables.models],
+        columns=[str(name) for _, name in parties],
+        values=values,
+        scale=score_scale(),
+        footnote="Adherence Index in % under Baseline; colour scale 0.60-1.00.",
+    )
+    return Figure(
+        heatmap.figure_id,
+        "Fig. 16",
+        f"{_prefix(tables)}_fig16_baseline_parties.svg",
+        heatmap,
+        "Adherence Index per model and party under the Baseline environment.",
+    )
+
+
+def loo_figure(tables: ElectionTables) -> Figure | None:
+    summary = tables.loo_summary
+    if summary.empty:
+        return None
+    keys = sub_question_order(summary["sub_question"].unique(), PARTY_FIGURE_RUBRICS)
+    parties = _party_order(summary)
+    mean_deviation = Lookup(summary, ["party_id", "sub_question"], "mean_deviation")
+    below = Lookup(summary, ["party_id", "sub_question"], "flagged_below")
+    above = Lookup(summary, ["party_id", "sub_question"], "flagged_above")
+    values, notes = [], []
+    for pid, _ in parties:
+        row_values, row_notes = [], []
+        for key in keys:
+            mean = mean_deviation(pid, key)
+            row_values.append(mean)
+            if mean is None:
+                row_notes.append("")
+                continue
+            count = int((below if mean < 0 else above)(pid, key) or 0)
+            row_notes.append(str(count) if count else "")
+        values.append(row_values)
+        notes.append(row_notes)
+    heatmap = Heatmap(
+        figure_id=f"{_prefix(tables)}-fig13",
+        title=f"Party x sub-question leave-one-out deviations{_where(tables)}",
+        rows=[str(name) for _, name in parties],
+        columns=[sub_question(k).code for k in keys],
+        column_titles=[f"{sub_question(k).code} {sub_question(k).title}" for k in keys],
+        values=values,
+        annotations=notes,
+        scale=diverging_scale(diverging_limit(values), "deviation"),
+        column_groups=_rubric_groups(keys, PARTY_FIGURE_RUBRICS),
+        footnote=(
+            "Mean LOO deviation across (IE, model) contexts; blue below, red above the other parties; "
+            f"integer: contexts with |deviation| >= {LOO_MIN_DEVIATION:.2f}."
+        ),
+    )
+    return Figure(
+        heatmap.figure_id,
+        "Fig. 13",
+        f"{_prefix(tables)}_fig13_party_loo.svg",
+        heatmap,
+        "Each party's mean pass-rate deviation from the other parties per sub-question across all "
+        "model and environment contexts (blue below, red above); integers count flagged contexts "
+        "in the direction of the colour.",
+    )
+
+
+def environment_figure(tables: ElectionTables, env: str, labels: ModelLabels) -> Figure:
+    environment = Environment(env)
+    keys = sub_question_order(
+        [sq.key for r in RUBRIC_ORDER for sq in sub_questions(r, environment)]
+    )
+    columns = [r.abbreviation for r in RUBRIC_ORDER] + [sub_question(k).code for k in keys]
+    titles = [r.label for r in RUBRIC_ORDER] + [
+        f"{sub_question(k).code} {sub_question(k).title}" for k in keys
+    ]
+    score = Lookup(tables.rubric_scores, ["model", "environment", "rubric"], "score")
+    rate = Lookup(tables.sub_question_rates, ["model", "environment", "sub_question"], "pass_rate")
+    values = [
+        [score(model, env, r.value) for r in RUBRIC_ORDER] + [rate(model, env, k) for k in keys]
+        for model in tables.models
+    ]
+    groups = [ColumnGroup("Rubric Score", 0, len(RUBRIC_ORDER))] + [
+        ColumnGroup(g.label, g.start + len(RUBRIC_ORDER), g.stop + len(RUBRIC_ORDER))
+        for g in _rubric_groups(keys)
+    ]
+    heatmap = Heatmap(
+        figure_id=f"{_prefix(tables)}-env-{environment.name.lower()}",
+        title=f"{environment.label}: rubric scores and sub-question pass rates{_where(tables)}",
+        rows=[labels(m) for m in tables.models],
+        columns=columns,
+        column_titles=titles,
+        values=values,
+        scale=score_scale(),
+        column_groups=groups,
+        footnote="Pass rates in %; colour scale 0.60-1.00 (lower values take the lightest colour); grey: not scored here.",
+    )
+    return Figure(
+        heatmap.figure_id,
+        "Figs. 19-27",
+        f"{_prefix(tables)}_env_{environment.name.lower()}_sub_questions.svg",
+        heatmap,
+        f"Rubric Scores and sub-question pass rates per model in the {environment.label} "
+        "environment; grey cells are rubrics not scored in it.",
+    )
+
+
+ABLATION_FIGURES = {
+    (Variant.ANONYMIZED.value, Environment.BASELINE.value): (
+        "Fig. 36",
+        36,
+        "Anonymous-label delta, Baseline",
+    ),
+    (Variant.ENGLISH.value, Environment.BASELINE.value): (
+        "Fig. 37",
+        37,
+        "English-output delta, Baseline",
+    ),
+    (Variant.ANONYMIZED.value, Environment.VAGUE.value): (
+        "Fig. 38",
+        38,
+        "Anonymous-label delta, Vague",
+    ),
+}
+
+
+def ablation_figures(tables: ElectionTables) -> list[Figure]:
+    figures = []
+    deltas = tables.ablations
+    for (variant, env), (ref, number, title) in ABLATION_FIGURES.items():
+        part = deltas[(deltas["ablation"] == variant) & (deltas["environment"] == env)]
+        if part.empty:
+            continue
+        keys = sub_question_order(part["sub_question"].unique(), PARTY_FIGURE_RUBRICS)
+        parties = _party_order(part)
+        delta = Lookup(part, ["party_id", "sub_question"], "delta")
+        values = [[delta(pid, k) for k in keys] for pid, _ in parties]
+        notes = [[signed_points(v) if v is not None else "" for v in row] for row in values]
+        which = "anonymised labels" if variant == Variant.ANONYMIZED.value else "English output"
+        heatmap = Heatmap(
+            figure_id=f"{_prefix(tables)}-fig{number}",
+            title=f"{title}{_where(tables)}",
+            rows=[str(name) for _, name in parties],
+            columns=[sub_question(k).code for k in keys],
+            column_titles=[f"{sub_question(k).code} {sub_question(k).title}" for k in keys],
+            values=values,
+            annotations=notes,
+            scale=diverging_scale(diverging_limit(values), "delta"),
+            column_groups=_rubric_groups(keys, PARTY_FIGURE_RUBRICS),
+            footnote=f"Pass rate with {which} minus full variant, in pp, pooled across models.",
+        )
+        figures.append(
+            Figure(
+                heatmap.figure_id,
+                ref,
+                f"{_prefix(tables)}_fig{number}_{variant}_{Environment(env).name.lower()}_delta.svg",
+                heatmap,
+                f"Signed pass-rate difference ({which} minus the full variant) per "
+                f"party and sub-question under {environment_label(env)}, pooled across models "
+                "(blue: lower with the ablation, red: higher).",
+            )
+        )
+    return figures
+
+
+def _num(value: object) -> float | None:
+    if value is None:
+        return None
+    number = float(value)  # type: ignore[arg-type]
+    return None if math.isnan(number) else number
+
+
+@dataclass(frozen=True)
+class ElectionFigures:
+    leaderboard: Figure
+    robustness: Figure
+    party_spread: Figure
+    baseline_parties: Figure | None
+    loo: Figure | None
+    environments: list[Figure]  # Figs. 19-27: one per environment, in column order
+    ablations: list[Figure]  # Figs. 36-38, those the run has
+
+    def all(self) -> list[Figure]:
+        found = [
+            self.leaderboard,
+            self.robustness,
+            self.party_spread,
+            self.baseline_parties,
+            self.loo,
+        ]
+        return [f for f in found if f is not None] + self.environments + self.ablations
+
+
+def election_figures(tables: ElectionTables, labels: ModelLabels) -> ElectionFigures:
+    return ElectionFigures(
+        leaderboard=leaderboard_figure(tables, labels),
+        robustness=robustness_figure(tables, labels),
+        party_spread=spread_figure(tables, labels),
+        baseline_parties=baseline_party_figure(tables, labels),
+        loo=loo_figure(tables),
+        environments=[environment_figure(tables, env, labels) for env in tables.environments],
+        ablations=ablation_figures(tables),
+    )

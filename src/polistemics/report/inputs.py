@@ -1,0 +1,49 @@
+"""What a report is built from, whichever kind of folder it came from.
+
+A finished run directory has everything; an authors' release folder has cells, answers and
+contexts but no raw judge verdicts, no manifest (costs, times, standardisation counts) and no
+run evidence file. Missing parts are ``None`` and the page says they are not available.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+from polistemics.environments.items import EnvironmentItem
+from polistemics.judging.panel import JudgeVerdictRecord
+from polistemics.records import Evidence
+
+
+class ReportInputError(ValueError):
+    """A folder the report cannot be built from; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class AnswerView:
+    """One target-model answer as the item browser shows it."""
+
+    item: EnvironmentItem
+    model: str
+    sample_index: int
+    text: str | None
+    error: str | None = None  # why there is no usable answer (failed call, empty, ...)
+
+
+@dataclass
+class ReportInputs:
+    kind: Literal["run", "release"]
+    source: Path
+    title: str
+    cells: pd.DataFrame  # scored cells, every variant
+    answers: list[AnswerView] = field(default_factory=list)
+    judge_records: list[JudgeVerdictRecord] | None = None  # None: not available (release)
+    verdicts: pd.DataFrame | None = None  # VERDICT_COLUMNS, judge = panel seat
+    panel_size: int | None = None
+    manifest: dict | None = None  # run.json
+    evidence: list[Evidence] | None = None
+    items: list[EnvironmentItem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)

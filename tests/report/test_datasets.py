@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import pytest
+
+from polistemics.conditions import Environment, Variant
+from polistemics.report.datasets import (
+    calls_table,
+    environment_counts,
+    fidelity_table,
+    judging_summary,
+    observation_counts,
+    stage_times,
+    standardisation_table,
+)
+from polistemics.report.inputs import AnswerView
+from polistemics.report.run_inputs import load_run_inputs
+
+
+@pytest.fixture(scope="module")
+def demo_inputs(finished_demo_run):
+    run_dir, _ = finished_demo_run
+    return load_run_inputs(run_dir)
+
+
+def test_manifest_tables(demo_inputs) -> None:
+    manifest = demo_inputs.manifest
+    table5 = standardisation_table(manifest).set_index("metric")["value"]
+    stats = manifest["elections"]["demo_en"]["standardisation"]
+    assert table5["Final benchmark size"] == stats["final_size"]
+    assert table5["Excluded (missing rationale)"] == stats["excluded_missing_rationale"]
+    calls = calls_table(manifest)
+    assert set(calls["stage"]) == {row["stage"] for row in manifest["calls"]}
+    assert calls["calls"].sum() == manifest["totals"]["calls"]
+    assert set(stage_times(manifest)["stage"]) == set(manifest["stage_seconds"])
+    assert "judge panel" in set(judging_summary(manifest)["what"])
+    for build in (standardisation_table, calls_table, stage_times, judging_summary):
+        assert build(None) is None
+
+
+def test_table9_from_manifest_and_derived_from_items_agree(demo_inputs) -> None:
+    from_manifest, source = environment_counts(demo_inputs.manifest, demo_inputs.items)
+    derived, derived_source = environment_counts(None, demo_inputs.items)
+    assert source == "run.json" and "derived" in derived_source
+    keys = ["election_id", "variant", "environment"]
+    left = from_manifest.set_index(keys).sort_index()
+    right = derived.set_index(keys).sort_index()
+    assert left["kept"].to_dict() == right["kept"].to_dict()
+    assert left["dropped"].to_dict() == right["dropped"].to_dict()
+
+
+def test_observation_counts_count_failed_answers(demo_inputs) -> None:
+    answers = list(demo_inputs.answers)
+    answers[0] = AnswerView(answers[0].item, answers[0].model, 0, None, "timeout")
+    table = observation_counts(answers, demo_inputs.cells)
+    item = answers[0].item
+    row = table[
+        (table["variant"] == item.variant.value) & (table["environment"] == item.environment.value)
+    ].iloc[0]
+    assert row["failed_answers"] == 1
+    full_baseline = table[
+        (table["variant"] == Variant.FULL.value)
+        & (table["environment"] == Environment.BASELINE.value)
+    ]
+    assert int(full_baseline["observations"].iloc[0]) == int(
+        full_baseline["scored_answers"].iloc[0]
+    )
+
+
+def test_fidelity(demo_inputs) -> None:
+    table, reason = fidelity_table(demo_inputs.evidence)
+    assert reason is None and list(table["language"]) == ["en"]
+    row = table.iloc[0]
+    assert row["items"] == len(demo_inputs.evidence)
+    assert row["median_tokens_standardised"] > 0
+    assert fidelity_table(None) == (None, "no standardised evidence")
+    french = [
+        e.model_copy(update={"position": e.position.model_copy(update={"language": "French"})})
+        for e in demo_inputs.evidence[:2]
+    ]
+    table, reason = fidelity_table(french)
+    assert table is None and "French" in reason

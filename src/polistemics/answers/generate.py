@@ -7,7 +7,6 @@ own setting: greedy decoding is ``temperature = 0``; repeated samples (``samples
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import re
@@ -17,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from polistemics.answers.models import Answer
 from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import CallResult, Completer, Message
 
 STAGE = "answer"
@@ -93,7 +93,7 @@ async def answer_items(
         for item in items
         for index in range(samples)
     ]
-    return await _run_all(jobs)
+    return await gather_or_cancel(jobs)
 
 
 def answer_from_result(item_key: str, model: str, sample_index: int, result: CallResult) -> Answer:
@@ -155,15 +155,3 @@ def _default_messages_for() -> MessagesFor:
     from polistemics.environments.task_prompt import task_messages
 
     return task_messages
-
-
-async def _run_all(coroutines: list) -> list:
-    """Await all; if one raises (e.g. the budget is spent), cancel the rest and re-raise."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        return await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise

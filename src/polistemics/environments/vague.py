@@ -47,8 +47,9 @@ VAGUE_JSON_SCHEMA: dict = {
             "type": "string",
             "minLength": 150,
             "maxLength": 1000,
-            # For grammar-constrained local models: a paragraph of 4-6 plain sentences.
-            "x-gbnf": sentences_gbnf("", 4, 6),
+            # For grammar-constrained local models: 4-6 plain sentences that keep the placeholder
+            # (a tiny model drops it otherwise; "[PARTY] MUST be kept exactly as written").
+            "x-gbnf": sentences_gbnf("[PARTY] ", 4, 6),
         },
         "vagueness_modes_used": {
             "type": "array",

@@ -8,7 +8,6 @@ own verdicts are stored: majority voting happens downstream, in scoring.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections import Counter
@@ -22,6 +21,7 @@ from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.parse import parse_verdicts
 from polistemics.judging.prompt import build_judge_prompt
 from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import CallResult, Completer
 from polistemics.rubrics import Rubric, active_rubrics
 
@@ -100,7 +100,7 @@ async def judge_answers(
                 jobs.append(_judge_one(completer, judge, position, item, answer, rubric, on_result))
     if skipped:
         log.info("not judged: %s", ", ".join(f"{n} {why}" for why, n in sorted(skipped.items())))
-    return JudgeVerdicts(await _run_all(jobs), skipped)
+    return JudgeVerdicts(await gather_or_cancel(jobs), skipped)
 
 
 async def _judge_one(
@@ -155,15 +155,3 @@ async def _judge_one(
         if inspect.isawaitable(outcome):
             await outcome
     return record
-
-
-async def _run_all(coroutines: list) -> list:
-    """Await all; if one raises (e.g. the budget is spent), cancel the rest and re-raise."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        return await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise

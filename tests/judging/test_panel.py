@@ -251,3 +251,27 @@ def test_budget_stop_propagates():
 
     with pytest.raises(BudgetExceeded):
         run(ScriptedCompleter(script), JUDGES, [(item, make_answer(item))])
+
+
+def test_prompt_order_issues_calls_rubric_by_rubric_but_returns_input_order():
+    items = [
+        make_item(Environment.BASELINE, observation="de__de_spd__s001"),
+        make_item(Environment.NOISY, observation="de__de_spd__s002"),
+        make_item(Environment.BASELINE, observation="de__de_spd__s003"),
+    ]
+    pairs = [(item, make_answer(item)) for item in items]
+    plain, ordered = ScriptedCompleter(all_yes), ScriptedCompleter(all_yes)
+    default_records = run(plain, JUDGES[:1], pairs)
+    ordered_records = run(ordered, JUDGES[:1], pairs, prompt_order=True)
+
+    def runs(calls: list[Call]) -> int:
+        """How many stretches of identical system prompts the calls were issued in."""
+        systems = [c.messages[0]["content"] for c in calls]
+        return 1 + sum(a != b for a, b in zip(systems, systems[1:], strict=False))
+
+    distinct = len({c.messages[0]["content"] for c in ordered.calls})
+    assert runs(ordered.calls) == distinct  # each system prompt issued in one stretch
+    assert runs(plain.calls) > distinct  # the default interleaves them
+    assert [(r.item_key, r.rubric) for r in ordered_records] == [
+        (r.item_key, r.rubric) for r in default_records
+    ]

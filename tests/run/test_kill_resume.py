@@ -1,4 +1,4 @@
-"""A run killed (SIGKILL) during the judge stage resumes to the same results, repeating no call."""
+"""A run killed (SIGKILL) in any stage resumes to the same results, repeating no finished call."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from study_helpers import write_study
 
 from polistemics.llm.store import RunStore
@@ -33,10 +34,21 @@ def start_run(config: Path) -> subprocess.Popen:
     )
 
 
-def judge_calls(store_path: Path) -> int:
+# Stages that must not have started when the kill lands. Vague generation and its audit
+# interleave, and judging starts as soon as the first answer exists, so those overlap.
+LATER = {
+    "standardise": ["vague", "vague_audit", "answer", "judge"],
+    "vague": ["answer", "judge"],
+    "vague_audit": ["answer", "judge"],
+    "answer": [],
+    "judge": [],
+}
+
+
+def stage_calls(store_path: Path, stage: str) -> int:
     try:
         with sqlite3.connect(store_path, timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM calls WHERE stage = 'judge'").fetchone()[0]
+            return db.execute("SELECT COUNT(*) FROM calls WHERE stage = ?", (stage,)).fetchone()[0]
     except sqlite3.OperationalError:
         return 0
 
@@ -52,32 +64,44 @@ def results(run_dir: Path) -> tuple[list, list, list]:
     )
 
 
-def test_sigkill_in_the_judge_stage_then_resume(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    folder = tmp_path_factory.mktemp("reference")
     with FakeOpenAIServer() as server:
-        reference_dir = tmp_path / "reference"
-        reference_dir.mkdir()
-        reference = write_study(reference_dir, server.base_url)
-        assert start_run(reference).wait(timeout=120) == 0
+        assert start_run(write_study(folder, server.base_url)).wait(timeout=120) == 0
+    return results(folder / "run")
 
-    with FakeOpenAIServer(latency=0.01) as server:
-        killed_dir = tmp_path / "killed"
-        killed_dir.mkdir()
-        config = write_study(killed_dir, server.base_url)
-        store_path = killed_dir / "run" / "store.sqlite"
+
+@pytest.mark.parametrize(
+    ("stage", "after"),
+    [
+        ("standardise", 6),
+        ("vague", 6),
+        ("vague_audit", 4),
+        ("answer", 25),
+        ("judge", 40),
+    ],
+)
+def test_sigkill_in_a_stage_then_resume(
+    tmp_path: Path, reference: tuple, stage: str, after: int
+) -> None:
+    with FakeOpenAIServer(latency=0.05) as server:
+        config = write_study(tmp_path, server.base_url)
+        store_path = tmp_path / "run" / "store.sqlite"
         worker = start_run(config)
         deadline = time.monotonic() + 120
-        while judge_calls(store_path) < 40:
+        while stage_calls(store_path, stage) < after:
             assert worker.poll() is None, worker.stderr.read().decode()
             assert time.monotonic() < deadline
-            time.sleep(0.01)
+            time.sleep(0.005)
         worker.send_signal(signal.SIGKILL)
         worker.wait()
         with RunStore(store_path) as store:
             assert store.integrity_check() == "ok"
         with sqlite3.connect(store_path) as db:
             finished = {mh for (mh,) in db.execute("SELECT messages_hash FROM calls")}
-            stages = {s for (s,) in db.execute("SELECT DISTINCT stage FROM calls")}
-        assert "judge" in stages and not (killed_dir / "run" / "run.json").exists()
+        assert all(stage_calls(store_path, later) == 0 for later in LATER[stage]), "killed too late"
+        assert not (tmp_path / "run" / "run.json").exists()
 
         resumed = start_run(config)
         assert resumed.wait(timeout=120) == 0, resumed.stderr.read().decode()
@@ -86,4 +110,4 @@ def test_sigkill_in_the_judge_stage_then_resume(tmp_path: Path) -> None:
     assert finished <= per_prompt.keys()  # the server saw every call stored before the kill
     repeated = [mh for mh in finished if per_prompt[mh] > 1]
     assert repeated == [], f"{len(repeated)} finished calls were made again"
-    assert results(killed_dir / "run") == results(reference_dir / "run")
+    assert results(tmp_path / "run") == reference

@@ -119,3 +119,14 @@ def test_score_command_reads_a_run_directory(finished) -> None:
         "baseline",
         "ie_clarity_vague",
     }
+
+
+def test_judging_after_answers_in_prompt_order_gives_the_same_results(finished, tmp_path) -> None:
+    _, (_, overlapped, _), *_ = finished
+    with FakeOpenAIServer() as server:
+        config = write_study(tmp_path, server.base_url, overlap_judging="false")
+        _, serial, _ = run_study(config)
+    assert [a.text for a in serial.answers] == [a.text for a in overlapped.answers]
+    assert [(r.item_key, r.panel_position, r.rubric, r.says_yes) for r in serial.verdicts] == [
+        (r.item_key, r.panel_position, r.rubric, r.says_yes) for r in overlapped.verdicts
+    ]

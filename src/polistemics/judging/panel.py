@@ -76,16 +76,20 @@ async def judge_answers(
     items_with_answers: Iterable[tuple[EnvironmentItem, Answer]],
     *,
     on_result: OnJudgeResult | None = None,
+    prompt_order: bool = False,
 ) -> JudgeVerdicts:
     """Judge every usable answer; failed or empty answers are skipped and counted.
 
     Records come back in input order (answer, then judge, then rubric), whatever order the calls
-    finish in; ``on_result`` sees each record as soon as it is ready.
+    finish in; ``on_result`` sees each record as soon as it is ready. With ``prompt_order`` the
+    calls are *issued* rubric by rubric and environment by environment, so consecutive prompts
+    share their long system prompt: a serial local server (llama.cpp) then reuses that prefix.
     """
     if not judges:
         raise JudgingInputError("the judge panel is empty: name at least one judge model")
     skipped: Counter = Counter()
     jobs = []
+    order: list[tuple] = []
     for item, answer in items_with_answers:
         if answer.item_key != item.key:
             raise JudgingInputError(
@@ -97,10 +101,24 @@ async def judge_answers(
             continue
         for position, judge in enumerate(judges):
             for rubric in active_rubrics(item.environment):
+                order.append(_prompt_rank(rubric, item, position, len(jobs)))
                 jobs.append(_judge_one(completer, judge, position, item, answer, rubric, on_result))
     if skipped:
         log.info("not judged: %s", ", ".join(f"{n} {why}" for why, n in sorted(skipped.items())))
-    return JudgeVerdicts(await gather_or_cancel(jobs), skipped)
+    if not prompt_order:
+        return JudgeVerdicts(await gather_or_cancel(jobs), skipped)
+    issue = sorted(range(len(jobs)), key=lambda i: order[i])
+    finished = await gather_or_cancel(jobs[i] for i in issue)
+    records: list = [None] * len(jobs)
+    for i, record in zip(issue, finished, strict=True):
+        records[i] = record
+    return JudgeVerdicts(records, skipped)
+
+
+def _prompt_rank(rubric: Rubric, item: EnvironmentItem, position: int, index: int) -> tuple:
+    """Sort key grouping calls whose system prompts are identical."""
+    stance = item.judged_expected_stance.value
+    return (list(Rubric).index(rubric), item.environment.value, stance, position, index)
 
 
 async def _judge_one(

@@ -45,6 +45,11 @@ class RunConfig(BaseModel):
     environments: list[str] = Field(default_factory=lambda: [e.value for e in ALL_ENVIRONMENTS])
     ablations: list[Literal["anon", "en"]] = Field(default_factory=list)
     samples: int = Field(default=1, ge=1)
+    overlap_judging: bool = Field(
+        default=True,
+        description="Judge each answer as it arrives (best for remote endpoints). Off: judge after "
+        "all answers, in prompt order, so a serial local server reuses shared prompt prefixes.",
+    )
     seed: int = 0
     embeddings: Literal["use", "tfidf"] = "use"
     vague_max_tries: int = Field(default=3, ge=1)

@@ -27,6 +27,7 @@ from polistemics.judging.panel import JudgeVerdictRecord, judge_answers
 from polistemics.llm.client import LLMClient
 from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
 from polistemics.llm.session import open_client
+from polistemics.llm.tasks import gather_or_cancel
 from polistemics.records import Evidence, Position
 from polistemics.run.cells import score_run
 from polistemics.run.config import RunConfig
@@ -217,28 +218,36 @@ class Study:
         verdict_lists: list[list[JudgeVerdictRecord]] = []
         skipped: dict[str, int] = {}
 
+        # Answers being judged at once: enough to keep every judge's slots busy, few enough that
+        # prompts are built shortly before their calls (not 100,000 of them up front).
+        in_flight = asyncio.Semaphore(2 * max(judge.max_concurrency for judge in judges))
+
         async def judge_one(answer: Answer) -> None:
             # Called as each answer arrives, so judging overlaps with answering.
-            judged = await judge_answers(client, judges, [(by_key[answer.item_key], answer)])
+            async with in_flight:
+                judged = await judge_answers(client, judges, [(by_key[answer.item_key], answer)])
             verdict_lists.append(list(judged))
             for why, n in judged.skipped.items():
                 skipped[why] = skipped.get(why, 0) + n
 
         by_key = {item.key: item for item in items}
-        pending: list[asyncio.Task] = []
-        answers = await answer_items(
-            client,
-            targets,
-            items,
-            samples=self.config.samples,
-            on_result=lambda answer: pending.append(asyncio.ensure_future(judge_one(answer))),
-        )
-        try:
-            await asyncio.gather(*pending)
-        except BaseException:
-            for task in pending:
-                task.cancel()
-            raise
+        if self.config.overlap_judging:
+            pending: list[asyncio.Task] = []
+            answers = await answer_items(
+                client,
+                targets,
+                items,
+                samples=self.config.samples,
+                on_result=lambda answer: pending.append(asyncio.ensure_future(judge_one(answer))),
+            )
+            await gather_or_cancel(pending)
+        else:
+            answers = await answer_items(client, targets, items, samples=self.config.samples)
+            judged = await judge_answers(
+                client, judges, [(by_key[a.item_key], a) for a in answers], prompt_order=True
+            )
+            verdict_lists.append(list(judged))
+            skipped.update(judged.skipped)
         self.stage_seconds["answers+judges"] = time.perf_counter() - started
         verdicts = [record for records in verdict_lists for record in records]
         verdicts.sort(

@@ -81,7 +81,7 @@ class LLMClient:
 
     def __post_init__(self) -> None:
         self._limiters: dict[str, AdaptiveLimiter] = {}
-        self._clients: dict[tuple[str, str], openai.AsyncOpenAI] = {}
+        self._clients: dict[tuple[str, str, str], openai.AsyncOpenAI] = {}
         self._inflight: dict[str, asyncio.Future[CallResult]] = {}
         self._secrets: set[str] = set()
         if self.store is not None:
@@ -210,7 +210,11 @@ class LLMClient:
     ) -> _Outcome:
         self.network_calls += 1
         try:
-            response = await client.chat.completions.create(**body, timeout=endpoint.timeout)
+            # The SDK's low-level post keeps its status handling and error types but skips the
+            # typed request transform and response models (most of its per-call CPU time).
+            response = await client.post(
+                "/chat/completions", cast_to=dict, body=body, options={"timeout": endpoint.timeout}
+            )
         except openai.RateLimitError as exc:
             return _Outcome(
                 error=f"rate limited (HTTP 429): {exc.message}",
@@ -234,6 +238,8 @@ class LLMClient:
             return _Outcome(
                 error=f"malformed response body: {type(exc).__name__}: {exc}", retryable=True
             )
+        if not isinstance(response, dict):
+            return _Outcome(error="malformed response body: not a JSON object", retryable=True)
         return _read_response(response, endpoint)
 
     def _body(
@@ -276,8 +282,7 @@ class LLMClient:
                 body["response_format"] = {"type": "json_object", "schema": json_schema}
         elif endpoint.structured_output == "grammar" and (grammar or json_schema):
             extra["grammar"] = grammar or schema_to_gbnf(json_schema)
-        if extra:
-            body["extra_body"] = extra
+        body.update(extra)  # provider-specific fields travel at the top level of the JSON body
         return body
 
     def _client(self, endpoint: ModelEndpoint) -> openai.AsyncOpenAI:
@@ -291,7 +296,9 @@ class LLMClient:
         else:
             base_url = endpoint.resolved_base_url
             self._secrets.add(api_key)
-        cache_key = (base_url, api_key)
+        # One client (and connection pool) per endpoint: the pool scans its connections on every
+        # request, so one shared pool of several endpoints' connections costs CPU per call.
+        cache_key = (base_url, api_key, endpoint.name)
         if cache_key not in self._clients:
             self._clients[cache_key] = openai.AsyncOpenAI(
                 base_url=base_url, api_key=api_key, max_retries=0
@@ -351,29 +358,26 @@ def _retry_after(response: object) -> float | None:
             return None
 
 
-def _read_response(response: object, endpoint: ModelEndpoint) -> _Outcome:
-    choices = getattr(response, "choices", None)
-    if not choices:
+def _read_response(data: dict, endpoint: ModelEndpoint) -> _Outcome:
+    choices = data.get("choices")
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
         return _Outcome(error="malformed response: no choices", retryable=True)
     choice = choices[0]
-    message = choice.message
-    text = message.content if message is not None else None
-    finish = choice.finish_reason
-    usage = getattr(response, "usage", None)
-    outcome = _Outcome(text=text, finish_reason=finish)
-    if usage is not None:
-        outcome.input_tokens = usage.prompt_tokens or 0
-        outcome.output_tokens = usage.completion_tokens or 0
-        details = getattr(usage, "completion_tokens_details", None)
-        outcome.reasoning_tokens = (
-            (getattr(details, "reasoning_tokens", None) or 0) if details else 0
-        )
-        cost = (usage.model_extra or {}).get("cost")
-        outcome.cost = float(cost) if isinstance(cost, int | float) else None
+    message = choice.get("message") or {}
+    text = message.get("content")
+    finish = choice.get("finish_reason")
+    outcome = _Outcome(text=text if isinstance(text, str) else None, finish_reason=finish)
+    usage = data.get("usage") or {}
+    outcome.input_tokens = int(usage.get("prompt_tokens") or 0)
+    outcome.output_tokens = int(usage.get("completion_tokens") or 0)
+    details = usage.get("completion_tokens_details") or {}
+    outcome.reasoning_tokens = int(details.get("reasoning_tokens") or 0)
+    cost = usage.get("cost")
+    outcome.cost = float(cost) if isinstance(cost, int | float) else None
     if outcome.cost is None:
         outcome.cost = endpoint.estimate_cost(outcome.input_tokens, outcome.output_tokens)
-    if not (text or "").strip():
-        reasoning = (message.model_extra or {}).get("reasoning") if message is not None else None
+    if not (outcome.text or "").strip():
+        reasoning = message.get("reasoning") or message.get("reasoning_content")
         if finish == "content_filter":
             outcome.error = (
                 "refused by the provider's content filter (finish_reason=content_filter)"

@@ -224,7 +224,10 @@ def polistemic_responder(request_json: dict) -> str:
         ):
             return json.dumps(judge_json(full, instructions, response_format))
         return judge_verdicts(full, count_questions(instructions))
-    return task_answer(full)
+    answer = task_answer(full)
+    model = request_json.get("model")
+    # Different target models answer differently, so their answers are judged separately.
+    return f"{answer} (Model: {model}.)" if isinstance(model, str) and model else answer
 
 
 # ---- stages ------------------------------------------------------------------------------------

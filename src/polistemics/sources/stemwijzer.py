@@ -25,6 +25,7 @@ from polistemics.sources.files import (
     validate_records,
 )
 from polistemics.sources.languages import resolve_language
+from polistemics.sources.parties import new_party
 from polistemics.sources.text import clean_statement, collapse_whitespace, rationale_or_none
 
 COUNTRY = "nl"
@@ -182,20 +183,10 @@ def _load_native(data: dict[str, Any], path: Path, eid: str) -> Election:
         item = validate_record(_NativeParty, raw_party, path=path, record=record)
         if item.id in party_ids:
             raise SourceError(f"duplicate party id {item.id}", path=path, record=record, field="id")
-        name = item.name.strip()
-        if not name:
-            raise SourceError("empty party name", path=path, record=record, field="name")
-        pid = party_id(COUNTRY, name)
-        if pid in names:
-            raise SourceError(
-                f"party id {pid!r} also belongs to {names[pid]!r}",
-                path=path,
-                record=record,
-                field="name",
-            )
-        party_ids[item.id] = name
-        names[pid] = name
-        party = Party(id=pid, name=name, long_name=(item.fullName or "").strip() or None)
+        party = new_party(
+            item.name, item.fullName, country=COUNTRY, taken=names, path=path, record=record
+        )
+        party_ids[item.id] = party.name
 
         answered: set[int] = set()
         for s_index, raw_position in enumerate(item.statements):
@@ -212,7 +203,7 @@ def _load_native(data: dict[str, Any], path: Path, eid: str) -> Election:
                 )
             if entry.id in answered:
                 raise SourceError(
-                    f"party {name!r} answers statement id {entry.id} twice",
+                    f"party {party.name!r} answers statement id {entry.id} twice",
                     path=path,
                     record=record,
                     field=f"{field}.id",

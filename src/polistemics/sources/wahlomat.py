@@ -21,11 +21,11 @@ from polistemics.records import (
     Position,
     Stance,
     Statement,
-    party_id,
     statement_id,
 )
 from polistemics.sources.errors import SourceError
 from polistemics.sources.files import expect_list, read_json, record_label, validate_records
+from polistemics.sources.parties import new_party
 from polistemics.sources.text import rationale_or_none
 
 WAHLOMAT_FILES = ("overview", "party", "statement", "answer", "opinion", "comment")
@@ -194,20 +194,9 @@ def _read_parties(folder: Path) -> dict[int, Party]:
     for index, item in enumerate(validate_records(_Party, raw, path=path)):
         record = record_label(index, raw[index])
         _check_unique(parties, item.id, path, record)
-        name = item.name.strip()
-        if not name:
-            raise SourceError("empty party name", path=path, record=record, field="name")
-        pid = party_id(COUNTRY, name)
-        if pid in ids:
-            raise SourceError(
-                f"party id {pid!r} also belongs to {ids[pid]!r}",
-                path=path,
-                record=record,
-                field="name",
-            )
-        ids[pid] = name
-        long_name = (item.longname or "").strip() or None
-        parties[item.id] = Party(id=pid, name=name, long_name=long_name)
+        parties[item.id] = new_party(
+            item.name, item.longname, country=COUNTRY, taken=ids, path=path, record=record
+        )
     return parties
 
 

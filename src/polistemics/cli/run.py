@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from polistemics.cli.errors import UserError, user_errors
+from polistemics.cli.errors import user_errors
 from polistemics.environments.basis import EnvironmentInputError
 from polistemics.llm.local_server import LocalModelError
 from polistemics.llm.registry import RegistryError
@@ -158,6 +158,3 @@ def _print_summary(result, paths: dict[str, Path]) -> None:
 
 def register(app: typer.Typer) -> None:
     app.command("run")(run)
-
-
-__all__ = ["register", "run", "UserError"]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
+from polistemics.report.build import build_report
 from polistemics.run.exports import (
     write_cells,
     write_jsonl,
@@ -60,15 +61,5 @@ def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
             stage_seconds=result.stage_seconds,
             extra=extra,
         )
-    report = _write_report(run_dir)
-    if report is not None:
-        paths["report"] = report
+    paths["report"] = build_report(run_dir)
     return paths
-
-
-def _write_report(run_dir: Path) -> Path | None:
-    try:
-        from polistemics.report.build import build_report
-    except ImportError:  # the report module is optional until it exists
-        return None
-    return build_report(run_dir)

@@ -45,7 +45,6 @@ async def open_client(
         resolve_local=pool.base_url,
         listeners=[progress],
     )
-    client.progress = progress  # type: ignore[attr-defined]
     try:
         with progress:
             yield client

@@ -6,7 +6,6 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
-from polistemics.answers.models import Answer
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, MajorityResult, majority
@@ -57,7 +56,6 @@ def item_metadata(items: Iterable[EnvironmentItem], countries: dict[str, str]) -
 def score_run(
     records: Sequence[JudgeVerdictRecord],
     items: Sequence[EnvironmentItem],
-    answers: Sequence[Answer],
     *,
     panel_size: int,
     countries: dict[str, str],

@@ -330,6 +330,4 @@ def score_study(result: StudyResult, config: RunConfig):
     countries = {
         run.scoped.election.id: run.scoped.election.country.upper() for run in result.elections
     }
-    return score_run(
-        result.verdicts, items, result.answers, panel_size=len(config.judges), countries=countries
-    )
+    return score_run(result.verdicts, items, panel_size=len(config.judges), countries=countries)

@@ -3,7 +3,14 @@
 Tests and benchmarks point an OpenAI client at ``server.base_url``. Answers come from the first
 matching ``Rule`` or from the responder (by default ``polistemic_responder``); faults come from
 rules or from the seeded transient/permanent fault rates. Decisions hash the prompt and its
-attempt number, so they are the same across runs, thread interleavings and processes.
+attempt number, so they are the same across runs, request interleavings and processes.
+
+The HTTP layer is aiohttp's low-level web server on one asyncio event loop, which runs in a
+daemon thread of its own, so callers may use the server synchronously from any thread or event
+loop. Latency and ``timeout`` faults are ``asyncio.sleep`` calls: a thousand requests waiting
+side by side cost no threads and do not contend for the GIL, so the configured latency is the
+latency clients see. ``stop()`` gives requests in progress a moment, then cancels them and closes
+their connections without a response.
 
 Run it in its own process with ``python -m polistemics.testing.server --latency-ms 50``; it
 prints ``READY <base_url>`` and serves until SIGTERM or SIGINT.
@@ -12,18 +19,19 @@ prints ``READY <base_url>`` and serves until SIGTERM or SIGINT.
 from __future__ import annotations
 
 import argparse
-import contextlib
+import asyncio
 import hmac
 import json
 import signal
-import socket
-import socketserver
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
 from itertools import count
+
+from aiohttp import web
 
 from polistemics.testing.completions import (
     completion_body,
@@ -58,6 +66,21 @@ MALFORMED_JSON = (
     b'{"id": "chatcmpl-malformed", "object": "chat.completion", "choices": [{"message": '
 )
 REASONING_PREFIX = "Let me work through the request step by step before answering. "
+JSON_HEADERS = {"Content-Type": "application/json"}
+LISTEN_BACKLOG = 512  # a small backlog refuses bursts of concurrent connects
+STOP_GRACE_SECONDS = 0.05  # how long stop() lets a request finish before cancelling it
+
+_Route = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True)
+class _Running:
+    """A started server: its event loop thread, how to stop it, and the port it listens on."""
+
+    thread: threading.Thread
+    loop: asyncio.AbstractEventLoop
+    stop_requested: asyncio.Event
+    port: int
 
 
 class FakeOpenAIServer:
@@ -99,49 +122,44 @@ class FakeOpenAIServer:
         self.expected_api_key = expected_api_key
         self.model_ids = list(model_ids)
         self._port = port
-        self._rules_lock = threading.Lock()
+        self._rules_lock = threading.Lock()  # add_rule may run in any thread
         self._rules: list[Rule] = []
         self._rule_hits: list[int] = []
         for rule in rules or []:
             self.add_rule(rule)
         self._stats = StatsRecorder()
         self._ids = count(1)
-        self._stopping = threading.Event()
-        self._connections: set[socket.socket] = set()
-        self._connections_lock = threading.Lock()
-        self._httpd: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._routes: dict[tuple[str, str], _Route] = {
+            ("GET", "/health"): self._health,
+            ("GET", "/stats"): self._stats_json,
+            ("GET", "/v1/models"): self._models,
+            ("POST", "/v1/chat/completions"): self._chat,
+            ("POST", "/reset"): self._reset,
+        }
+        self._running: _Running | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> FakeOpenAIServer:
-        if self._httpd is not None:
+        """Listen and serve from a background thread; the server accepts requests on return."""
+        if self._running is not None:
             raise RuntimeError("FakeOpenAIServer is already running")
-        self._stopping = threading.Event()
-        self._httpd = _HTTPServer(("127.0.0.1", self._port), _Handler, app=self)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"fake-openai-{self.port}",
-            daemon=True,
+        ready: Future[_Running] = Future()
+        thread = threading.Thread(
+            target=self._serve_in_thread, args=(ready,), name="fake-openai", daemon=True
         )
-        self._thread.start()
+        thread.start()
+        self._running = ready.result()  # raises what stopped it listening (a port in use, say)
+        thread.name = f"fake-openai-{self._running.port}"
         return self
 
     def stop(self) -> None:
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
+        """Stop listening, cancel requests in progress (after a short grace) and close connections."""
+        running, self._running = self._running, None
+        if running is None:
             return
-        self._stopping.set()  # wakes handlers sleeping in latency or timeout faults
-        httpd.shutdown()
-        with self._connections_lock:
-            open_connections = list(self._connections)
-        for conn in open_connections:  # ends keep-alive handler threads waiting for a request
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join()
+        running.loop.call_soon_threadsafe(running.stop_requested.set)
+        running.thread.join()
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -151,13 +169,39 @@ class FakeOpenAIServer:
 
     @property
     def port(self) -> int:
-        if self._httpd is None:
+        if self._running is None:
             raise RuntimeError("FakeOpenAIServer is not running: call start() first")
-        return self._httpd.server_address[1]
+        return self._running.port
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    def _serve_in_thread(self, ready: Future[_Running]) -> None:
+        try:
+            asyncio.run(self._serve(ready))
+        except BaseException as err:
+            if ready.done():
+                raise
+            ready.set_exception(err)
+
+    async def _serve(self, ready: Future[_Running]) -> None:
+        """Serve until ``stop_requested`` is set, then close the listener and all connections."""
+        stop_requested = asyncio.Event()
+        low_level_server = web.Server(self._dispatch, access_log=None)
+        runner = web.ServerRunner(low_level_server, shutdown_timeout=STOP_GRACE_SECONDS)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, "127.0.0.1", self._port, backlog=LISTEN_BACKLOG)
+            await site.start()
+            running = _Running(
+                threading.current_thread(), asyncio.get_running_loop(), stop_requested, site.port
+            )
+            ready.set_result(running)
+            await stop_requested.wait()
+        finally:
+            # Waits STOP_GRACE_SECONDS at most for requests in progress, then cancels them.
+            await runner.cleanup()
 
     # ---- configuration and counters --------------------------------------------------------
 
@@ -173,7 +217,7 @@ class FakeOpenAIServer:
         """Zero the counters. Rule progress (which of a rule's ``faults`` comes next) is kept."""
         self._stats.reset()
 
-    # ---- decisions (called from handler threads) -------------------------------------------
+    # ---- decisions (called on the server's event loop) -------------------------------------
 
     def _match(self, text: str) -> tuple[Rule | None, int]:
         """The first matching rule and how many earlier requests it matched."""
@@ -226,260 +270,184 @@ class FakeOpenAIServer:
             **fields,  # type: ignore[arg-type]
         )
 
-    def _sleep(self, seconds: float) -> bool:
-        """Sleep unless the server stops meanwhile; False means it is stopping."""
-        if seconds <= 0:
-            return not self._stopping.is_set()
-        return not self._stopping.wait(seconds)
+    # ---- routes ----------------------------------------------------------------------------
 
-    def _track(self, conn: socket.socket, open_: bool) -> None:
-        with self._connections_lock:
-            if open_:
-                self._connections.add(conn)
-            else:
-                self._connections.discard(conn)
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # stop() wakes and disconnects handlers instead of joining them
-    request_queue_size = 512  # the default backlog of 5 refuses bursts of concurrent connects
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        handler: type[BaseHTTPRequestHandler],
-        *,
-        app: FakeOpenAIServer,
-    ) -> None:
-        self.app = app
-        super().__init__(address, handler)
-
-    def server_bind(self) -> None:
-        # HTTPServer.server_bind resolves the host's FQDN, which can stall without DNS.
-        socketserver.TCPServer.server_bind(self)
-        self.server_name, self.server_port = self.server_address[:2]
-
-
-class _ClientGone(Exception):
-    """The connection closed or the server is stopping; no response is possible."""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive
-    disable_nagle_algorithm = True  # headers and body go out as separate writes
-    server: _HTTPServer
-
-    def setup(self) -> None:
-        super().setup()
-        self.server.app._track(self.connection, True)
-
-    def finish(self) -> None:
+    async def _dispatch(self, request: web.BaseRequest) -> web.StreamResponse:
+        route = self._routes.get((request.method, request.path))
+        if route is None:
+            message = f"unknown path: {request.method} {request.path}"
+            return _json_response(404, error_body(404, message))
         try:
-            super().finish()
-        finally:
-            self.server.app._track(self.connection, False)
+            return await route(request)
+        except ConnectionError:  # the client went away mid-request: nobody to answer
+            return _hang_up(request)
 
-    def log_message(self, format: str, *args: object) -> None:
-        pass  # one line per request would dominate a benchmark's cost
+    async def _health(self, request: web.BaseRequest) -> web.StreamResponse:
+        return _json_response(200, {"status": "ok"})
 
-    # ---- routing ---------------------------------------------------------------------------
+    async def _stats_json(self, request: web.BaseRequest) -> web.StreamResponse:
+        return _raw_response(200, self.stats().model_dump_json().encode())
 
-    def do_GET(self) -> None:
-        self._guarded(self._route_get)
+    async def _models(self, request: web.BaseRequest) -> web.StreamResponse:
+        return self._refusal(request) or _json_response(200, models_body(self.model_ids))
 
-    def do_POST(self) -> None:
-        self._guarded(self._route_post)
-
-    def _guarded(self, route: Callable[[], None]) -> None:
-        try:
-            route()
-        except (_ClientGone, ConnectionError, TimeoutError):
-            self._close()
-
-    def _route_get(self) -> None:
-        app = self.server.app
-        path = self.path.split("?", 1)[0]
-        if path == "/health":
-            self._send_json(200, {"status": "ok"})
-        elif path == "/stats":
-            self._send_raw(200, app.stats().model_dump_json().encode())
-        elif path == "/v1/models":
-            if self._authorized():
-                self._send_json(200, models_body(app.model_ids))
-        else:
-            self._send_json(404, error_body(404, f"unknown path: GET {path}"))
-
-    def _route_post(self) -> None:
-        if self.headers.get("Transfer-Encoding"):
-            # The body's end cannot be found without decoding chunks; refuse and hang up.
-            error = error_body(411, "send the body with a Content-Length")
-            self._send_json(411, error, {"Connection": "close"})
-            return
-        raw = self._read_body()
-        path = self.path.split("?", 1)[0]
-        if path == "/v1/chat/completions":
-            self._chat(raw)
-        elif path == "/reset":
-            self.server.app.reset_stats()
-            self._send_json(200, {"status": "reset"})
-        else:
-            self._send_json(404, error_body(404, f"unknown path: POST {path}"))
+    async def _reset(self, request: web.BaseRequest) -> web.StreamResponse:
+        self.reset_stats()
+        return _json_response(200, {"status": "reset"})
 
     # ---- chat completions ------------------------------------------------------------------
 
-    def _chat(self, raw: bytes) -> None:
-        app = self.server.app
+    async def _chat(self, request: web.BaseRequest) -> web.StreamResponse:
+        raw = await request.read()  # Content-Length or chunked
         try:
-            request = json.loads(raw)
+            body = json.loads(raw)
         except ValueError:
-            request = None
-        valid = isinstance(request, dict) and isinstance(request.get("messages"), list)
-        key = prompt_key(request["messages"]) if valid else None
-        attempt = app._stats.received(
-            request if isinstance(request, dict) else None, key, {h.lower() for h in self.headers}
+            body = None
+        valid = isinstance(body, dict) and isinstance(body.get("messages"), list)
+        key = prompt_key(body["messages"]) if valid else None
+        attempt = self._stats.received(
+            body if isinstance(body, dict) else None,
+            key,
+            {name.lower() for name in request.headers},
         )
-        app._stats.begin()
+        self._stats.begin()
         try:
-            if not self._authorized(count=True):
-                return
-            if not valid or request.get("stream"):
-                app._stats.bad_request()
+            refusal = self._refusal(request, count=True)
+            if refusal is not None:
+                return refusal
+            if not valid or body.get("stream"):
+                self._stats.bad_request()
                 why = (
                     "streaming is not supported"
                     if valid
                     else "body must be a JSON object with 'messages'"
                 )
-                self._send_json(400, error_body(400, why))
-                return
-            self._answer_chat(request, key, attempt)
+                return _json_response(400, error_body(400, why))
+            return await self._answer_chat(request, body, key, attempt)
         finally:
-            app._stats.end()
+            self._stats.end()
 
-    def _answer_chat(self, request: dict, key: str, attempt: int) -> None:
-        app = self.server.app
-        rule, rule_hits = app._match(messages_text(request["messages"]))
-        fault = app._choose_fault(rule, rule_hits, key, attempt)
-        if not app._sleep(app._latency(rule, key, attempt)):
-            raise _ClientGone
+    async def _answer_chat(
+        self, request: web.BaseRequest, body: dict, key: str, attempt: int
+    ) -> web.StreamResponse:
+        rule, rule_hits = self._match(messages_text(body["messages"]))
+        fault = self._choose_fault(rule, rule_hits, key, attempt)
+        delay = self._latency(rule, key, attempt)
+        if delay > 0:
+            await asyncio.sleep(delay)
         if fault is None:
-            self._send_completion(request, rule, fault, counts_as_completed=True)
-            return
-        app._stats.fault(fault.kind)
+            return await self._send_completion(request, body, rule, None, counts_as_completed=True)
+        self._stats.fault(fault.kind)
         if fault.kind == "status":
-            headers = {}
+            headers = JSON_HEADERS
             if fault.retry_after is not None:
-                headers["Retry-After"] = f"{fault.retry_after:g}"
-            self._send_json(
-                fault.status,
-                error_body(fault.status, f"injected fault: HTTP {fault.status}"),
-                headers,
-            )
-        elif fault.kind == "drop_connection":
-            self._close()
-        elif fault.kind == "malformed_json":
-            self._send_raw(200, MALFORMED_JSON)
-        elif fault.kind == "timeout":
-            if not app._sleep(fault.delay):
-                raise _ClientGone
-            self._send_completion(request, rule, fault)
-        else:
-            self._send_completion(request, rule, fault)
+                headers = {**JSON_HEADERS, "Retry-After": f"{fault.retry_after:g}"}
+            error = error_body(fault.status, f"injected fault: HTTP {fault.status}")
+            return _json_response(fault.status, error, headers)
+        if fault.kind == "drop_connection":
+            return _hang_up(request)
+        if fault.kind == "malformed_json":
+            return _raw_response(200, MALFORMED_JSON)
+        if fault.kind == "timeout":
+            await asyncio.sleep(fault.delay)
+        return await self._send_completion(request, body, rule, fault)
 
-    def _send_completion(
+    async def _send_completion(
         self,
-        request: dict,
+        request: web.BaseRequest,
+        body: dict,
         rule: Rule | None,
         fault: Fault | None,
         *,
         counts_as_completed: bool = False,
-    ) -> bool:
-        """Send the (possibly fault-shaped) answer; False if the responder failed (a 500 went out).
+    ) -> web.StreamResponse:
+        """The (possibly fault-shaped) answer, or a 500 when the responder fails.
 
         A normal answer is counted before its bytes go out, so a client that has its reply never
         sees stats without it.
         """
-        app = self.server.app
         kind = fault.kind if fault else None
         if kind in ("empty_content", "content_filter"):
             answer = ""
         else:
             try:
-                answer = app._answer(rule, request)
+                answer = self._answer(rule, body)
             except Exception as err:  # a scripted responder's bug: report it, keep serving
-                if not app._stats.fault_count("responder_error"):
+                if not self._stats.fault_count("responder_error"):
                     traceback.print_exc(file=sys.stderr)  # once: a full stderr pipe would block
-                app._stats.fault("responder_error")
-                self._send_json(
-                    500, error_body(500, f"responder failed: {type(err).__name__}: {err}")
-                )
-                return False
-        if kind == "empty_content":
-            body = app._completion(request, content="")
-        elif kind == "content_filter":
-            body = app._completion(request, content=None, finish_reason="content_filter")
-        elif kind == "length":
-            words = answer.split()
-            body = app._completion(
-                request, content=" ".join(words[: max(1, len(words) // 2)]), finish_reason="length"
-            )
-        elif kind == "reasoning_only":
-            body = app._completion(request, content=None, reasoning=REASONING_PREFIX + answer)
-        else:
-            body = app._completion(request, content=answer)
-        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+                self._stats.fault("responder_error")
+                message = f"responder failed: {type(err).__name__}: {err}"
+                return _json_response(500, error_body(500, message))
+        completion = self._shaped_completion(body, kind, answer)
+        payload = json.dumps(completion, ensure_ascii=False).encode("utf-8")
         if counts_as_completed:
-            app._stats.completed()
+            self._stats.completed()
         if kind == "truncated_body":
-            self._send_truncated(payload)
-        else:
-            self._send_raw(200, payload)
-        return True
+            return await _send_truncated(request, payload)
+        return _raw_response(200, payload)
 
-    # ---- wire helpers ----------------------------------------------------------------------
+    def _shaped_completion(self, body: dict, kind: str | None, answer: str) -> dict:
+        if kind == "empty_content":
+            return self._completion(body, content="")
+        if kind == "content_filter":
+            return self._completion(body, content=None, finish_reason="content_filter")
+        if kind == "length":
+            words = answer.split()
+            prefix = " ".join(words[: max(1, len(words) // 2)])
+            return self._completion(body, content=prefix, finish_reason="length")
+        if kind == "reasoning_only":
+            return self._completion(body, content=None, reasoning=REASONING_PREFIX + answer)
+        return self._completion(body, content=answer)
 
-    def _authorized(self, count: bool = False) -> bool:
-        """Check the bearer key when one is expected; answer 401 and return False otherwise."""
-        app = self.server.app
-        if app.expected_api_key is None:
-            return True
-        given = self.headers.get("Authorization", "")
-        ok = hmac.compare_digest(given.encode(), f"Bearer {app.expected_api_key}".encode())
+    def _refusal(self, request: web.BaseRequest, *, count: bool = False) -> web.Response | None:
+        """A 401 when an API key is expected and the request lacks it; None when it may pass."""
+        if self.expected_api_key is None:
+            return None
+        # aiohttp decodes header bytes that are not UTF-8 as surrogates; encode them back as such.
+        given = request.headers.get("Authorization", "").encode("utf-8", "surrogateescape")
+        ok = hmac.compare_digest(given, f"Bearer {self.expected_api_key}".encode())
         if count:
-            app._stats.auth(ok)
-        if not ok:
-            self._send_json(401, error_body(401, "invalid or missing API key"))
-        return ok
+            self._stats.auth(ok)
+        return None if ok else _json_response(401, error_body(401, "invalid or missing API key"))
 
-    def _read_body(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length > 0 else b""
 
-    def _send_json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
-        self._send_raw(status, json.dumps(body).encode("utf-8"), headers)
+# ---- wire helpers ------------------------------------------------------------------------------
 
-    def _send_raw(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(payload)
 
-    def _send_truncated(self, payload: bytes) -> None:
-        """Announce the whole body, send half of it, then hang up."""
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload[: len(payload) // 2])
-        self._close()
+def _json_response(
+    status: int, body: dict, headers: Mapping[str, str] = JSON_HEADERS
+) -> web.Response:
+    return web.Response(status=status, body=json.dumps(body).encode("utf-8"), headers=headers)
 
-    def _close(self) -> None:
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
+
+def _raw_response(status: int, payload: bytes) -> web.Response:
+    return web.Response(status=status, body=payload, headers=JSON_HEADERS)
+
+
+def _hang_up(request: web.BaseRequest) -> web.StreamResponse:
+    """Close the connection without a response.
+
+    aiohttp still tries to send the returned response, finds the transport closed and drops it
+    quietly, as it does when a client disconnects.
+    """
+    _close_connection(request)
+    return web.Response(status=200)
+
+
+def _close_connection(request: web.BaseRequest) -> None:
+    transport = request.transport
+    if transport is not None:  # None: the client has closed it already
+        transport.close()  # sends what was written, then FIN
+
+
+async def _send_truncated(request: web.BaseRequest, payload: bytes) -> web.StreamResponse:
+    """Announce the whole body, send half of it, then hang up."""
+    response = web.StreamResponse(status=200, headers=JSON_HEADERS)
+    response.content_length = len(payload)
+    await response.prepare(request)
+    await response.write(payload[: len(payload) // 2])
+    _close_connection(request)
+    return response
 
 
 # ---- command line ------------------------------------------------------------------------------

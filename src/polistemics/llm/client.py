@@ -11,16 +11,22 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-import openai
-
+from polistemics.llm.call_writer import CallWriter, PendingCall
 from polistemics.llm.grammar import schema_to_gbnf, without_extensions
-from polistemics.llm.keys import call_key, messages_hash, request_params
+from polistemics.llm.keys import CallIdentity, request_params
 from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
+from polistemics.llm.transport import (
+    ChatTransport,
+    ConnectionFailed,
+    HttpStatusError,
+    MalformedBody,
+    RequestTimeout,
+)
 from polistemics.llm.types import BudgetExceeded, CallResult, Message
 
 
@@ -81,11 +87,16 @@ class LLMClient:
 
     def __post_init__(self) -> None:
         self._limiters: dict[str, AdaptiveLimiter] = {}
-        self._clients: dict[tuple[str, str, str], openai.AsyncOpenAI] = {}
+        self._transports: dict[tuple[str, str, str], ChatTransport] = {}
         self._inflight: dict[str, asyncio.Future[CallResult]] = {}
         self._secrets: set[str] = set()
+        self._writer = CallWriter(self.store.path) if self.store is not None else None
+        # Keys the store holds (read once, then kept up to date by this client), so that a new
+        # call costs no database read. Calls another process stores meanwhile are not seen.
+        self._stored_keys: set[str] = set()
         if self.store is not None:
             self.spent = self.store.total_cost()
+            self._stored_keys = self.store.call_keys()
 
     # -- public ------------------------------------------------------------------------------
 
@@ -100,8 +111,9 @@ class LLMClient:
         grammar: str | None = None,
     ) -> CallResult:
         params = request_params(endpoint, json_schema=json_schema, grammar=grammar)
-        key = call_key(endpoint, messages, params, sample_index)
-        if self.store is not None:
+        identity = CallIdentity.of(endpoint, messages, params, sample_index)
+        key = identity.key
+        if self.store is not None and key in self._stored_keys:
             stored = self.store.get_call(key)
             if stored is not None:
                 self._account(stage, stored)
@@ -113,18 +125,19 @@ class LLMClient:
         future: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
-            result = await self._call(
-                endpoint, messages, params, key, json_schema, grammar, sample_index
-            )
-            if self.store is not None:
-                self.store.put_call(
-                    result,
-                    stage=stage,
-                    messages_hash=messages_hash(messages),
-                    params=params,
-                    sample_index=sample_index,
-                    messages=messages,
+            result = await self._call(endpoint, identity, json_schema, grammar, sample_index)
+            if self._writer is not None:
+                await self._writer.put(
+                    PendingCall(
+                        result,
+                        stage,
+                        identity.messages_hash,
+                        identity.params_json,
+                        sample_index,
+                        identity.messages_json,
+                    )
                 )
+                self._stored_keys.add(key)
             self.spent += self._cost_for_budget(endpoint, result)
             future.set_result(result)
         except BaseException as exc:
@@ -143,18 +156,18 @@ class LLMClient:
         return self._limiters[base]
 
     async def aclose(self) -> None:
-        for client in self._clients.values():
-            await client.close()
-        self._clients.clear()
+        for transport in self._transports.values():
+            await transport.close()
+        self._transports.clear()
+        if self._writer is not None:
+            self._writer.close()
 
     # -- one call with retries ---------------------------------------------------------------
 
     async def _call(
         self,
         endpoint: ModelEndpoint,
-        messages: list[Message],
-        params: dict,
-        key: str,
+        identity: CallIdentity,
         json_schema: dict | None,
         grammar: str | None,
         sample_index: int,
@@ -164,9 +177,9 @@ class LLMClient:
                 f"cost cap of ${self.max_cost:.2f} reached (spent ${self.spent:.4f}); "
                 "finished calls are stored: rerun with a higher --max-cost to continue"
             )
-        client = self._client(endpoint)  # raises MissingApiKey before any call
+        transport = self._transport(endpoint)  # raises MissingApiKey before any call
         limiter = self.limiter(endpoint)
-        body = self._body(endpoint, messages, json_schema, grammar, sample_index)
+        body = self._body(endpoint, json_schema, grammar, sample_index)
         attempts = content_attempts = 0
         started = time.monotonic()
         outcome = _Outcome(error="not attempted")
@@ -174,7 +187,7 @@ class LLMClient:
             attempts += 1
             async with limiter:
                 t0 = time.monotonic()
-                outcome = await self._attempt(client, endpoint, body)
+                outcome = await self._attempt(transport, endpoint, body, identity.messages_json)
                 latency_ms = (time.monotonic() - t0) * 1000
             if outcome.rate_limited:
                 limiter.on_rate_limited()
@@ -190,7 +203,7 @@ class LLMClient:
             await asyncio.sleep(self._delay(attempts, outcome.retry_after))
         status = "ok" if outcome.error is None else "error"
         return CallResult(
-            key=key,
+            key=identity.key,
             endpoint=endpoint.name,
             model=endpoint.model,
             status=status,
@@ -206,53 +219,43 @@ class LLMClient:
         )
 
     async def _attempt(
-        self, client: openai.AsyncOpenAI, endpoint: ModelEndpoint, body: dict
+        self, transport: ChatTransport, endpoint: ModelEndpoint, body: dict, messages_json: str
     ) -> _Outcome:
         self.network_calls += 1
         try:
-            # The SDK's low-level post keeps its status handling and error types but skips the
-            # typed request transform and response models (most of its per-call CPU time).
-            response = await client.post(
-                "/chat/completions", cast_to=dict, body=body, options={"timeout": endpoint.timeout}
-            )
-        except openai.RateLimitError as exc:
+            response = await transport.post(body, messages_json)
+        except HttpStatusError as exc:
+            code = exc.status
+            if code == 429:
+                return _Outcome(
+                    error=f"rate limited (HTTP 429): {exc.message}",
+                    retryable=True,
+                    rate_limited=True,
+                    retry_after=_retry_after(exc.headers),
+                )
             return _Outcome(
-                error=f"rate limited (HTTP 429): {exc.message}",
-                retryable=True,
-                rate_limited=True,
-                retry_after=_retry_after(exc.response),
+                error=str(exc),
+                retryable=code >= 500 or code in (408, 409, 425),
+                retry_after=_retry_after(exc.headers),
             )
-        except openai.APITimeoutError:
-            return _Outcome(error=f"timed out after {endpoint.timeout:g}s", retryable=True)
-        except openai.APIConnectionError as exc:
-            return _Outcome(error=f"connection error: {exc.__cause__ or exc}", retryable=True)
-        except openai.APIStatusError as exc:
-            code = exc.status_code
-            retryable = code >= 500 or code in (408, 409, 425)
-            return _Outcome(
-                error=f"HTTP {code}: {exc.message}",
-                retryable=retryable,
-                retry_after=_retry_after(exc.response),
-            )
-        except (openai.APIResponseValidationError, ValueError, TypeError) as exc:
-            return _Outcome(
-                error=f"malformed response body: {type(exc).__name__}: {exc}", retryable=True
-            )
-        if not isinstance(response, dict):
-            return _Outcome(error="malformed response body: not a JSON object", retryable=True)
+        except RequestTimeout as exc:
+            return _Outcome(error=str(exc), retryable=True)
+        except ConnectionFailed as exc:
+            return _Outcome(error=f"connection error: {exc}", retryable=True)
+        except MalformedBody as exc:
+            return _Outcome(error=f"malformed response body: {exc}", retryable=True)
         return _read_response(response, endpoint)
 
     def _body(
         self,
         endpoint: ModelEndpoint,
-        messages: list[Message],
         json_schema: dict | None,
         grammar: str | None,
         sample_index: int = 0,
     ) -> dict:
+        """The request body without its messages (the transport adds them, already as JSON)."""
         body: dict = {
             "model": endpoint.model,
-            "messages": messages,
             "temperature": endpoint.temperature,
             "max_tokens": endpoint.max_tokens,
         }
@@ -285,7 +288,7 @@ class LLMClient:
         body.update(extra)  # provider-specific fields travel at the top level of the JSON body
         return body
 
-    def _client(self, endpoint: ModelEndpoint) -> openai.AsyncOpenAI:
+    def _transport(self, endpoint: ModelEndpoint) -> ChatTransport:
         api_key = endpoint.api_key()
         if endpoint.is_local:
             if self.resolve_local is None:
@@ -296,14 +299,11 @@ class LLMClient:
         else:
             base_url = endpoint.resolved_base_url
             self._secrets.add(api_key)
-        # One client (and connection pool) per endpoint: the pool scans its connections on every
-        # request, so one shared pool of several endpoints' connections costs CPU per call.
+        # One transport (and connection pool) per endpoint entry.
         cache_key = (base_url, api_key, endpoint.name)
-        if cache_key not in self._clients:
-            self._clients[cache_key] = openai.AsyncOpenAI(
-                base_url=base_url, api_key=api_key, max_retries=0
-            )
-        return self._clients[cache_key]
+        if cache_key not in self._transports:
+            self._transports[cache_key] = ChatTransport(base_url, api_key, timeout=endpoint.timeout)
+        return self._transports[cache_key]
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         backoff = min(self.retry.max_delay, self.retry.base_delay * 2 ** (attempt - 1))
@@ -335,8 +335,7 @@ class LLMClient:
             listener(stage, result)
 
 
-def _retry_after(response: object) -> float | None:
-    headers = getattr(response, "headers", None)
+def _retry_after(headers: Mapping[str, str] | None) -> float | None:
     if not headers:
         return None
     if value := headers.get("retry-after-ms"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 from polistemics.llm.registry import ModelEndpoint
 
@@ -35,11 +36,40 @@ def call_key(endpoint: ModelEndpoint, messages: list[dict], params: dict, sample
     The endpoint is identified by where it is served (not by its registry name), so judges that
     are the same model with the same parameters share cached calls.
     """
-    material = {
-        "endpoint": endpoint.resolved_base_url,
-        "model": endpoint.model,
-        "messages": messages,
-        "params": params,
-        "sample_index": sample_index,
-    }
-    return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
+    return CallIdentity.of(endpoint, messages, params, sample_index).key
+
+
+@dataclass(frozen=True)
+class CallIdentity:
+    """A call's cache key with the canonical messages JSON and hash it was built from.
+
+    The key is the SHA-256 of the canonical JSON of {endpoint, messages, model, params,
+    sample_index}; the messages' canonical JSON is serialised once and spliced in (keys in sorted
+    order, as ``canonical_json`` would write them), since judge prompts are long and every call
+    needs both the key and the stored messages.
+    """
+
+    key: str
+    messages_json: str
+    messages_hash: str
+    params_json: str
+
+    @classmethod
+    def of(
+        cls, endpoint: ModelEndpoint, messages: list[dict], params: dict, sample_index: int
+    ) -> CallIdentity:
+        messages_json = canonical_json(messages)
+        params_json = canonical_json(params)
+        material = (
+            f'{{"endpoint":{canonical_json(endpoint.resolved_base_url)},'
+            f'"messages":{messages_json},'
+            f'"model":{canonical_json(endpoint.model)},'
+            f'"params":{params_json},'
+            f'"sample_index":{canonical_json(sample_index)}}}'
+        )
+        return cls(
+            key=hashlib.sha256(material.encode("utf-8")).hexdigest(),
+            messages_json=messages_json,
+            messages_hash=hashlib.sha256(messages_json.encode("utf-8")).hexdigest(),
+            params_json=params_json,
+        )

@@ -56,10 +56,60 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 """
 
+INSERT_CALL = (
+    "INSERT OR REPLACE INTO calls (key, endpoint, model, stage, messages_hash, params, "
+    "sample_index, status, response_text, finish_reason, input_tokens, output_tokens, "
+    "reasoning_tokens, cost, latency_ms, attempts, error, messages, created_at) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
 _RESULT_COLUMNS = (
     "key, endpoint, model, status, response_text, finish_reason, error, input_tokens, "
     "output_tokens, reasoning_tokens, cost, latency_ms, attempts"
 )
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection in WAL mode: readers never block the writer, nor the writer readers."""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=60)
+    db.execute("PRAGMA journal_mode=WAL")
+    # NORMAL is durable against process crashes (SIGKILL), which is what resuming needs.
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA busy_timeout=60000")
+    return db
+
+
+def call_row(
+    result: CallResult,
+    stage: str,
+    messages_hash: str,
+    params_json: str,
+    sample_index: int,
+    messages_json: str | None,
+) -> tuple:
+    """The ``INSERT_CALL`` parameters for one finished call."""
+    blob = zlib.compress(messages_json.encode(), 1) if messages_json else None
+    return (
+        result.key,
+        result.endpoint,
+        result.model,
+        stage,
+        messages_hash,
+        params_json,
+        sample_index,
+        result.status,
+        result.text,
+        result.finish_reason,
+        result.input_tokens,
+        result.output_tokens,
+        result.reasoning_tokens,
+        result.cost,
+        result.latency_ms,
+        result.attempts,
+        result.error,
+        blob,
+        time.time(),
+    )
 
 
 class RunStore:
@@ -69,13 +119,7 @@ class RunStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(
-            self.path, check_same_thread=False, isolation_level=None, timeout=60
-        )
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL is durable against process crashes (SIGKILL), which is what resuming needs.
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db = connect(self.path)
         self._db.executescript(SCHEMA)
 
     def close(self) -> None:
@@ -103,42 +147,23 @@ class RunStore:
         *,
         stage: str,
         messages_hash: str,
-        params: dict,
+        params_json: str,
         sample_index: int,
-        messages: list[dict] | None = None,
+        messages_json: str | None = None,
     ) -> None:
-        """Commit one finished call (a success replaces an earlier recorded failure)."""
-        blob = (
-            zlib.compress(json.dumps(messages, ensure_ascii=False).encode()) if messages else None
-        )
+        """Commit one finished call (a success replaces an earlier recorded failure).
+
+        ``params_json`` and ``messages_json`` are the call's parameters and prompt as JSON (the
+        prompt is stored compressed, for ``call_messages``). ``CallWriter`` commits calls in
+        groups from a background thread; this is the one-call path.
+        """
+        row = call_row(result, stage, messages_hash, params_json, sample_index, messages_json)
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO calls (key, endpoint, model, stage, messages_hash, params, "
-                "sample_index, status, response_text, finish_reason, input_tokens, output_tokens, "
-                "reasoning_tokens, cost, latency_ms, attempts, error, messages, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    result.key,
-                    result.endpoint,
-                    result.model,
-                    stage,
-                    messages_hash,
-                    json.dumps(params, sort_keys=True),
-                    sample_index,
-                    result.status,
-                    result.text,
-                    result.finish_reason,
-                    result.input_tokens,
-                    result.output_tokens,
-                    result.reasoning_tokens,
-                    result.cost,
-                    result.latency_ms,
-                    result.attempts,
-                    result.error,
-                    blob,
-                    time.time(),
-                ),
-            )
+            self._db.execute(INSERT_CALL, row)
+
+    def call_keys(self) -> set[str]:
+        with self._lock:
+            return {row[0] for row in self._db.execute("SELECT key FROM calls")}
 
     def call_messages(self, key: str) -> list[dict] | None:
         with self._lock:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import resource
 import subprocess
 import sys
@@ -23,6 +24,14 @@ from pathlib import Path
 from polistemics.llm.client import LLMClient, RetryPolicy
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
+
+
+class ServerProcess:
+    """The test server's process: its base URL and, once it has stopped, its CPU seconds."""
+
+    def __init__(self, base_url: str):
+        self.base_url = base_url
+        self.cpu_seconds = 0.0
 
 
 @contextmanager
@@ -39,25 +48,37 @@ def test_server(latency_ms: float, extra: list[str] | None = None):
         *(extra or []),
     ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    server = ServerProcess("")
     try:
         line = process.stdout.readline().strip()
         if not line.startswith("READY "):
             raise RuntimeError(f"test server did not start: {line!r}")
-        yield line.split(" ", 1)[1]
+        server.base_url = line.split(" ", 1)[1]
+        yield server
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        _, status, usage = os.wait4(process.pid, 0)  # this process's own CPU time
+        process.returncode = os.waitstatus_to_exitcode(status)
+        server.cpu_seconds = usage.ru_utime + usage.ru_stime
 
 
-async def run_calls(client: LLMClient, endpoint: ModelEndpoint, calls: int) -> list:
-    return await asyncio.gather(
-        *(
-            client.complete(
-                endpoint, [{"role": "user", "content": f"benchmark question {i}"}], stage="bench"
+async def run_calls(
+    client: LLMClient, endpoint: ModelEndpoint, calls: int, *, close: bool = False
+) -> list:
+    try:
+        return await asyncio.gather(
+            *(
+                client.complete(
+                    endpoint,
+                    [{"role": "user", "content": f"benchmark question {i}"}],
+                    stage="bench",
+                )
+                for i in range(calls)
             )
-            for i in range(calls)
         )
-    )
+    finally:
+        if close:
+            await client.aclose()
 
 
 def main() -> None:
@@ -67,24 +88,24 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     args = parser.parse_args()
 
-    with test_server(args.latency_ms) as base_url, tempfile.TemporaryDirectory() as tmp:
+    with test_server(args.latency_ms) as server, tempfile.TemporaryDirectory() as tmp:
         endpoint = ModelEndpoint(
             name="bench",
             model="fake-model",
-            base_url=base_url,
+            base_url=server.base_url,
             max_concurrency=args.concurrency,
             timeout=30,
         )
         with RunStore(Path(tmp) / "store.sqlite") as store:
             client = LLMClient(store=store, retry=RetryPolicy(base_delay=0.05))
             cpu0, wall0 = time.process_time(), time.perf_counter()
-            results = asyncio.run(run_calls(client, endpoint, args.calls))
+            results = asyncio.run(run_calls(client, endpoint, args.calls, close=True))
             wall = time.perf_counter() - wall0
             cpu = time.process_time() - cpu0
             failed = sum(not r.ok for r in results)
 
             rerun_client = LLMClient(store=store)
-            asyncio.run(run_calls(rerun_client, endpoint, args.calls))
+            asyncio.run(run_calls(rerun_client, endpoint, args.calls, close=True))
 
     ideal = args.calls * args.latency_ms / 1000 / args.concurrency
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -95,6 +116,9 @@ def main() -> None:
     print(f"ideal                 {ideal:.2f} s")
     print(f"wall / ideal          {wall / ideal:.3f}")
     print(f"harness CPU per call  {cpu / args.calls * 1000:.3f} ms")
+    print(
+        f"test server CPU/call  {server.cpu_seconds / args.calls * 1000:.3f} ms (its own process)"
+    )
     print(f"peak memory (RSS)     {peak_mb:.0f} MB")
     print(f"rerun calls made      {rerun_client.network_calls}")
 

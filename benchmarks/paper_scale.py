@@ -13,10 +13,10 @@ how many calls the rerun made (must be 0).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import os
 import random
-import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,10 +25,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from client_overhead import test_server  # noqa: E402
-
-from polistemics.run.config import load_config  # noqa: E402
-from polistemics.run.finish import finish_run  # noqa: E402
-from polistemics.run.pipeline import Study  # noqa: E402
 
 PARTIES = 8
 STATEMENTS = 61
@@ -102,13 +98,31 @@ def write_config(folder: Path, base_url: str, concurrency: int) -> Path:
     return config
 
 
-def run_once(config_path: Path) -> tuple[Study, object, float, float]:
-    config = load_config(config_path)
-    study = Study(config, config.run_dir(), log=lambda m: None)
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    result = asyncio.run(study.execute(quiet=True))
-    finish_run(study, result)
-    return study, result, time.perf_counter() - wall0, time.process_time() - cpu0
+def run_cli(config_path: Path) -> dict:
+    """``polistemics run CONFIG`` in its own process, as a user runs it: its wall time, CPU
+    seconds and peak memory (that process's own, read with wait4), and its run.json."""
+    command = [sys.executable, "-m", "polistemics", "run", str(config_path), "--quiet"]
+    wall0 = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - wall0
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"polistemics run failed with exit code {process.returncode}")
+    run_dir = config_path.parent / "run"
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak_mb": usage.ru_maxrss / 1024,
+        "manifest": json.loads((run_dir / "run.json").read_text(encoding="utf-8")),
+        "answers": _lines(run_dir / "answers.jsonl"),
+        "judge_records": _lines(run_dir / "judges.jsonl"),
+    }
+
+
+def _lines(path: Path) -> int:
+    with path.open(encoding="utf-8") as handle:
+        return sum(1 for _ in handle)
 
 
 def main() -> None:
@@ -117,31 +131,37 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     args = parser.parse_args()
 
-    with test_server(args.latency_ms) as base_url, tempfile.TemporaryDirectory() as tmp:
-        config = write_config(Path(tmp), base_url, args.concurrency)
-        study, result, wall, cpu = run_once(config)
-        calls = result.calls_made
-        _, rerun, _, _ = run_once(config)
+    with test_server(args.latency_ms) as server, tempfile.TemporaryDirectory() as tmp:
+        config = write_config(Path(tmp), server.base_url, args.concurrency)
+        first = run_cli(config)
+        rerun = run_cli(config)
 
+    manifest = first["manifest"]
+    calls = manifest["calls_made_this_run"]
     ideal = calls * args.latency_ms / 1000 / args.concurrency
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    items = [i for run in result.elections for i in run.items]
-    print(f"observations          {sum(len(r.evidence) for r in result.elections)}")
-    print(f"environment items     {len(items)}")
-    print(f"answers               {len(result.answers)}")
-    print(f"judge records         {len(result.verdicts)}")
-    print(f"total calls           {calls}")
-    print(
-        "stage seconds         " + ", ".join(f"{k} {v:.1f}" for k, v in study.stage_seconds.items())
+    environments = [
+        env for election in manifest["elections"].values() for env in election["environments"]
+    ]
+    observations = sum(
+        election["standardisation"].get("final_size", 0) for election in manifest["elections"].values()
     )
-    print(f"wall time             {wall:.1f} s")
+    print(f"observations          {observations}")
+    print(f"environment items     {sum(env['kept'] for env in environments)}")
+    print(f"answers               {first['answers']}")
+    print(f"judge records         {first['judge_records']}")
+    print(f"total calls           {calls}")
+    stages = manifest["stage_seconds"]
+    print("stage seconds         " + ", ".join(f"{k} {v:.1f}" for k, v in stages.items()))
+    print(f"wall time             {first['wall']:.1f} s  (the whole command, imports to report)")
     print(
         f"ideal                 {ideal:.1f} s  ({args.latency_ms:g} ms x calls / {args.concurrency})"
     )
-    print(f"wall / ideal          {wall / ideal:.2f}")
-    print(f"harness CPU per call  {cpu / calls * 1000:.2f} ms")
-    print(f"peak memory (RSS)     {peak_mb:.0f} MB")
-    print(f"rerun calls made      {rerun.calls_made}")
+    print(f"wall / ideal          {first['wall'] / ideal:.2f}")
+    print(f"harness CPU per call  {first['cpu'] / calls * 1000:.2f} ms")
+    print(f"test server CPU/call  {server.cpu_seconds / calls * 1000:.2f} ms (its own process)")
+    print(f"peak memory (RSS)     {first['peak_mb']:.0f} MB")
+    print(f"rerun wall time       {rerun['wall']:.1f} s, peak memory {rerun['peak_mb']:.0f} MB")
+    print(f"rerun calls made      {rerun['manifest']['calls_made_this_run']}")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ class ElectionRun:
     vague: dict = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(repr=False)  # see __repr__
 class StudyResult:
     run_dir: Path
     elections: list[ElectionRun]
@@ -59,6 +59,14 @@ class StudyResult:
     stage_seconds: dict[str, float]
     calls_made: int
     judges_skipped: dict[str, int]
+
+    def __repr__(self) -> str:
+        # Short on purpose: asyncio.run formats the main task's repr, result included, when it
+        # restores the SIGINT handler; the default repr of 100,000 verdicts took seconds.
+        return (
+            f"StudyResult({self.run_dir}, {len(self.answers)} answers, "
+            f"{len(self.verdicts)} verdicts, {self.calls_made} calls made)"
+        )
 
 
 def resolve_endpoints(config: RunConfig, registry: ModelRegistry) -> dict[str, ModelEndpoint]:

@@ -143,7 +143,8 @@ def main() -> None:
         env for election in manifest["elections"].values() for env in election["environments"]
     ]
     observations = sum(
-        election["standardisation"].get("final_size", 0) for election in manifest["elections"].values()
+        election["standardisation"].get("final_size", 0)
+        for election in manifest["elections"].values()
     )
     print(f"observations          {observations}")
     print(f"environment items     {sum(env['kept'] for env in environments)}")

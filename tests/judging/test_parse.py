@@ -195,3 +195,11 @@ def test_verdict_word(text, expected):
 def test_strip_reasoning_keeps_text_outside_blocks():
     assert strip_reasoning("<think>a</think>b<reasoning>c</reasoning>d").split() == ["b", "d"]
     assert strip_reasoning("keep <think>dropped to the end").strip() == "keep"
+
+
+def test_repeated_outputs_give_equal_but_separate_results() -> None:
+    first = parse_verdicts("1. Yes\n2. No", 2)
+    assert first == [Y, N]
+    first.append(Y)  # the caller owns its list: a later parse of the same text is not affected
+    assert parse_verdicts("1. Yes\n2. No", 2) == [Y, N]
+    assert parse_verdicts("1. Yes\n2. No", 3) is None  # same text, other question count

@@ -20,9 +20,8 @@ from polistemics.environments.release_io import (
     write_items,
 )
 from polistemics.judging.panel import JudgeVerdictRecord
-from polistemics.report.reliability import verdict_table
 from polistemics.rubrics import active_rubrics, sub_questions
-from polistemics.run.cells import item_metadata
+from polistemics.run.cells import item_metadata, verdict_table
 from polistemics.run.exports import VARIANT_FOLDERS, write_cells, write_jsonl
 from polistemics.scoring.verdicts import majority
 

@@ -47,6 +47,26 @@ def test_finish_run_writes_the_report(finished_demo_run) -> None:
     )  # no network reference outside the data (the SVG namespace is a name, not a request)
 
 
+def test_the_report_from_the_files_equals_the_one_finish_run_built_from_memory(
+    finished_demo_run, tmp_path: Path
+) -> None:
+    run_dir, paths = finished_demo_run
+    ours = paths["report"].parent
+    again = build_report(run_dir, tmp_path / "again").parent
+    files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    assert len(files) > 20
+
+    def page(folder: Path) -> str:
+        html = (folder / "report.html").read_text(encoding="utf-8")
+        return re.sub(r"Generated \S+ by", "Generated (time) by", html)
+
+    for name in files:
+        if name.name != "report.html":
+            assert (ours / name).read_bytes() == (again / name).read_bytes(), name
+    assert page(ours) == page(again)
+
+
 def test_static_figures_and_csv_tables(finished_demo_run) -> None:
     run_dir, paths = finished_demo_run
     folder = paths["report"].parent

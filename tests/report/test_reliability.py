@@ -5,12 +5,12 @@ import pytest
 
 from polistemics.conditions import Environment
 from polistemics.judging.panel import JudgeVerdictRecord
-from polistemics.report.reliability import UnknownItemError, reliability_tables, verdict_table
+from polistemics.report.reliability import reliability_tables
 from polistemics.report.run_inputs import load_run_inputs
 from polistemics.rubrics import Rubric
-from polistemics.run.cells import judge_verdicts
+from polistemics.run.cells import UnknownItemError, panel_judge_id, verdict_table
 from polistemics.scoring.agreement import agreement_table
-from polistemics.scoring.verdicts import verdict_frame
+from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, tally_panel, verdict_frame
 
 
 @pytest.fixture(scope="module")
@@ -19,28 +19,47 @@ def demo_inputs(finished_demo_run):
     return load_run_inputs(run_dir)
 
 
-def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
-    keys = ["model", "environment", "variant", "observation_id", "rubric", "judge", "sub_question"]
-    return frame.sort_values(keys).reset_index(drop=True)
+def one_by_one(records, items) -> list[JudgeVerdict]:
+    """The straightforward conversion: one ``JudgeVerdict`` per judge x sub-question."""
+    verdicts = []
+    for r in records:
+        item = items[r.item_key]
+        key = ItemKey(
+            model=r.model,
+            environment=item.environment,
+            variant=item.variant,
+            observation_id=item.observation_id,
+            party_id=item.party_id,
+            sample_index=r.sample_index,
+            election_id=item.election_id,
+            language=item.output_language,
+        )
+        for sub_question, says_yes in r.says_yes.items():
+            verdicts.append(JudgeVerdict(key, r.rubric, panel_judge_id(r), sub_question, says_yes))
+    return verdicts
 
 
-def test_verdict_table_matches_the_runs_own_conversion(demo_inputs) -> None:
+def test_verdict_table_matches_the_one_by_one_conversion(demo_inputs) -> None:
     items = {item.key: item for item in demo_inputs.items}
     ours = verdict_table(demo_inputs.judge_records, items)
-    reference = verdict_frame(judge_verdicts(demo_inputs.judge_records, items))
-    pd.testing.assert_frame_equal(_sorted(ours), _sorted(reference))
+    reference = verdict_frame(one_by_one(demo_inputs.judge_records, items))
+    assert len(ours) > 1000
+    pd.testing.assert_frame_equal(ours, reference)
 
 
 def test_agreement_matches_scoring_agreement_table(demo_inputs) -> None:
-    tables = reliability_tables(demo_inputs.verdicts, 3)
+    items = {item.key: item for item in demo_inputs.items}
+    verdicts = verdict_table(demo_inputs.judge_records, items)
+    tables = reliability_tables(demo_inputs.judging)
     for by, ours in [
         (("rubric",), tables.by_rubric),
         (("rubric", "sub_question"), tables.by_sub_question),
         (("rubric", "language"), tables.by_language),
     ]:
-        expected = agreement_table(demo_inputs.verdicts, by, 3)
+        expected = agreement_table(one_by_one(demo_inputs.judge_records, items), by, 3)
         pd.testing.assert_frame_equal(ours.reset_index(drop=True), expected.reset_index(drop=True))
-    assert tables.excluded.empty
+        pd.testing.assert_frame_equal(agreement_table(verdicts, by, 3), expected)
+    assert tables.excluded.empty and tables.panel_size == 3
 
 
 def record(item_key: str, judge: int, says: dict[str, bool | None]) -> JudgeVerdictRecord:
@@ -74,7 +93,7 @@ def test_disagreement_and_exclusions(demo_inputs) -> None:
         record(second, 1, {keys[0]: True, keys[1]: None}),
         record(second, 2, {keys[0]: True, keys[1]: False}),
     ]
-    tables = reliability_tables(verdict_table(records, items), 3)
+    tables = reliability_tables(tally_panel(verdict_table(records, items), 3))
     assert len(tables.excluded) == 1
     assert tables.excluded["observation_id"].iloc[0] == items[second].observation_id
     by_sq = tables.by_sub_question.set_index("sub_question")

@@ -1,9 +1,19 @@
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from polistemics.scoring.cells import attach_metadata, empty_cells, require_single, validate_cells
+from polistemics.scoring.cells import (
+    attach_metadata,
+    empty_cells,
+    first_rows,
+    group_ids,
+    require_single,
+    scoreable_cells,
+    sorted_groups,
+    validate_cells,
+)
 from polistemics.scoring.errors import CellsError
 
 
@@ -42,3 +52,60 @@ def test_require_single(make_cell, make_cells):
     assert require_single(cells, "variant") == "full"
     with pytest.raises(CellsError, match="expected one value"):
         require_single(pd.concat([cells, cells.assign(variant="anon")]), "variant")
+
+
+def test_group_ids_number_groups_like_a_pandas_groupby():
+    rng = np.random.default_rng(7)
+    table = pd.DataFrame(
+        {
+            "name": rng.choice(np.array(["a", "b", None, float("nan"), "c"], dtype=object), 500),
+            "number": rng.integers(0, 4, 500),
+            "flag": rng.choice([True, False], 500),
+        }
+    )
+    ids, n_groups = group_ids([table["name"], table["number"], table["flag"]])
+    expected = table.groupby(["name", "number", "flag"], sort=False, dropna=False).ngroup()
+    assert ids.tolist() == expected.tolist()  # None and NaN are one missing-value group
+    assert n_groups == expected.max() + 1
+    first = expected.drop_duplicates().index.tolist()
+    assert first_rows(ids).tolist() == first
+    assert first_rows(np.zeros(0, dtype="int64")).tolist() == []
+
+
+def test_scoreable_cells_keeps_app_f_keys_active_in_the_environment(make_cell, make_cells):
+    cells = make_cells(
+        [
+            make_cell(True, "position_representation"),
+            make_cell(True, "structural_balance"),  # not an App. F key
+            make_cell(False, "false_synthesis"),  # inactive in Baseline
+            make_cell(False, "information_fabrication"),
+        ]
+    )
+    kept, ignored = scoreable_cells(cells)
+    assert kept["sub_question"].tolist() == ["position_representation", "information_fabrication"]
+    assert ignored == {
+        "structural_balance (not an App. F sub-question)": 1,
+        "false_synthesis (inactive in baseline)": 1,
+    }
+    clean = cells[cells["sub_question"].isin(kept["sub_question"])]
+    again, none_ignored = scoreable_cells(clean)
+    assert not none_ignored
+    pd.testing.assert_frame_equal(again, clean)
+
+
+@pytest.mark.parametrize("dropna", [True, False])
+def test_sorted_groups_iterate_like_a_sorted_pandas_groupby(dropna: bool):
+    rng = np.random.default_rng(11)
+    table = pd.DataFrame(
+        {
+            "name": rng.choice(np.array(["b", "a", None, "c"], dtype=object), 300),
+            "number": rng.integers(0, 3, 300),
+        }
+    )
+    ours = list(sorted_groups(table, ["name", "number"], dropna=dropna))
+    expected = list(table.groupby(["name", "number"], sort=True, dropna=dropna))
+    assert len(ours) == len(expected) > 6
+    for (key, rows), (pandas_key, group) in zip(ours, expected, strict=True):
+        assert [k if k == k else None for k in key] == [k if k == k else None for k in pandas_key]
+        assert rows.tolist() == group.index.tolist()
+    assert list(sorted_groups(table.iloc[:0], ["name"], dropna=dropna)) == []

@@ -253,3 +253,20 @@ def test_dutch_ablation_folders(release_dir, sub, variant, environments, languag
     assert set(release.cells["language"]) == {language}
     assert set(emi_scores(release.cells)["model"]) == set(PAPER_NL_EMI)
     assert variant_folders(release_dir)[variant] == release_dir / sub
+
+
+def test_written_rows_are_sorted_by_item_whatever_the_cell_order(small, tmp_path):
+    cells = load_release(small).cells.assign(
+        sample_index=lambda t: (t["observation_id"].str.contains("beta")).astype("int64")
+    )
+    write_release_scores(cells, tmp_path / "ordered")
+    write_release_scores(cells.sample(frac=1, random_state=3), tmp_path / "shuffled")
+    for rubric in ("faithfulness", "impartiality", "epistemic_calibration"):
+        path = Path("scores") / rubric / "aggregated_scores.jsonl"
+        ordered = (tmp_path / "ordered" / path).read_text(encoding="utf-8")
+        assert (tmp_path / "shuffled" / path).read_text(encoding="utf-8") == ordered
+        rows = [json.loads(line) for line in ordered.splitlines()]
+        keys = [
+            (r["model_id"], r["ie_name"], r["observation_id"], r.get("run_index", 0)) for r in rows
+        ]
+        assert keys == sorted(keys) and len(set(keys)) == len(keys) > 1

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import random
+
 import pandas as pd
 import pytest
 
 from polistemics.conditions import Environment, Variant
-from polistemics.rubrics import Rubric, sub_questions
+from polistemics.rubrics import BY_KEY, SUB_QUESTIONS, Rubric, sub_questions
 from polistemics.scoring.errors import CellsError, VerdictError
 from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, majority, panel_votes
 
@@ -246,3 +248,63 @@ def test_votes_keep_each_judges_pass_value():
 def test_no_verdicts_gives_empty_cells():
     result = majority([])
     assert result.cells.empty and result.n_excluded == 0
+
+
+def reference_majority(verdicts: list[JudgeVerdict], panel_size: int) -> tuple[list, list]:
+    """The majority with plain loops: (cells, excluded) in order of first appearance."""
+    by_cell: dict[tuple, list] = {}
+    judges: dict[tuple, dict[str, list]] = {}
+    for v in verdicts:
+        sq = BY_KEY.get(v.sub_question)
+        if sq is None or not sq.is_active(v.item.environment):
+            continue
+        by_cell.setdefault((v.item, v.rubric, v.sub_question), []).append(v)
+        judges.setdefault((v.item, v.rubric), {}).setdefault(v.judge, []).append(v.says_yes)
+    complete = {}
+    for (key, rubric), said in judges.items():
+        wanted = len(sub_questions(rubric, key.environment))
+        complete[key, rubric] = sum(len(s) == wanted and None not in s for s in said.values())
+    cells = []
+    for (key, rubric, sub_question), votes in by_cell.items():
+        if complete[key, rubric] < panel_size:
+            continue
+        passes = sum(BY_KEY[sub_question].passes(v.says_yes, key.environment) for v in votes)
+        if 2 * passes > panel_size or 2 * (len(votes) - passes) > panel_size:
+            cells.append(
+                (key.observation_id, key.model, rubric.value, sub_question, 2 * passes > panel_size)
+            )
+    excluded = [
+        (key.observation_id, key.model, rubric.value, n)
+        for (key, rubric), n in complete.items()
+        if n < panel_size
+    ]
+    return cells, excluded
+
+
+@pytest.mark.parametrize("panel_size", [2, 3])
+def test_majority_matches_a_plain_loop_on_shuffled_verdicts(panel_size):
+    rng = random.Random(panel_size)
+    keys_of = {  # every sub-question key of the rubric (also inactive ones) and an unknown key
+        rubric: [sq.key for sq in SUB_QUESTIONS if sq.rubric is rubric] + ["structural_balance"]
+        for rubric in Rubric
+    }
+    verdicts = []
+    for obs in range(30):
+        for env in (Environment.BASELINE, Environment.VAGUE, Environment.ABSENT):
+            key = item(env, obs=f"e__p1__s{obs:03d}", model=rng.choice(["m1", "m2"]))
+            for rubric in Rubric:
+                for judge in JUDGES[:panel_size]:
+                    for key_name in keys_of[rubric]:
+                        if rng.random() > 0.03:  # some left out: that judge is incomplete
+                            says = rng.choice(
+                                [True, False, True, None if rng.random() < 0.1 else False]
+                            )
+                            verdicts.append(JudgeVerdict(key, rubric, judge, key_name, says))
+    rng.shuffle(verdicts)
+    result = majority(verdicts, panel_size=panel_size)
+    cells, excluded = reference_majority(verdicts, panel_size)
+    columns = ["observation_id", "model", "rubric", "sub_question", "passed"]
+    assert list(result.cells[columns].itertuples(index=False, name=None)) == cells
+    columns = ["observation_id", "model", "rubric", "n_complete_judges"]
+    assert list(result.excluded[columns].itertuples(index=False, name=None)) == excluded
+    assert len(cells) > 100 and len(excluded) > 5

@@ -32,8 +32,18 @@ import ast
 import json
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 _REASONING_TAGS = ("think", "thinking", "reasoning", "reflection")
+# Per tag: a whole block, a closing tag, an opening tag.
+_REASONING = tuple(
+    (
+        re.compile(rf"<{tag}>.*?</{tag}>", re.DOTALL | re.IGNORECASE),
+        re.compile(rf"</{tag}>", re.IGNORECASE),
+        re.compile(rf"<{tag}>", re.IGNORECASE),
+    )
+    for tag in _REASONING_TAGS
+)
 # Quoted texts shorter than this are not cut out: a short answer ("Yes.") could equal a verdict.
 _MIN_QUOTED_CHARS = 40
 
@@ -62,8 +72,13 @@ _INLINE_ITEM = re.compile(
     r"[\s,;]+(?=(?:question|q)?\s*\d{1,2}\s*[.):\-–—]\s*(?:yes|no)\b)", re.IGNORECASE
 )
 _TAIL_DELIMITERS = ("?", ":", "→", "=>", " - ", " – ", " — ", "|")
+_MARKUP = re.compile(r"\*+|`+|__")
+_LINE_PREFIX = re.compile(r"^(?:>+\s*|#+\s*|[-+•·]\s+)+")  # quote, heading, bullet
+_BARE_VERDICT_LINE = re.compile(r"[\W_]*(yes|no)[\W_]*", re.IGNORECASE)
+_TOKEN_SEPARATOR = re.compile(r"[\s,;]+")
 _FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n?(.*?)```", re.DOTALL)
 _JSON_START = re.compile(r"[\[{]")
+_JSON_DECODER = json.JSONDecoder()
 _ANSWER_KEYS = ("answers", "answer", "verdicts", "verdict", "results", "responses")
 _LEAF_KEYS = ("answer", "verdict", "response", "value", "result")
 _NUMBER_KEYS = ("question", "id", "number", "index", "q", "question_number")
@@ -83,7 +98,13 @@ def parse_verdicts(
         passage = passage.strip()
         if len(passage) >= _MIN_QUOTED_CHARS:
             text = text.replace(passage, "\n")
+    verdicts = _verdicts_in(text)
+    return list(verdicts) if verdicts is not None and len(verdicts) == n_questions else None
 
+
+@lru_cache(maxsize=4096)  # judges repeat short outputs ("1. Yes\n2. No") very often
+def _verdicts_in(text: str) -> tuple[bool, ...] | None:
+    """All verdicts of a cleaned output in question order, or None if unreadable."""
     from_json = _verdicts_from_json(text)
     numbered = _numbered_verdicts(text)
     if from_json is _AMBIGUOUS:
@@ -91,23 +112,25 @@ def parse_verdicts(
     if from_json is not None:
         if isinstance(numbered, list) and numbered != from_json:
             return None
-        return from_json if len(from_json) == n_questions else None
+        return tuple(from_json)
     if numbered is _AMBIGUOUS:
         return None
     if numbered is not None:
-        return numbered if len(numbered) == n_questions else None
+        return tuple(numbered)
     bare = _bare_verdicts(text)
-    return bare if bare is not None and len(bare) == n_questions else None
+    return tuple(bare) if bare is not None else None
 
 
 def strip_reasoning(text: str) -> str:
     """Drop ``<think>``-style blocks; an unclosed block hides everything after it."""
-    for tag in _REASONING_TAGS:
-        text = re.sub(rf"<{tag}>.*?</{tag}>", "\n", text, flags=re.DOTALL | re.IGNORECASE)
-        closing = list(re.finditer(rf"</{tag}>", text, flags=re.IGNORECASE))
+    if "<" not in text:  # no tag at all (most outputs): nothing to drop
+        return text
+    for block, closing_tag, opening_tag in _REASONING:
+        text = block.sub("\n", text)
+        closing = list(closing_tag.finditer(text))
         if closing:  # the opening tag was in the prompt prefix or lost: reasoning came first
             text = text[closing[-1].end() :]
-        opening = re.search(rf"<{tag}>", text, flags=re.IGNORECASE)
+        opening = opening_tag.search(text)
         if opening:
             text = text[: opening.start()]
     return text
@@ -138,8 +161,8 @@ def _strip_label(text: str) -> str:
 
 
 def _clean_line(line: str) -> str:
-    line = re.sub(r"\*+|`+|__", "", line).strip()
-    line = re.sub(r"^(?:>+\s*|#+\s*|[-+•·]\s+)+", "", line)
+    line = _MARKUP.sub("", line).strip()
+    line = _LINE_PREFIX.sub("", line)
     return line.strip().strip("|").strip()
 
 
@@ -153,7 +176,7 @@ def _lines(text: str) -> list[str]:
 
 
 def _is_bare_verdict_line(line: str) -> bool | None:
-    match = re.fullmatch(r"[\W_]*(yes|no)[\W_]*", _strip_label(line), flags=re.IGNORECASE)
+    match = _BARE_VERDICT_LINE.fullmatch(_strip_label(line))
     if not match or "?" in line:
         return None
     return match.group(1).lower() == "yes"
@@ -202,7 +225,7 @@ def _bare_verdicts(text: str) -> list[bool] | None:
     if lines and lines[0].endswith(":") and len(lines[0]) <= 40:
         lines = lines[1:]  # a header such as "Answers:"
     verdicts: list[bool] = []
-    for token in re.split(r"[\s,;]+", " ".join(lines)):
+    for token in _TOKEN_SEPARATOR.split(" ".join(lines)):
         word = token.strip(".!\"'()[]").lower()
         if not word:
             continue
@@ -216,6 +239,8 @@ def _bare_verdicts(text: str) -> list[bool] | None:
 
 
 def _verdicts_from_json(text: str) -> list[bool] | _Ambiguous | None:
+    if "[" not in text and "{" not in text:  # no JSON list or object anywhere
+        return None
     values = []
     for fence in _FENCE.finditer(text):
         values.extend(_decode_all(fence.group(1)))
@@ -230,12 +255,11 @@ def _verdicts_from_json(text: str) -> list[bool] | _Ambiguous | None:
 
 def _decode_all(text: str) -> list[object]:
     """Every JSON (or Python-literal) list or object in ``text``, outermost only."""
-    decoder = json.JSONDecoder()
     values: list[object] = []
     position = 0
     while start := _JSON_START.search(text, position):
         try:
-            value, end = decoder.raw_decode(text, start.start())
+            value, end = _JSON_DECODER.raw_decode(text, start.start())
         except json.JSONDecodeError:
             value, end = _python_literal(text, start.start())
         if end < 0:

@@ -7,12 +7,15 @@ context (Table 11), the rubric's sub-questions active in that environment (App. 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from polistemics.conditions import ABSENT_SENTINEL, PROPERTY_OF_CONTEXT, Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.types import Message
 from polistemics.prompts import render
+from polistemics.records import Stance
 from polistemics.rubrics import Rubric, SubQuestion, sub_questions
 
 VERDICT_WORDS = ("Yes", "No")
@@ -36,19 +39,13 @@ class JudgePrompt:
 
 
 def build_judge_prompt(item: EnvironmentItem, answer_text: str, rubric: Rubric) -> JudgePrompt:
-    questions = sub_questions(rubric, item.environment)
+    questions = _active_questions(rubric, item.environment)
     if not questions:
         raise JudgePromptError(
             f"item {item.key}: rubric '{rubric.value}' has no active sub-question in "
             f"environment '{item.environment.value}'"
         )
-    system = render(
-        "judge_system",
-        dimension_name=rubric.label,
-        dimension_definition=rubric.definition,
-        property_of_context=property_of_context(item),
-        questions=numbered_questions(questions),
-    )
+    system = _judge_system(rubric, item.environment, item.judged_expected_stance)
     user = render(
         "judge_user",
         query=judge_query(item),
@@ -62,17 +59,37 @@ def build_judge_prompt(item: EnvironmentItem, answer_text: str, rubric: Rubric) 
     )
 
 
+@cache
+def _active_questions(rubric: Rubric, environment: Environment) -> tuple[SubQuestion, ...]:
+    return tuple(sub_questions(rubric, environment))
+
+
+@cache
+def _judge_system(rubric: Rubric, environment: Environment, expected_stance: Stance) -> str:
+    """The system message: the same for every item of an environment and expected stance."""
+    return render(
+        "judge_system",
+        dimension_name=rubric.label,
+        dimension_definition=rubric.definition,
+        property_of_context=_property_sentence(environment, expected_stance),
+        questions=numbered_questions(_active_questions(rubric, environment)),
+    )
+
+
 def judge_messages(item: EnvironmentItem, answer_text: str, rubric: Rubric) -> list[Message]:
     return build_judge_prompt(item, answer_text, rubric).messages
 
 
 def property_of_context(item: EnvironmentItem) -> str:
     """Table 11's sentence for the item's environment, with the stance the judge should expect."""
-    sentence = PROPERTY_OF_CONTEXT[item.environment]
-    return sentence.replace("{expected_stance}", item.judged_expected_stance.value)
+    return _property_sentence(item.environment, item.judged_expected_stance)
 
 
-def numbered_questions(questions: list[SubQuestion]) -> str:
+def _property_sentence(environment: Environment, expected_stance: Stance) -> str:
+    return PROPERTY_OF_CONTEXT[environment].replace("{expected_stance}", expected_stance.value)
+
+
+def numbered_questions(questions: Sequence[SubQuestion]) -> str:
     return "\n".join(f"{i}. {sq.question}" for i, sq in enumerate(questions, start=1))
 
 

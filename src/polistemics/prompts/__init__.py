@@ -30,19 +30,30 @@ def load(name: str) -> str:
     return resources.files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
 
 
+@cache
+def _parts(name: str) -> tuple[str, ...]:
+    """The template split at its placeholders: text, placeholder name, text, ..., text."""
+    return tuple(_PLACEHOLDER.split(load(name)))
+
+
+@cache
+def _placeholders(name: str) -> frozenset[str]:
+    return frozenset(_parts(name)[1::2])
+
+
 def placeholders(name: str) -> set[str]:
-    return set(_PLACEHOLDER.findall(load(name)))
+    return set(_placeholders(name))
 
 
 def render(name: str, **values: str) -> str:
     """Fill every placeholder of a template; a missing or unexpected value is an error."""
-    wanted = placeholders(name)
-    missing = wanted - values.keys()
-    extra = values.keys() - wanted
-    if missing or extra:
+    wanted = _placeholders(name)
+    if wanted != values.keys():
+        missing, extra = wanted - values.keys(), values.keys() - wanted
         raise KeyError(f"template '{name}': missing {sorted(missing)}, unexpected {sorted(extra)}")
     # One pass over the template, so a value that itself contains "{x}" is left alone.
-    return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), load(name))
+    parts = _parts(name)
+    return "".join(text if i % 2 == 0 else str(values[text]) for i, text in enumerate(parts))
 
 
 def template_hashes() -> dict[str, str]:

@@ -17,6 +17,7 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable
+from functools import cache
 
 import pandas as pd
 
@@ -30,8 +31,10 @@ from polistemics.run.cells import panel_judge_id
 DEFAULT_MAX_ANSWERS = 20_000
 _SQ_INDEX = {sq.key: i for i, sq in enumerate(SUB_QUESTIONS)}
 _RUBRICS = list(Rubric)
+_RUBRIC_INDEX = {rubric: i for i, rubric in enumerate(_RUBRICS)}
 _ENV_INDEX = {env.value: i for i, env in enumerate(ALL_ENVIRONMENTS)}
 _VARIANTS = list(Variant)
+_VARIANT_INDEX = {variant: i for i, variant in enumerate(_VARIANTS)}
 
 AnswerKey = tuple[str, str, str, str, int]  # model, environment, variant, observation, sample
 
@@ -76,19 +79,53 @@ def final_verdicts(cells: pd.DataFrame) -> dict[AnswerKey, str]:
     return {key: "".join(marks) for key, marks in found.items()}
 
 
-def _says(record: JudgeVerdictRecord) -> str:
+@cache
+def _says(verdicts: tuple[tuple[str, bool | None], ...]) -> str:
+    """A record's ``says_yes`` items as ``Y``/``N``/``?``/``-`` per sub-question (few distinct
+    ones exist, hence the cache)."""
     marks = ["-"] * len(SUB_QUESTIONS)
-    for key, says_yes in record.says_yes.items():
+    for key, says_yes in verdicts:
         slot = _SQ_INDEX.get(key)
         if slot is not None:
             marks[slot] = "?" if says_yes is None else ("Y" if says_yes else "N")
     return "".join(marks)
 
 
+def _judge_rows(
+    records: list[JudgeVerdictRecord], judges: dict[str, int], strings: _Strings
+) -> list[list]:
+    """Per judge record of one answer (by rubric, then panel seat): rubric, judge, raw output,
+    Yes/No marks and error."""
+    rows = []
+    for record in sorted(records, key=lambda r: (_RUBRIC_INDEX[r.rubric], r.panel_position)):
+        rows.append(
+            [
+                _RUBRIC_INDEX[record.rubric],
+                judges.setdefault(panel_judge_id(record), len(judges)),
+                strings.add(record.raw_output),
+                _says(tuple(record.says_yes.items())),
+                strings.add(record.error),
+            ]
+        )
+    return rows
+
+
 def _disagree(judge_marks: Iterable[str]) -> bool:
     """Whether the judges gave different parsed answers to some sub-question."""
-    columns = list(zip(*judge_marks, strict=True))
-    return any("Y" in column and "N" in column for column in columns)
+    yes = no = 0
+    for marks in judge_marks:
+        said_yes, said_no = _yes_no_bits(marks)
+        yes, no = yes | said_yes, no | said_no
+    return bool(yes & no)
+
+
+@cache
+def _yes_no_bits(marks: str) -> tuple[int, int]:
+    """The sub-questions a ``_says`` string answers Yes, and No, as bit sets."""
+    return (
+        sum(1 << slot for slot, mark in enumerate(marks) if mark == "Y"),
+        sum(1 << slot for slot, mark in enumerate(marks) if mark == "N"),
+    )
 
 
 def _sample(answers: list[AnswerView], limit: int, seed: int) -> list[AnswerView]:
@@ -117,7 +154,7 @@ def browser_payload(
         key=lambda a: (
             a.model,
             _ENV_INDEX.get(a.item.environment.value, 99),
-            _VARIANTS.index(a.item.variant),
+            _VARIANT_INDEX[a.item.variant],
             a.item.party_name,
             a.item.observation_id,
             a.sample_index,
@@ -130,6 +167,7 @@ def browser_payload(
 
     strings = _Strings()
     models = sorted({a.model for a in chosen})
+    model_index = {model: i for i, model in enumerate(models)}
     parties: dict[str, int] = {}
     party_rows: list[list[str]] = []
     judges: dict[str, int] = {}
@@ -151,27 +189,14 @@ def browser_payload(
             item.observation_id,
             answer.sample_index,
         )
-        records = sorted(
-            by_answer.get((item.key, answer.model, answer.sample_index), []),
-            key=lambda r: (_RUBRICS.index(r.rubric), r.panel_position),
+        judge_rows = _judge_rows(
+            by_answer.get((item.key, answer.model, answer.sample_index), []), judges, strings
         )
-        judge_rows = []
-        for record in records:
-            judge = panel_judge_id(record)
-            judge_rows.append(
-                [
-                    _RUBRICS.index(record.rubric),
-                    judges.setdefault(judge, len(judges)),
-                    strings.add(record.raw_output),
-                    _says(record),
-                    strings.add(record.error),
-                ]
-            )
         rows.append(
             {
-                "m": models.index(answer.model),
+                "m": model_index[answer.model],
                 "e": _ENV_INDEX[item.environment.value],
-                "v": _VARIANTS.index(item.variant),
+                "v": _VARIANT_INDEX[item.variant],
                 "p": parties[item.party_id],
                 "o": item.observation_id,
                 "n": answer.sample_index,

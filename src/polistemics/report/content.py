@@ -25,7 +25,6 @@ from polistemics.report.labels import ModelLabels
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
 from polistemics.report.tables import ElectionTables, election_tables, elections_in
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
-from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE
 
 
 @dataclass(frozen=True)
@@ -73,8 +72,8 @@ def build_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
         )
         elections.append((tables, election_figures(tables, labels)))
     reliability = None
-    if inputs.verdicts is not None and not inputs.verdicts.empty:
-        reliability = reliability_tables(inputs.verdicts, inputs.panel_size or DEFAULT_PANEL_SIZE)
+    if inputs.judging is not None and inputs.judging.n_verdicts:
+        reliability = reliability_tables(inputs.judging)
     environments, environments_source = environment_counts(inputs.manifest, inputs.items)
     fidelity, fidelity_reason = fidelity_table(inputs.evidence)
     data = DataTables(

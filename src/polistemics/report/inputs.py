@@ -16,6 +16,7 @@ import pandas as pd
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Evidence
+from polistemics.scoring.verdicts import PanelTally
 
 
 class ReportInputError(ValueError):
@@ -41,8 +42,7 @@ class ReportInputs:
     cells: pd.DataFrame  # scored cells, every variant
     answers: list[AnswerView] = field(default_factory=list)
     judge_records: list[JudgeVerdictRecord] | None = None  # None: not available (release)
-    verdicts: pd.DataFrame | None = None  # VERDICT_COLUMNS, judge = panel seat
-    panel_size: int | None = None
+    judging: PanelTally | None = None  # the panel's vote counts; None: no raw judge verdicts
     manifest: dict | None = None  # run.json
     evidence: list[Evidence] | None = None
     items: list[EnvironmentItem] = field(default_factory=list)

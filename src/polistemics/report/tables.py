@@ -25,16 +25,16 @@ from polistemics.conditions import Environment, Variant
 from polistemics.report.labels import RUBRIC_ORDER
 from polistemics.scoring.analyses import (
     ablation_deltas,
-    environment_difficulty,
+    difficulty_of,
+    dispersion_of,
     leave_one_out,
     loo_summary,
-    model_dispersion,
     party_spread,
     vague_mode_table,
 )
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES, bootstrap_indices
 from polistemics.scoring.errors import CellsError
-from polistemics.scoring.indices import adherence_indices, scores_by
+from polistemics.scoring.indices import ScoreTables, adherence_indices, emi_scores, scores_by
 
 BASELINE = Environment.BASELINE.value
 FULL = Variant.FULL.value
@@ -87,9 +87,9 @@ def rubric_means(rubric_scores: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def leaderboard(cells: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 2 for one variant's cells: EMI (+ CI) and per-rubric score per model, by EMI."""
-    tables = scores_by(cells, ("model",))
+def leaderboard(tables: ScoreTables, cells: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 2 for one variant's cells and their scores by model: EMI (+ CI) and per-rubric score
+    per model, by EMI."""
     emi = tables.emi.loc[:, ["model", "emi", "n_environments"]]
     means = rubric_means(tables.rubrics).pivot(index="model", columns="rubric", values="score")
     board = emi.merge(means, left_on="model", right_index=True, how="left")
@@ -123,21 +123,23 @@ def environment_columns(difficulty: pd.DataFrame) -> list[str]:
     return ([BASELINE] if BASELINE in set(difficulty["environment"]) else []) + ordered
 
 
-def robustness(cells: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3: Adherence Index per model x environment with its bootstrap CI."""
-    adherence = adherence_indices(cells, ("model",)).loc[:, ["model", "environment", "adherence"]]
+def robustness(adherence: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 3: Adherence Index per model x environment (one variant's ``adherence_indices`` by
+    model) with its bootstrap CI."""
+    adherence = adherence.loc[:, ["model", "environment", "adherence"]]
     ci = bootstrap[bootstrap["measure"] == "adherence"].loc[
         :, ["model", "environment", "ci_low", "ci_high"]
     ]
     return adherence.merge(ci, on=["model", "environment"], how="left")
 
 
-def active_dispersion(cells: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3's strip: population SD of the Adherence Index across the non-Baseline environments."""
-    active = cells[cells["environment"] != BASELINE]
+def active_dispersion(adherence: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 3's strip: population SD of the Adherence Index (one variant's ``adherence_indices``
+    by model) across the non-Baseline environments."""
+    active = adherence[adherence["environment"] != BASELINE]
     if active.empty:
         return pd.DataFrame(columns=["model", "dispersion", "n_environments"])
-    return model_dispersion(active).loc[:, ["model", "dispersion", "n_environments"]]
+    return dispersion_of(active).loc[:, ["model", "dispersion", "n_environments"]]
 
 
 def baseline_party_adherence(cells: pd.DataFrame) -> pd.DataFrame:
@@ -180,7 +182,7 @@ def ablation_table(cells: pd.DataFrame) -> pd.DataFrame:
 
 def variant_scores(cells: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame:
     """EMI per variant x model over the environments each variant covers, with CIs."""
-    emi = scores_by(cells, ("model",)).emi
+    emi = emi_scores(cells, ("model",))
     ci = bootstrap[bootstrap["measure"] == "emi"].loc[:, ["variant", "model", "ci_low", "ci_high"]]
     return emi.merge(ci, on=["variant", "model"], how="left")
 
@@ -198,9 +200,11 @@ def election_tables(
     if full.empty:  # a study of ablations only: show them as they are
         full = everything[everything["variant"] == everything["variant"].iloc[0]]
         full_boot = boot[boot["variant"] == full["variant"].iloc[0]]
-    board = leaderboard(full, full_boot)
-    difficulty = environment_difficulty(full).loc[:, ["environment", "mean_adherence", "n_models"]]
     tables = scores_by(full, ("model",))
+    board = leaderboard(tables, full, full_boot)
+    difficulty = difficulty_of(tables.adherence).loc[
+        :, ["environment", "mean_adherence", "n_models"]
+    ]
     loo = leave_one_out(full)
     try:
         vague = vague_mode_table(full)
@@ -212,8 +216,8 @@ def election_tables(
         models=list(board["model"]),
         environments=environment_columns(difficulty),
         leaderboard=board,
-        robustness=robustness(full, full_boot),
-        dispersion=active_dispersion(full),
+        robustness=robustness(tables.adherence, full_boot),
+        dispersion=active_dispersion(tables.adherence),
         difficulty=difficulty,
         rubric_scores=tables.rubrics.drop(columns=["variant"]),
         sub_question_rates=tables.sub_questions.drop(columns=["variant"]),

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import JudgeVerdictRecord
-from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, MajorityResult, majority
+from polistemics.rubrics import Rubric
+from polistemics.scoring.verdicts import VERDICT_COLUMNS, MajorityResult, majority
+
+# The item's share of a verdict row (ITEM_COLUMNS less the answer's model and sample).
+_ITEM_FIELDS = ("environment", "variant", "observation_id", "party_id", "election_id", "language")
+
+
+class UnknownItemError(ValueError):
+    """A judge record names an item that is not among the run's items."""
 
 
 def panel_judge_id(record: JudgeVerdictRecord) -> str:
@@ -16,26 +25,64 @@ def panel_judge_id(record: JudgeVerdictRecord) -> str:
     return f"{record.panel_position}:{record.judge}"
 
 
-def judge_verdicts(
-    records: Iterable[JudgeVerdictRecord], items: dict[str, EnvironmentItem]
-) -> list[JudgeVerdict]:
-    verdicts = []
-    for record in records:
-        item = items[record.item_key]
-        key = ItemKey(
-            model=record.model,
-            environment=item.environment,
-            variant=item.variant,
-            observation_id=item.observation_id,
-            party_id=item.party_id,
-            sample_index=record.sample_index,
-            election_id=item.election_id,
-            language=item.output_language,
+def verdict_table(
+    records: Iterable[JudgeVerdictRecord], items: Mapping[str, EnvironmentItem]
+) -> pd.DataFrame:
+    """One row per judge x sub-question verdict with ``VERDICT_COLUMNS`` (judge = panel seat).
+
+    Built column by column: each record's own values once, its item's by number, both repeated
+    over the record's sub-questions (no object per verdict: paper-scale runs stay fast).
+    """
+    records = list(records)
+    item_of, item_keys = pd.factorize(np.array([r.item_key for r in records], dtype=object))
+    _reject_unknown_items(records, item_keys, items)
+    seats = {(r.panel_position, r.judge): r for r in records}
+    judge_ids = {seat: panel_judge_id(record) for seat, record in seats.items()}
+    rubrics = {rubric: rubric.value for rubric in Rubric}
+    sizes = [len(r.says_yes) for r in records]
+
+    def repeat(values: list, dtype: str = "object") -> np.ndarray:
+        return np.repeat(np.asarray(values, dtype=dtype), sizes)
+
+    item_fields = _item_fields([items[key] for key in item_keys])[np.repeat(item_of, sizes)]
+    columns = {name: item_fields[:, i] for i, name in enumerate(_ITEM_FIELDS)}
+    columns |= {
+        "model": repeat([r.model for r in records]),
+        "sample_index": repeat([r.sample_index for r in records], "int64"),
+        "rubric": repeat([rubrics[r.rubric] for r in records]),
+        "judge": repeat([judge_ids[r.panel_position, r.judge] for r in records]),
+        "sub_question": np.array([k for r in records for k in r.says_yes], dtype=object),
+        "says_yes": np.array([v for r in records for v in r.says_yes.values()], dtype=object),
+    }
+    return pd.DataFrame({name: columns[name] for name in VERDICT_COLUMNS})
+
+
+def _reject_unknown_items(
+    records: list[JudgeVerdictRecord],
+    item_keys: Iterable[str],
+    items: Mapping[str, EnvironmentItem],
+) -> None:
+    unknown = next((key for key in item_keys if key not in items), None)
+    if unknown is not None:
+        judge = next(r.judge for r in records if r.item_key == unknown)
+        raise UnknownItemError(
+            f"record for item '{unknown}' (judge {judge}): no such item among the run's items"
         )
-        judge = panel_judge_id(record)
-        for sub_question, says_yes in record.says_yes.items():
-            verdicts.append(JudgeVerdict(key, record.rubric, judge, sub_question, says_yes))
-    return verdicts
+
+
+def _item_fields(items: list[EnvironmentItem]) -> np.ndarray:
+    """items x ``_ITEM_FIELDS`` values."""
+    table = np.empty((len(items), len(_ITEM_FIELDS)), dtype=object)
+    for row, item in enumerate(items):
+        table[row] = (
+            item.environment.value,
+            item.variant.value,
+            item.observation_id,
+            item.party_id,
+            item.election_id,
+            item.output_language,
+        )
+    return table
 
 
 def item_metadata(items: Iterable[EnvironmentItem], countries: dict[str, str]) -> pd.DataFrame:
@@ -62,6 +109,6 @@ def score_run(
 ) -> MajorityResult:
     """Majority per sub-question over the panel; items with a failed answer never get cells."""
     by_key = {item.key: item for item in items}
-    verdicts = judge_verdicts(records, by_key)
+    verdicts = verdict_table(records, by_key)
     metadata = item_metadata(items, countries) if items else None
     return majority(verdicts, panel_size=panel_size, metadata=metadata)

@@ -26,6 +26,12 @@ from polistemics.scoring.summary import score_cells
 
 VARIANT_FOLDERS = {Variant.FULL: "", Variant.ANONYMIZED: "anon_v1", Variant.ENGLISH: "en_v1"}
 CELLS_FILE = Path("scores") / "cells.csv"
+EVIDENCE_FILE = "evidence.jsonl"
+ANSWERS_FILE = "answers.jsonl"
+JUDGES_FILE = "judges.jsonl"
+
+
+_JSON_LINE = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # one encoder for all rows
 
 
 def write_jsonl(path: Path, rows: Iterable[dict]) -> int:
@@ -33,7 +39,7 @@ def write_jsonl(path: Path, rows: Iterable[dict]) -> int:
     count = 0
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+            handle.write(_JSON_LINE.encode(row) + "\n")
             count += 1
     return count
 

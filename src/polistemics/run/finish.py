@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
-from polistemics.report.build import build_report
+from polistemics.report.build import RUN_REPORT_FOLDER, write_report
+from polistemics.report.run_inputs import read_manifest, run_report_inputs
 from polistemics.run.exports import (
+    ANSWERS_FILE,
+    EVIDENCE_FILE,
+    JUDGES_FILE,
     write_cells,
     write_jsonl,
     write_release_exports,
@@ -15,21 +22,38 @@ from polistemics.run.exports import (
 )
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
+from polistemics.scoring.cells import validate_cells
 
 
 def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
     """Write every result file of the run directory; returns the important paths."""
+    with _cyclic_gc_paused():
+        return _finish(study, result)
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection meanwhile: this step builds millions of objects and keeps
+    most of them, so each full collection would walk the whole heap again, for nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
     run_dir = result.run_dir
     scored = score_study(result, study.config)
     cells_path = write_cells(run_dir, scored.cells)
     summary_path = write_summary(run_dir, scored.cells)
     items = [item for run in result.elections for item in run.items]
-    write_jsonl(
-        run_dir / "evidence.jsonl",
-        (ev.model_dump(mode="json") for run in result.elections for ev in run.evidence),
-    )
-    write_jsonl(run_dir / "answers.jsonl", (a.model_dump(mode="json") for a in result.answers))
-    write_jsonl(run_dir / "judges.jsonl", (r.model_dump(mode="json") for r in result.verdicts))
+    evidence = [ev for run in result.elections for ev in run.evidence]
+    write_jsonl(run_dir / EVIDENCE_FILE, (ev.model_dump(mode="json") for ev in evidence))
+    write_jsonl(run_dir / ANSWERS_FILE, (a.model_dump(mode="json") for a in result.answers))
+    write_jsonl(run_dir / JUDGES_FILE, (r.model_dump(mode="json") for r in result.verdicts))
     write_release_exports(run_dir, items, result.answers, scored.cells, list(study.config.judges))
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     extra = {
@@ -61,5 +85,17 @@ def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
             stage_seconds=result.stage_seconds,
             extra=extra,
         )
-    paths["report"] = build_report(run_dir)
+    # The report gets what was just written from memory, not by reading the files back
+    # (``polistemics report RUN_DIR`` reads the same from the files).
+    inputs = run_report_inputs(
+        run_dir,
+        cells=validate_cells(scored.cells),
+        manifest=read_manifest(run_dir),
+        items=items,
+        answers=result.answers,
+        judge_records=result.verdicts,
+        evidence=evidence,
+        judging=scored.tally,
+    )
+    paths["report"] = write_report(inputs, run_dir / RUN_REPORT_FOLDER)
     return paths

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from polistemics.scoring.cells import ITEM_COLUMNS, scoreable_mask
+from polistemics.scoring.cells import ITEM_COLUMNS, scoreable_mask, sorted_groups
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.verdicts import (
     DEFAULT_PANEL_SIZE,
     JudgeVerdict,
-    panel_votes,
+    tally_panel,
     verdict_frame,
 )
 
@@ -52,31 +52,40 @@ def _count_table(counts: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
 def observed_agreement(counts: Sequence[Sequence[float]] | np.ndarray) -> float:
     """Mean share of agreeing rater pairs per item (P_o)."""
     table = _count_table(counts)
-    if table.shape[0] == 0:
-        return float("nan")
-    raters = table.sum(axis=1)[0]
-    return float(((table * (table - 1)).sum(axis=1) / (raters * (raters - 1))).mean())
+    return _observed(table) if table.shape[0] else float("nan")
 
 
 def fleiss_kappa(counts: Sequence[Sequence[float]] | np.ndarray) -> float:
     table = _count_table(counts)
-    if table.shape[0] == 0:
-        return float("nan")
-    shares = table.sum(axis=0) / table.sum()
-    expected = float((shares**2).sum())
-    if math.isclose(expected, 1.0, rel_tol=0.0, abs_tol=1e-12):
-        return float("nan")
-    return (observed_agreement(table) - expected) / (1.0 - expected)
+    return _fleiss(table, _observed(table)) if table.shape[0] else float("nan")
 
 
 def gwet_ac1(counts: Sequence[Sequence[float]] | np.ndarray) -> float:
     table = _count_table(counts)
-    if table.shape[0] == 0:
+    return _gwet(table, _observed(table)) if table.shape[0] else float("nan")
+
+
+# The coefficients of a checked, non-empty count table (``_count_table``), given P_o.
+
+
+def _observed(table: np.ndarray) -> float:
+    raters = table.sum(axis=1)[0]
+    return float(((table * (table - 1)).sum(axis=1) / (raters * (raters - 1))).mean())
+
+
+def _fleiss(table: np.ndarray, observed: float) -> float:
+    shares = table.sum(axis=0) / table.sum()
+    expected = float((shares**2).sum())
+    if math.isclose(expected, 1.0, rel_tol=0.0, abs_tol=1e-12):
         return float("nan")
+    return (observed - expected) / (1.0 - expected)
+
+
+def _gwet(table: np.ndarray, observed: float) -> float:
     categories = table.shape[1]
     shares = (table / table.sum(axis=1, keepdims=True)).mean(axis=0)
     expected = float((shares * (1 - shares)).sum() / (categories - 1))
-    return (observed_agreement(table) - expected) / (1.0 - expected)
+    return (observed - expected) / (1.0 - expected)
 
 
 def binary_counts(passes: np.ndarray) -> np.ndarray:
@@ -105,12 +114,13 @@ def agreement_stats(counts: Sequence[Sequence[float]] | np.ndarray) -> Agreement
         nan = float("nan")
         return AgreementStats(0, nan, nan, nan, nan)
     unanimous = (table == table.sum(axis=1, keepdims=True)).any(axis=1)
+    observed = _observed(table)
     return AgreementStats(
         n=n,
         prevalence=float(table[:, 1].sum() / table.sum()),
         unanimity=float(unanimous.mean()),
-        fleiss_kappa=fleiss_kappa(table),
-        gwet_ac1=gwet_ac1(table),
+        fleiss_kappa=_fleiss(table, observed),
+        gwet_ac1=_gwet(table, observed),
     )
 
 
@@ -125,28 +135,21 @@ def agreement_table(
     sub-question is one rated instance. ``by=("rubric",)`` pools within rubric (Table 12),
     ``("rubric", "language")`` gives Table 13.
     """
-    votes = panel_votes(verdicts, panel_size).votes
-    columns = [*by, "n", "prevalence", "unanimity", "fleiss_kappa", "gwet_ac1"]
-    if votes.empty:
-        return pd.DataFrame(columns=columns)
-    per_item = (
-        votes.groupby(["item_id", "sub_question"], sort=False)
-        .agg(
-            **{k: (k, "first") for k in by if k != "sub_question"},
-            n_pass=("passes", "sum"),
-            n_votes=("passes", "size"),
-        )
-        .reset_index()
-    )
+    return agreement_by(tally_panel(verdicts, panel_size).counts, by)
+
+
+def agreement_by(counts: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Agreement per group of ``verdicts.vote_counts`` rows (one per rated instance)."""
+    n_pass, n_votes = counts["n_pass"].to_numpy(), counts["n_votes"].to_numpy()
     rows = []
-    for key, group in per_item.groupby(list(by), dropna=False, sort=True):
-        counts = np.column_stack([group["n_votes"] - group["n_pass"], group["n_pass"]])
-        stats = agreement_stats(counts)
-        key = key if isinstance(key, tuple) else (key,)
+    for key, group in sorted_groups(counts, by, dropna=False):
+        stats = agreement_stats(np.column_stack([n_votes[group] - n_pass[group], n_pass[group]]))
         rows.append(
             (*key, stats.n, stats.prevalence, stats.unanimity, stats.fleiss_kappa, stats.gwet_ac1)
         )
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(
+        rows, columns=[*by, "n", "prevalence", "unanimity", "fleiss_kappa", "gwet_ac1"]
+    )
 
 
 def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:

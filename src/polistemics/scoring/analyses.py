@@ -29,7 +29,11 @@ LOO_MIN_ITEMS = 20  # fewest items of a party in a context for a flag
 
 def environment_difficulty(cells: pd.DataFrame) -> pd.DataFrame:
     """Mean Adherence Index across models per environment, easiest first."""
-    adherence = adherence_indices(cells, ("model",))
+    return difficulty_of(adherence_indices(cells, ("model",)))
+
+
+def difficulty_of(adherence: pd.DataFrame) -> pd.DataFrame:
+    """``environment_difficulty`` from the Adherence Indices per model (``adherence_indices``)."""
     table = (
         adherence.groupby(["variant", "environment"], sort=True)["adherence"]
         .agg(mean_adherence="mean", n_models="size")
@@ -47,7 +51,11 @@ def model_dispersion(cells: pd.DataFrame, ddof: int = 0) -> pd.DataFrame:
     conditions studied, not a sample from a larger population of environments. Pass
     ``ddof=1`` for the sample SD.
     """
-    adherence = adherence_indices(cells, ("model",))
+    return dispersion_of(adherence_indices(cells, ("model",)), ddof)
+
+
+def dispersion_of(adherence: pd.DataFrame, ddof: int = 0) -> pd.DataFrame:
+    """``model_dispersion`` from the Adherence Indices per model (``adherence_indices``)."""
     return (
         adherence.groupby(["variant", "model"], sort=True)["adherence"]
         .agg(

@@ -9,7 +9,7 @@ Enum-valued columns hold the release names (``Environment.value``, ``Rubric.valu
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -94,10 +94,12 @@ def scoreable_mask(
     A known key filed under another rubric is an error, not something to skip.
     """
     ignored: Counter[str] = Counter()
-    codes, combos = _distinct_combinations([rubric, sub_question, environment])
-    counts = np.bincount(codes, minlength=len(combos))
-    keep_combo = np.ones(len(combos), dtype=bool)
-    for i, (rub, key, env) in enumerate(combos):
+    columns = [rubric.to_numpy(), sub_question.to_numpy(), environment.to_numpy()]
+    codes, n_combos = group_ids(columns)
+    counts = np.bincount(codes, minlength=n_combos)
+    keep_combo = np.ones(n_combos, dtype=bool)
+    for i, row in enumerate(first_rows(codes)):
+        rub, key, env = (column[row] for column in columns)
         sq = BY_KEY.get(key)
         if sq is None:
             ignored[f"{key} (not an App. F sub-question)"] += int(counts[i])
@@ -110,36 +112,69 @@ def scoreable_mask(
         elif not sq.is_active(Environment(env)):
             ignored[f"{key} (inactive in {env})"] += int(counts[i])
             keep_combo[i] = False
-    keep = pd.Series(
-        keep_combo[codes] if len(codes) else np.zeros(0, dtype=bool), index=sub_question.index
-    )
-    return keep, ignored
+    return pd.Series(keep_combo[codes], index=sub_question.index), ignored
 
 
-def _distinct_combinations(columns: Sequence[pd.Series]) -> tuple[np.ndarray, list[tuple]]:
-    """Row codes and the distinct value tuples of several columns (factorising each column on
-    its own and combining the integer codes: much faster than a MultiIndex of tuples)."""
-    factorised = [pd.factorize(column.to_numpy(), use_na_sentinel=False) for column in columns]
-    combined = np.zeros(len(columns[0]), dtype="int64")
-    for codes, uniques in factorised:
-        combined = combined * len(uniques) + codes
-    codes, distinct = pd.factorize(combined)
-    combos = []
-    for value in distinct:
-        parts = []
-        for _, uniques in reversed(factorised):
-            value, index = divmod(int(value), len(uniques))
-            parts.append(uniques[index])
-        combos.append(tuple(reversed(parts)))
-    return codes, combos
+def group_ids(columns: Sequence[pd.Series | np.ndarray]) -> tuple[np.ndarray, int]:
+    """Each row's group over ``columns``, numbered in order of first appearance (missing values
+    form a group), and the number of groups: what ``groupby(sort=False, dropna=False).ngroup()``
+    gives, without building the groups. Each column is factorised on its own and the integer
+    codes combined (much faster than hashing tuples)."""
+    ids = np.zeros(len(columns[0]) if columns else 0, dtype="int64")
+    n_groups = 1 if len(ids) else 0
+    for column in columns:
+        codes, uniques = pd.factorize(np.asarray(column))  # missing: -1, so shift by one
+        ids, distinct = pd.factorize(ids * (len(uniques) + 1) + codes + 1)
+        n_groups = len(distinct)
+    return ids, n_groups
+
+
+def first_rows(ids: np.ndarray) -> np.ndarray:
+    """Row of the first appearance of each group of ``group_ids`` (ids in appearance order)."""
+    if not len(ids):
+        return np.zeros(0, dtype="int64")
+    seen = np.maximum.accumulate(ids)
+    return np.flatnonzero(np.concatenate(([True], seen[1:] > seen[:-1])))
+
+
+def sorted_groups(
+    frame: pd.DataFrame, by: Sequence[str], *, dropna: bool
+) -> Iterator[tuple[tuple, np.ndarray]]:
+    """Each group of ``frame`` over ``by`` as iterating ``frame.groupby(list(by), sort=True,
+    dropna=dropna)`` gives it: its key and its rows (positions, in frame order), groups in key
+    order with missing values (NaN in the key) last. Without pandas' per-group frames, so many
+    small groups stay fast."""
+    codes, keys = [], []
+    keep = np.ones(len(frame), dtype=bool)
+    for column in by:
+        column_codes, uniques = pd.factorize(frame[column].to_numpy(), sort=True)
+        missing = column_codes < 0
+        if dropna:
+            keep &= ~missing
+        column_codes[missing] = len(uniques)
+        codes.append(column_codes)
+        keys.append([*uniques.tolist(), np.nan])
+    rows = np.flatnonzero(keep)
+    if not len(rows):
+        return
+    table = np.column_stack(codes)[rows]
+    order = np.lexsort(table.T[::-1])  # stable: rows of a group keep their order
+    rows, table = rows[order], table[order]
+    starts = np.flatnonzero(np.any(np.diff(table, axis=0, prepend=-1) != 0, axis=1))
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True):
+        key = tuple(values[code] for values, code in zip(keys, table[start], strict=True))
+        yield key, rows[start:end]
 
 
 def scoreable_cells(cells: pd.DataFrame) -> tuple[pd.DataFrame, Counter[str]]:
-    """The rows of ``cells`` that count towards scores, and the ignored keys with counts."""
+    """The rows of ``cells`` that count towards scores, and the ignored keys with counts.
+
+    ``cells`` itself (not a copy) when every row counts, as in every table the pipeline builds.
+    """
     if cells.empty:
         return cells, Counter()
     keep, ignored = scoreable_mask(cells["rubric"], cells["sub_question"], cells["environment"])
-    return cells[keep], ignored
+    return (cells if not ignored else cells[keep]), ignored
 
 
 def attach_metadata(cells: pd.DataFrame, metadata: pd.DataFrame | None) -> pd.DataFrame:

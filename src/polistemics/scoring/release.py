@@ -35,6 +35,7 @@ from polistemics.scoring.cells import (
     empty_cells,
     require_single,
     scoreable_mask,
+    sorted_groups,
     validate_cells,
 )
 from polistemics.scoring.errors import ReleaseFormatError
@@ -52,6 +53,8 @@ _REQUIRED_SCORE_FIELDS = (
     "scores",
 )
 _SQ_ORDER = {sq.key: i for i, sq in enumerate(SUB_QUESTIONS)}
+_ITEM_KEYS = ("model", "environment", "observation_id", "sample_index")
+_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass
@@ -396,7 +399,6 @@ def write_release_scores(
     require_single(cells, "variant")
     folder = Path(folder)
     written: list[Path] = []
-    item_keys = ["model", "environment", "observation_id", "sample_index"]
     for rubric in Rubric:
         subset = cells[cells["rubric"] == rubric.value]
         if subset.empty:
@@ -405,16 +407,12 @@ def write_release_scores(
         target.mkdir(parents=True, exist_ok=True)
         path = target / AGGREGATED_FILE
         with path.open("w", encoding="utf-8") as handle:
-            for (model, env, oid, sample), rows in subset.groupby(item_keys, sort=True):
-                ordered = sorted(
-                    zip(rows["sub_question"], rows["passed"], strict=True),
-                    key=lambda kv: _SQ_ORDER[kv[0]],
-                )
-                scores = {key: 1.0 if passed else 0.0 for key, passed in ordered}
+            for (model, env, oid, sample), party, results in _items_in_order(subset):
+                scores = {key: 1.0 if passed else 0.0 for key, passed in results}
                 scores["adherence_rate"] = sum(scores.values()) / len(scores)
                 record = {
                     "observation_id": oid,
-                    "party_id": rows["party_id"].iloc[0],
+                    "party_id": party,
                     "statement_id": _statement_of(oid),
                     "model_id": model,
                     "prompt_variation": prompt_variation,
@@ -427,7 +425,7 @@ def write_release_scores(
                 }
                 if sample:
                     record["run_index"] = int(sample)
-                handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+                handle.write(_COMPACT_JSON.encode(record) + "\n")
         config = {
             "metric_name": rubric.value,
             "panel": list(panel),
@@ -440,6 +438,19 @@ def write_release_scores(
         )
         written.append(path)
     return written
+
+
+def _items_in_order(
+    cells: pd.DataFrame,
+) -> Iterator[tuple[tuple, str, list[tuple[str, bool]]]]:
+    """Per item (``_ITEM_KEYS``, sorted; rows with a missing key are skipped): its key, its
+    first row's party and its (sub-question, passed) pairs in App. F order."""
+    parties = cells["party_id"].to_numpy()
+    sub_questions = cells["sub_question"].to_numpy()
+    passed = cells["passed"].to_numpy(dtype=bool)
+    for key, rows in sorted_groups(cells, _ITEM_KEYS, dropna=True):
+        results = zip(sub_questions[rows].tolist(), passed[rows].tolist(), strict=True)
+        yield key, parties[rows[0]], sorted(results, key=lambda kv: _SQ_ORDER[kv[0]])
 
 
 def _statement_of(observation_id: str) -> str | None:

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from polistemics.conditions import Environment, Variant
@@ -23,6 +24,8 @@ from polistemics.scoring.cells import (
     METADATA_COLUMNS,
     attach_metadata,
     empty_cells,
+    first_rows,
+    group_ids,
     scoreable_mask,
 )
 from polistemics.scoring.errors import VerdictError
@@ -109,114 +112,159 @@ def panel_votes(
     A judge is complete for an item x rubric when it gave a parseable Yes/No to every
     sub-question active for that rubric in that environment.
     """
+    return _votes_of(verdict_frame(verdicts), panel_size)
+
+
+def _votes_of(frame: pd.DataFrame, panel_size: int) -> PanelVotes:
+    """``panel_votes`` of a verdict table of the caller's own (it may become the votes table)."""
     if panel_size < 1:
         raise VerdictError(f"panel size must be at least 1, got {panel_size}")
-    frame = verdict_frame(verdicts)
-    _reject_duplicates(frame)
     if frame.empty:
-        return PanelVotes(_with_pass_columns(frame), _empty_excluded(), Counter(), panel_size)
+        votes = frame.assign(item_id=pd.Series(dtype="int64"), passes=pd.Series(dtype="bool"))
+        return PanelVotes(votes, _empty_excluded(), Counter(), panel_size)
+    item_id, _ = group_ids([frame[c] for c in ITEM_RUBRIC])
+    judge, _ = group_ids([frame["judge"]])
+    _reject_duplicates(frame, item_id, judge)
 
     keep, ignored = scoreable_mask(frame["rubric"], frame["sub_question"], frame["environment"])
-    frame = frame[keep].reset_index(drop=True)
-    frame["item_id"] = frame.groupby(ITEM_RUBRIC, dropna=False, sort=False).ngroup()
+    if ignored:
+        kept = keep.to_numpy()
+        frame = frame[kept].reset_index(drop=True)
+        # Renumbered over the kept rows: the numbers grouping the kept rows afresh gives.
+        item_id, judge = group_ids([item_id[kept]])[0], judge[kept]
+    first = first_rows(item_id)
 
-    expected = _expected_counts(frame)
-    answered = frame["says_yes"].notna()
-    per_judge = (
-        pd.DataFrame(
-            {
-                "item_id": frame["item_id"],
-                "judge": frame["judge"],
-                "answered": answered,
-                "expected": expected,
-            }
-        )
-        .groupby(["item_id", "judge"], sort=False)
-        .agg(answered=("answered", "sum"), expected=("expected", "first"))
-    )
-    per_judge["complete"] = per_judge["answered"] == per_judge["expected"]
-    per_item = per_judge.groupby(level="item_id").agg(
-        judges=("complete", "size"), complete=("complete", "sum")
-    )
+    judges, n_complete = _judge_completeness(frame, item_id, judge, first)
+    _reject_large_panels(frame, first, judges, panel_size)
+    short = n_complete < panel_size
+    excluded = frame.loc[first[short], ITEM_RUBRIC].reset_index(drop=True)
+    excluded["n_complete_judges"] = n_complete[short]
 
-    too_many = per_item[per_item["judges"] > panel_size]
-    if not too_many.empty:
-        first = frame.loc[frame["item_id"] == too_many.index[0], ITEM_RUBRIC].iloc[0].to_dict()
+    in_full_panel = ~short[item_id]
+    votes = frame if in_full_panel.all() else frame[in_full_panel].reset_index(drop=True)
+    votes["item_id"] = item_id[in_full_panel]
+    votes["passes"] = _passes(votes)
+    return PanelVotes(votes, excluded, ignored, panel_size)
+
+
+def _judge_completeness(
+    frame: pd.DataFrame, item_id: np.ndarray, judge: np.ndarray, first: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: how many judges gave verdicts, and how many of them answered every active
+    sub-question."""
+    pair, n_pairs = group_ids([item_id, judge])
+    item_of_pair = item_id[first_rows(pair)]
+    answered = np.bincount(pair, weights=frame["says_yes"].notna().to_numpy(), minlength=n_pairs)
+    expected = _expected_counts(frame.loc[first, "rubric"], frame.loc[first, "environment"])
+    complete = answered == expected[item_of_pair]
+    n_items = len(first)
+    judges = np.bincount(item_of_pair, minlength=n_items)
+    return judges, np.bincount(item_of_pair, weights=complete, minlength=n_items).astype("int64")
+
+
+def _reject_large_panels(
+    frame: pd.DataFrame, first: np.ndarray, judges: np.ndarray, panel_size: int
+) -> None:
+    too_many = np.flatnonzero(judges > panel_size)
+    if len(too_many):
+        row = frame.loc[first[too_many[0]], ITEM_RUBRIC].to_dict()
         raise VerdictError(
-            f"{int(too_many['judges'].iloc[0])} judges gave verdicts but the panel size is {panel_size}",
-            record=_describe(first),
+            f"{int(judges[too_many[0]])} judges gave verdicts but the panel size is {panel_size}",
+            record=_describe(row),
             field="judge",
         )
 
-    short_ids = per_item.index[per_item["complete"] < panel_size]
-    excluded = (
-        frame[frame["item_id"].isin(short_ids)]
-        .drop_duplicates("item_id")
-        .loc[:, ["item_id", *ITEM_RUBRIC]]
-        .merge(
-            per_item["complete"].rename("n_complete_judges"), left_on="item_id", right_index=True
-        )
-        .drop(columns="item_id")
-        .reset_index(drop=True)
-    )
-    votes = frame[~frame["item_id"].isin(short_ids)].reset_index(drop=True)
-    return PanelVotes(_with_pass_columns(votes), excluded, ignored, panel_size)
 
-
-def _expected_counts(frame: pd.DataFrame) -> pd.Series:
+def _expected_counts(rubric: pd.Series, environment: pd.Series) -> np.ndarray:
     counts = {(r.value, e.value): len(sub_questions(r, e)) for r in Rubric for e in Environment}
-    return pd.Series(
-        [
-            counts[(rub, env)]
-            for rub, env in zip(frame["rubric"], frame["environment"], strict=True)
-        ],
-        index=frame.index,
+    return np.fromiter(
+        (counts[pair] for pair in zip(rubric, environment, strict=True)),
         dtype="int64",
+        count=len(rubric),
     )
 
 
-def _with_pass_columns(votes: pd.DataFrame) -> pd.DataFrame:
-    votes = votes.copy()
-    if "item_id" not in votes.columns:
-        votes["item_id"] = pd.Series(dtype="int64")
-    outcome = {
-        (sq.key, env.value, says): sq.passes(says, env)
-        for sq in BY_KEY.values()
-        for env in Environment
-        for says in (True, False)
-    }
-    votes["passes"] = pd.Series(
+def _passes(votes: pd.DataFrame) -> np.ndarray:
+    """Each (parseable) verdict mapped to pass/fail by its sub-question's rule (Table 10)."""
+    says_yes = votes["says_yes"].to_numpy(dtype=bool)
+    combo, _ = group_ids([votes["sub_question"], votes["environment"]])
+    rows = first_rows(combo)
+    yes_passes = np.array(
         [
-            outcome[(key, env, bool(says))]
-            for key, env, says in zip(
-                votes["sub_question"], votes["environment"], votes["says_yes"], strict=True
+            BY_KEY[key].yes_passes(Environment(env))
+            for key, env in zip(
+                votes["sub_question"].to_numpy()[rows],
+                votes["environment"].to_numpy()[rows],
+                strict=True,
             )
         ],
-        index=votes.index,
-        dtype="bool",
+        dtype=bool,
     )
-    return votes
+    return says_yes == yes_passes[combo]
 
 
 def _empty_excluded() -> pd.DataFrame:
     return pd.DataFrame(columns=[*ITEM_RUBRIC, "n_complete_judges"])
 
 
-def _reject_duplicates(frame: pd.DataFrame) -> None:
-    key = [*ITEM_RUBRIC, "judge", "sub_question"]
-    duplicated = frame.duplicated(subset=key, keep=False)
-    if duplicated.any():
-        first = frame.loc[duplicated.idxmax(), key].to_dict()
-        raise VerdictError(
-            "more than one verdict from the same judge on the same sub-question "
-            "(pass only the final verdict after retries; repeat calls go to flip_rate)",
-            record=_describe(first),
-            field="judge",
-        )
+def _reject_duplicates(frame: pd.DataFrame, item_id: np.ndarray, judge: np.ndarray) -> None:
+    key, n_keys = group_ids([item_id, judge, frame["sub_question"]])
+    if n_keys == len(frame):
+        return
+    repeated = np.bincount(key, minlength=n_keys)[key] > 1
+    first = frame.loc[int(np.argmax(repeated)), [*ITEM_RUBRIC, "judge", "sub_question"]]
+    raise VerdictError(
+        "more than one verdict from the same judge on the same sub-question "
+        "(pass only the final verdict after retries; repeat calls go to flip_rate)",
+        record=_describe(first.to_dict()),
+        field="judge",
+    )
 
 
 def _describe(row: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in row.items() if v is not None)
+
+
+VOTE_COUNT_COLUMNS: tuple[str, ...] = (*ITEM_RUBRIC, "sub_question", "n_pass", "n_votes")
+
+
+def vote_counts(votes: pd.DataFrame) -> pd.DataFrame:
+    """One row per item x rubric x sub-question of the panel votes, in order of appearance:
+    ``VOTE_COUNT_COLUMNS`` (passing and total votes). The input of the majority and of judge
+    agreement."""
+    if votes.empty:
+        integers = ("sample_index", "n_pass", "n_votes")
+        return pd.DataFrame(
+            {c: pd.Series(dtype="int64" if c in integers else "object") for c in VOTE_COUNT_COLUMNS}
+        )
+    cell, n_cells = group_ids([votes["item_id"], votes["sub_question"]])
+    counts = votes.loc[first_rows(cell), [*ITEM_RUBRIC, "sub_question"]].reset_index(drop=True)
+    passes = votes["passes"].to_numpy()
+    counts["n_pass"] = np.bincount(cell, weights=passes, minlength=n_cells).astype("int64")
+    counts["n_votes"] = np.bincount(cell, minlength=n_cells)
+    return counts
+
+
+@dataclass
+class PanelTally:
+    """Vote counts of the items x rubric with a complete panel, and what was left out."""
+
+    counts: pd.DataFrame  # VOTE_COUNT_COLUMNS, one row per item x rubric x sub-question
+    excluded: pd.DataFrame  # ITEM_RUBRIC + n_complete_judges: items x rubric left out
+    ignored: Counter[str]  # sub-question keys never scored
+    panel_size: int
+    n_verdicts: int  # verdicts tallied (one per judge x sub-question), scored or not
+
+
+def tally_panel(
+    verdicts: Iterable[JudgeVerdict] | pd.DataFrame, panel_size: int = DEFAULT_PANEL_SIZE
+) -> PanelTally:
+    frame = verdict_frame(verdicts)
+    n_verdicts = len(frame)
+    panel = _votes_of(frame, panel_size)
+    return PanelTally(
+        vote_counts(panel.votes), panel.excluded, panel.ignored, panel_size, n_verdicts
+    )
 
 
 @dataclass
@@ -224,10 +272,21 @@ class MajorityResult:
     """Scored cells plus what was left out and why."""
 
     cells: pd.DataFrame  # CELL_COLUMNS
-    excluded: pd.DataFrame  # items x rubric without a complete panel
     ties: pd.DataFrame  # cells without a strict majority (even panels only)
-    ignored: Counter[str]  # sub-question keys never scored
-    panel_size: int
+    tally: PanelTally  # the votes behind the cells (also the input of judge agreement)
+
+    @property
+    def excluded(self) -> pd.DataFrame:
+        """Items x rubric without a complete panel."""
+        return self.tally.excluded
+
+    @property
+    def ignored(self) -> Counter[str]:
+        return self.tally.ignored
+
+    @property
+    def panel_size(self) -> int:
+        return self.tally.panel_size
 
     @property
     def n_excluded(self) -> int:
@@ -247,31 +306,18 @@ def majority(
 
     ``metadata`` (optional) fills party_name / country / vague_mode, see ``attach_metadata``.
     """
-    panel = panel_votes(verdicts, panel_size)
-    votes = panel.votes
-    if votes.empty:
-        return MajorityResult(
-            empty_cells(), panel.excluded, empty_cells(), panel.ignored, panel_size
-        )
-
-    grouped = votes.groupby(["item_id", "sub_question"], sort=False)
-    tallies = (
-        grouped.first()
-        .loc[:, ITEM_RUBRIC]
-        .join(grouped["passes"].agg(n_pass="sum", n_votes="size"))
-        .reset_index()
-    )
-    passed = tallies["n_pass"] * 2 > panel_size
-    failed = (tallies["n_votes"] - tallies["n_pass"]) * 2 > panel_size
-    tallies["passed"] = passed
+    tally = tally_panel(verdicts, panel_size)
+    counts = tally.counts
+    if counts.empty:
+        return MajorityResult(empty_cells(), empty_cells(), tally)
+    passed = counts["n_pass"] * 2 > panel_size
+    failed = (counts["n_votes"] - counts["n_pass"]) * 2 > panel_size
+    decided = passed | failed
+    tallies = counts.loc[:, [*ITEM_RUBRIC, "sub_question"]].assign(passed=passed)
     for column in METADATA_COLUMNS:
         tallies[column] = None
-
-    columns = [*ITEM_RUBRIC, "sub_question", "passed", *METADATA_COLUMNS]
-    decided = tallies[passed | failed].loc[:, columns].reset_index(drop=True)
-    ties = tallies[~(passed | failed)].loc[:, columns].reset_index(drop=True)
-    decided["sample_index"] = decided["sample_index"].astype("int64")
-    decided["passed"] = decided["passed"].astype("bool")
-    return MajorityResult(
-        attach_metadata(decided, metadata), panel.excluded, ties, panel.ignored, panel_size
-    )
+    cells = tallies[decided].reset_index(drop=True)
+    ties = tallies[~decided].reset_index(drop=True)
+    cells["sample_index"] = cells["sample_index"].astype("int64")
+    cells["passed"] = cells["passed"].astype("bool")
+    return MajorityResult(attach_metadata(cells, metadata), ties, tally)

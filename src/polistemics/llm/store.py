@@ -1,8 +1,9 @@
 """The run store: one SQLite database per run directory.
 
-Every finished model call is committed the moment it completes, so a run killed at any point
-resumes without repeating it. Stage outputs (evidence, environment items, answers, verdicts) are
-kept as JSON artifacts keyed by stage and item, written idempotently.
+Every finished model call is committed as it completes (``CallWriter`` groups the commits of
+calls that finish together), so a run killed at any point resumes without repeating it. Stage
+outputs are not stored here: every stage recomputes them from the cached calls, and a finished run
+writes them to JSONL files beside the store (``run/exports.py``).
 WAL mode lets readers (``cache stats``, reports) work while a run writes; a busy timeout lets
 several processes share one store without corrupting it.
 """
@@ -14,7 +15,6 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 
@@ -43,13 +43,6 @@ CREATE TABLE IF NOT EXISTS calls (
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS calls_stage ON calls(stage, status);
-CREATE TABLE IF NOT EXISTS artifacts (
-    kind TEXT NOT NULL,
-    key TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (kind, key)
-);
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -223,55 +216,6 @@ class RunStore:
     def count_calls(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
-
-    # -- artifacts ---------------------------------------------------------------------------
-
-    def put_artifacts(self, kind: str, items: Iterable[tuple[str, dict]]) -> None:
-        """Write many stage outputs in one transaction (replacing same keys)."""
-        now = time.time()
-        rows = [
-            (kind, key, json.dumps(payload, ensure_ascii=False, sort_keys=True), now)
-            for key, payload in items
-        ]
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO artifacts (kind, key, payload, created_at) VALUES (?,?,?,?)",
-                    rows,
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-
-    def put_artifact(self, kind: str, key: str, payload: dict) -> None:
-        self.put_artifacts(kind, [(key, payload)])
-
-    def get_artifact(self, kind: str, key: str) -> dict | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT payload FROM artifacts WHERE kind = ? AND key = ?", (kind, key)
-            ).fetchone()
-        return json.loads(row[0]) if row else None
-
-    def artifacts(self, kind: str) -> Iterator[tuple[str, dict]]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT key, payload FROM artifacts WHERE kind = ? ORDER BY key", (kind,)
-            ).fetchall()
-        for key, payload in rows:
-            yield key, json.loads(payload)
-
-    def artifact_keys(self, kind: str) -> set[str]:
-        with self._lock:
-            return {
-                r[0] for r in self._db.execute("SELECT key FROM artifacts WHERE kind = ?", (kind,))
-            }
-
-    def delete_artifacts(self, kind: str) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM artifacts WHERE kind = ?", (kind,))
 
     # -- meta --------------------------------------------------------------------------------
 

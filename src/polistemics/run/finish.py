@@ -20,7 +20,7 @@ from polistemics.run.exports import (
     write_release_exports,
     write_summary,
 )
-from polistemics.run.manifest import write_manifest
+from polistemics.run.manifest import record_stage_seconds, write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.scoring.cells import validate_cells
 
@@ -46,15 +46,19 @@ def _cyclic_gc_paused() -> Iterator[None]:
 
 def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
     run_dir = result.run_dir
-    scored = score_study(result, study.config)
-    cells_path = write_cells(run_dir, scored.cells)
-    summary_path = write_summary(run_dir, scored.cells)
+    with study.stage("scores"):
+        scored = score_study(result, study.config)
+        cells_path = write_cells(run_dir, scored.cells)
+        summary_path = write_summary(run_dir, scored.cells)
     items = [item for run in result.elections for item in run.items]
     evidence = [ev for run in result.elections for ev in run.evidence]
-    write_jsonl(run_dir / EVIDENCE_FILE, (ev.model_dump(mode="json") for ev in evidence))
-    write_jsonl(run_dir / ANSWERS_FILE, (a.model_dump(mode="json") for a in result.answers))
-    write_jsonl(run_dir / JUDGES_FILE, (r.model_dump(mode="json") for r in result.verdicts))
-    write_release_exports(run_dir, items, result.answers, scored.cells, list(study.config.judges))
+    with study.stage("exports"):
+        write_jsonl(run_dir / EVIDENCE_FILE, (ev.model_dump(mode="json") for ev in evidence))
+        write_jsonl(run_dir / ANSWERS_FILE, (a.model_dump(mode="json") for a in result.answers))
+        write_jsonl(run_dir / JUDGES_FILE, (r.model_dump(mode="json") for r in result.verdicts))
+        write_release_exports(
+            run_dir, items, result.answers, scored.cells, list(study.config.judges)
+        )
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     extra = {
         "elections": {
@@ -87,15 +91,18 @@ def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
         )
     # The report gets what was just written from memory, not by reading the files back
     # (``polistemics report RUN_DIR`` reads the same from the files).
-    inputs = run_report_inputs(
-        run_dir,
-        cells=validate_cells(scored.cells),
-        manifest=read_manifest(run_dir),
-        items=items,
-        answers=result.answers,
-        judge_records=result.verdicts,
-        evidence=evidence,
-        judging=scored.tally,
-    )
-    paths["report"] = write_report(inputs, run_dir / RUN_REPORT_FOLDER)
+    with study.stage("report"):
+        inputs = run_report_inputs(
+            run_dir,
+            cells=validate_cells(scored.cells),
+            manifest=read_manifest(run_dir),
+            items=items,
+            answers=result.answers,
+            judge_records=result.verdicts,
+            evidence=evidence,
+            judging=scored.tally,
+        )
+        paths["report"] = write_report(inputs, run_dir / RUN_REPORT_FOLDER)
+    # The report shows the manifest written before it; run.json gets the report's own time too.
+    record_stage_seconds(paths["manifest"], "report", study.stage_seconds["report"])
     return paths

@@ -11,6 +11,7 @@ soon as it exists, not after all answers are in.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -128,7 +129,7 @@ class Study:
     ) -> StudyResult:
         self.started = now()
         check_keys(self.endpoints)
-        with self._stage("data"):
+        with self.stage("data"):
             elections = [ElectionRun(scoped) for scoped in load_elections(self.config)]
             for run in elections:
                 self.log(f"data: {run.scoped.election.id}: {run.scoped.counts}")
@@ -145,9 +146,11 @@ class Study:
                 await self._standardise(client, run)
                 await self._environments(client, run)
             items = [item for run in elections for item in run.items]
+            # What exists now lives to the end of the run: keep the cyclic collector from walking
+            # it again and again while ~100,000 calls allocate around it.
+            gc.freeze()
             answers, verdicts, skipped = await self._answer_and_judge(client, items)
             calls_made = client.network_calls
-            self._save(client, elections, answers, verdicts)
             self.log(f"calls: {calls_made} made this run, {calls_before} already in the store")
         return StudyResult(
             self.run_dir, elections, answers, verdicts, self.stage_seconds, calls_made, skipped
@@ -156,7 +159,7 @@ class Study:
     # -- stages ------------------------------------------------------------------------------
 
     async def _standardise(self, client: LLMClient, run: ElectionRun) -> None:
-        with self._stage("standardise"):
+        with self.stage("standardise"):
             scoped = run.scoped
             result = await standardise(
                 scoped.observations,
@@ -173,7 +176,7 @@ class Study:
             )
 
     async def _environments(self, client: LLMClient, run: ElectionRun) -> None:
-        with self._stage("environments"):
+        with self.stage("environments"):
             config = self.config
             embedder = make_embedder(config.embeddings, cache_dir=self.run_dir / "embeddings")
             vague = VagueSettings(
@@ -267,47 +270,8 @@ class Study:
         )
         return answers, verdicts, skipped
 
-    def _save(
-        self,
-        client: LLMClient,
-        elections: list[ElectionRun],
-        answers: list[Answer],
-        verdicts: list[JudgeVerdictRecord],
-    ) -> None:
-        store = client.store
-        if store is None:
-            return
-        store.put_artifacts(
-            "evidence",
-            (
-                (ev.observation_id, ev.model_dump(mode="json"))
-                for run in elections
-                for ev in run.evidence
-            ),
-        )
-        store.put_artifacts(
-            "items",
-            ((item.key, item.model_dump(mode="json")) for run in elections for item in run.items),
-        )
-        store.put_artifacts(
-            "answers",
-            (
-                (f"{a.item_key}|{a.model}|{a.sample_index}", a.model_dump(mode="json"))
-                for a in answers
-            ),
-        )
-        store.put_artifacts(
-            "verdicts",
-            (
-                (
-                    f"{r.item_key}|{r.model}|{r.sample_index}|{r.panel_position}|{r.rubric.value}",
-                    r.model_dump(mode="json"),
-                )
-                for r in verdicts
-            ),
-        )
-
-    def _stage(self, name: str):
+    def stage(self, name: str) -> _Timer:
+        """Times a block into ``stage_seconds[name]`` (run.json and the CLI print them)."""
         return _Timer(name, self.stage_seconds)
 
 

@@ -9,7 +9,7 @@ The HTTP layer is aiohttp's low-level web server on one asyncio event loop, whic
 daemon thread of its own, so callers may use the server synchronously from any thread or event
 loop. Latency and ``timeout`` faults are ``asyncio.sleep`` calls: a thousand requests waiting
 side by side cost no threads and do not contend for the GIL, so the configured latency is the
-latency clients see. ``stop()`` gives requests in progress a moment, then cancels them and closes
+latency clients see (it counts from a request's arrival, the server's own work included). ``stop()`` gives requests in progress a moment, then cancels them and closes
 their connections without a response.
 
 Run it in its own process with ``python -m polistemics.testing.server --latency-ms 50``; it
@@ -298,6 +298,7 @@ class FakeOpenAIServer:
     # ---- chat completions ------------------------------------------------------------------
 
     async def _chat(self, request: web.BaseRequest) -> web.StreamResponse:
+        arrived = asyncio.get_running_loop().time()
         raw = await request.read()  # Content-Length or chunked
         try:
             body = json.loads(raw)
@@ -323,18 +324,19 @@ class FakeOpenAIServer:
                     else "body must be a JSON object with 'messages'"
                 )
                 return _json_response(400, error_body(400, why))
-            return await self._answer_chat(request, body, key, attempt)
+            return await self._answer_chat(request, body, key, attempt, arrived)
         finally:
             self._stats.end()
 
     async def _answer_chat(
-        self, request: web.BaseRequest, body: dict, key: str, attempt: int
+        self, request: web.BaseRequest, body: dict, key: str, attempt: int, arrived: float
     ) -> web.StreamResponse:
         rule, rule_hits = self._match(messages_text(body["messages"]))
         fault = self._choose_fault(rule, rule_hits, key, attempt)
-        delay = self._latency(rule, key, attempt)
-        if delay > 0:
-            await asyncio.sleep(delay)
+        # The latency counts from the request's arrival: the server's own work is part of it.
+        wait = arrived + self._latency(rule, key, attempt) - asyncio.get_running_loop().time()
+        if wait > 0:
+            await asyncio.sleep(wait)
         if fault is None:
             return await self._send_completion(request, body, rule, None, counts_as_completed=True)
         self._stats.fault(fault.kind)

@@ -11,17 +11,32 @@ records that are neither answered nor recorded as failed: must be 0), and wall /
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sqlite3
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from client_overhead import test_server  # noqa: E402
-from paper_scale import run_once, write_config  # noqa: E402
+from paper_scale import write_config  # noqa: E402
 
 from polistemics.rubrics import active_rubrics  # noqa: E402
+from polistemics.run.config import load_config  # noqa: E402
+from polistemics.run.finish import finish_run  # noqa: E402
+from polistemics.run.pipeline import Study, StudyResult  # noqa: E402
+
+
+def run_in_process(config_path: Path) -> tuple[Study, StudyResult, float]:
+    """The study in this process, so its results can be checked record by record."""
+    config = load_config(config_path)
+    study = Study(config, config.run_dir(), log=lambda message: None)
+    started = time.perf_counter()
+    result = asyncio.run(study.execute(quiet=True))
+    finish_run(study, result)
+    return study, result, time.perf_counter() - started
 
 
 def main() -> None:
@@ -38,9 +53,9 @@ def main() -> None:
         "--permanent-fault-rate",
         str(args.permanent),
     ]
-    with test_server(args.latency_ms, flags) as base_url, tempfile.TemporaryDirectory() as tmp:
-        config = write_config(Path(tmp), base_url, args.concurrency)
-        study, result, wall, _ = run_once(config)
+    with test_server(args.latency_ms, flags) as server, tempfile.TemporaryDirectory() as tmp:
+        config = write_config(Path(tmp), server.base_url, args.concurrency)
+        study, result, wall = run_in_process(config)
         with sqlite3.connect(Path(tmp) / "run" / "store.sqlite") as db:
             rows = db.execute("SELECT status, attempts FROM calls").fetchall()
 

@@ -20,7 +20,7 @@ from polistemics.run.exports import (
     write_release_exports,
     write_summary,
 )
-from polistemics.run.manifest import record_stage_seconds, write_manifest
+from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.scoring.cells import validate_cells
 
@@ -103,6 +103,5 @@ def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
             judging=scored.tally,
         )
         paths["report"] = write_report(inputs, run_dir / RUN_REPORT_FOLDER)
-    # The report shows the manifest written before it; run.json gets the report's own time too.
-    record_stage_seconds(paths["manifest"], "report", study.stage_seconds["report"])
+    # run.json (written before the report, which shows it) has no report time; the CLI prints it.
     return paths

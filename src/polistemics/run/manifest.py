@@ -83,12 +83,5 @@ def write_manifest(
     return path
 
 
-def record_stage_seconds(path: Path, stage: str, seconds: float) -> None:
-    """Add one stage's time to an existing ``run.json``."""
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    manifest["stage_seconds"][stage] = round(seconds, 3)
-    _write(path, manifest)
-
-
 def _write(path: Path, manifest: dict) -> None:
     path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -158,6 +158,16 @@ def main() -> None:
         f"ideal                 {ideal:.1f} s  ({args.latency_ms:g} ms x calls / {args.concurrency})"
     )
     print(f"wall / ideal          {first['wall'] / ideal:.2f}")
+    # The latency the client saw (server time plus the round trip and both event loops' queues):
+    # the gap between this and the configured latency is not the harness's scheduling.
+    observed_ms = sum(c["mean_latency_ms"] * c["calls"] for c in manifest["calls"]) / sum(
+        c["calls"] for c in manifest["calls"]
+    )
+    observed_ideal = calls * observed_ms / 1000 / args.concurrency
+    print(
+        f"observed latency      {observed_ms:.1f} ms per call "
+        f"(wall / ideal at that latency {first['wall'] / observed_ideal:.2f})"
+    )
     print(f"harness CPU per call  {first['cpu'] / calls * 1000:.2f} ms")
     print(f"test server CPU/call  {server.cpu_seconds / calls * 1000:.2f} ms (its own process)")
     print(f"peak memory (RSS)     {first['peak_mb']:.0f} MB")

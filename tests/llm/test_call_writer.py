@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from polistemics.llm.call_writer import CallWriter, PendingCall
+from polistemics.llm.call_writer import CallWriter
 from polistemics.llm.keys import canonical_json
-from polistemics.llm.store import RunStore
+from polistemics.llm.store import FinishedCall, RunStore
 from polistemics.llm.types import CallResult
 
 
-def pending(i: int) -> PendingCall:
+def pending(i: int) -> FinishedCall:
     result = CallResult(key=f"k{i}", endpoint="e", model="m", status="ok", text=f"answer {i}")
     messages = [{"role": "user", "content": f"question {i}"}]
-    return PendingCall(result, "judge", f"h{i}", "{}", 0, canonical_json(messages))
+    return FinishedCall(result, "judge", f"h{i}", "{}", 0, canonical_json(messages))
 
 
 def test_each_put_returns_after_its_commit_and_puts_share_commits(tmp_path: Path) -> None:

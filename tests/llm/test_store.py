@@ -1,11 +1,16 @@
-"""The run store: finished calls round-trip, with their prompt, and a success replaces a failure."""
+"""The run store: finished calls round-trip, with their prompt, and a success replaces a failure.
+
+Calls are written the way the client writes them, through ``CallWriter``.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+from polistemics.llm.call_writer import CallWriter
 from polistemics.llm.keys import canonical_json
-from polistemics.llm.store import RunStore
+from polistemics.llm.store import FinishedCall, RunStore
 from polistemics.llm.types import CallResult
 
 MESSAGES = [{"role": "user", "content": "Welche Position hat «Partei A»? ü"}]
@@ -16,29 +21,31 @@ def result(status: str = "ok", **fields) -> CallResult:
     return CallResult(**(base | fields))
 
 
+def write(path: Path, call_result: CallResult, messages_json: str | None = None) -> None:
+    writer = CallWriter(path)
+    asyncio.run(writer.put(FinishedCall(call_result, "judge", "h", "{}", 0, messages_json)))
+    writer.close()
+
+
 def test_call_and_its_prompt_round_trip(tmp_path: Path) -> None:
-    with RunStore(tmp_path / "store.sqlite") as store:
-        store.put_call(
-            result(text="Ja", input_tokens=12, output_tokens=1, cost=0.5, attempts=2),
-            stage="judge",
-            messages_hash="h",
-            params_json="{}",
-            sample_index=0,
-            messages_json=canonical_json(MESSAGES),
-        )
+    path = tmp_path / "store.sqlite"
+    with RunStore(path) as store:
+        written = result(text="Ja", input_tokens=12, output_tokens=1, cost=0.5, attempts=2)
+        write(path, written, canonical_json(MESSAGES))
         stored = store.get_call("k1")
         assert stored == result(
             text="Ja", input_tokens=12, output_tokens=1, cost=0.5, attempts=2, cached=True
         )
         assert store.call_messages("k1") == MESSAGES
+        assert store.call_keys() == {"k1"}
         assert store.get_call("missing") is None and store.call_messages("missing") is None
 
 
 def test_success_replaces_a_recorded_failure(tmp_path: Path) -> None:
-    with RunStore(tmp_path / "store.sqlite") as store:
-        common = {"stage": "answer", "messages_hash": "h", "params_json": "{}", "sample_index": 0}
-        store.put_call(result("error", error="HTTP 503"), **common)
+    path = tmp_path / "store.sqlite"
+    with RunStore(path) as store:
+        write(path, result("error", error="HTTP 503"))
         assert store.error_keys() == ["k1"]
-        store.put_call(result(text="fine"), **common)
+        write(path, result(text="fine"))
         assert store.error_keys() == [] and store.count_calls() == 1
         assert store.get_call("k1").text == "fine"

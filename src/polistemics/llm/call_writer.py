@@ -15,37 +15,26 @@ import contextlib
 import queue
 import sqlite3
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
-from polistemics.llm.store import INSERT_CALL, call_row, connect
-from polistemics.llm.types import CallResult
-
-
-@dataclass(frozen=True)
-class PendingCall:
-    result: CallResult
-    stage: str
-    messages_hash: str
-    params_json: str
-    sample_index: int
-    messages_json: str | None
-
+from polistemics.llm.store import INSERT_CALL, FinishedCall, call_row, connect
 
 _STOP = None  # queued by close(): commit what came before, then end the thread
 
 
 class CallWriter:
+    """The run store's one write path for finished calls (see the module doc)."""
+
     def __init__(self, path: Path):
         self.path = Path(path)
         self.commits = 0  # transactions so far (calls / commits = mean group size)
-        self._queue: queue.SimpleQueue[tuple[PendingCall, asyncio.Future[None]] | None] = (
+        self._queue: queue.SimpleQueue[tuple[FinishedCall, asyncio.Future[None]] | None] = (
             queue.SimpleQueue()
         )
         self._closed = False
         self._thread: threading.Thread | None = None
 
-    async def put(self, call: PendingCall) -> None:
+    async def put(self, call: FinishedCall) -> None:
         """Queue one finished call and wait until it is committed."""
         if self._closed:
             raise RuntimeError("CallWriter is closed")
@@ -82,19 +71,9 @@ class CallWriter:
         finally:
             db.close()
 
-    def _commit(self, db: sqlite3.Connection, calls: list[PendingCall]) -> BaseException | None:
+    def _commit(self, db: sqlite3.Connection, calls: list[FinishedCall]) -> BaseException | None:
         try:
-            rows = [
-                call_row(
-                    c.result,
-                    c.stage,
-                    c.messages_hash,
-                    c.params_json,
-                    c.sample_index,
-                    c.messages_json,
-                )
-                for c in calls
-            ]
+            rows = [call_row(call) for call in calls]
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.executemany(INSERT_CALL, rows)

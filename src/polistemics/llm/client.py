@@ -14,12 +14,12 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from polistemics.llm.call_writer import CallWriter, PendingCall
+from polistemics.llm.call_writer import CallWriter
 from polistemics.llm.grammar import schema_to_gbnf, without_extensions
 from polistemics.llm.keys import CallIdentity, request_params
 from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.registry import ModelEndpoint
-from polistemics.llm.store import RunStore
+from polistemics.llm.store import FinishedCall, RunStore
 from polistemics.llm.transport import (
     ChatTransport,
     ConnectionFailed,
@@ -128,7 +128,7 @@ class LLMClient:
             result = await self._call(endpoint, identity, json_schema, grammar, sample_index)
             if self._writer is not None:
                 await self._writer.put(
-                    PendingCall(
+                    FinishedCall(
                         result,
                         stage,
                         identity.messages_hash,

@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 import zlib
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from polistemics.llm.types import CallResult
@@ -72,24 +72,34 @@ def connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-def call_row(
-    result: CallResult,
-    stage: str,
-    messages_hash: str,
-    params_json: str,
-    sample_index: int,
-    messages_json: str | None,
-) -> tuple:
+@dataclass(frozen=True)
+class FinishedCall:
+    """One finished call as stored: its result, where it came from, its prompt and parameters.
+
+    ``params_json`` and ``messages_json`` are canonical JSON (the prompt is stored compressed, for
+    ``RunStore.call_messages``).
+    """
+
+    result: CallResult
+    stage: str
+    messages_hash: str
+    params_json: str
+    sample_index: int
+    messages_json: str | None = None
+
+
+def call_row(call: FinishedCall) -> tuple:
     """The ``INSERT_CALL`` parameters for one finished call."""
-    blob = zlib.compress(messages_json.encode(), 1) if messages_json else None
+    result = call.result
+    blob = zlib.compress(call.messages_json.encode(), 1) if call.messages_json else None
     return (
         result.key,
         result.endpoint,
         result.model,
-        stage,
-        messages_hash,
-        params_json,
-        sample_index,
+        call.stage,
+        call.messages_hash,
+        call.params_json,
+        call.sample_index,
         result.status,
         result.text,
         result.finish_reason,
@@ -133,26 +143,6 @@ class RunStore:
                 f"SELECT {_RESULT_COLUMNS} FROM calls WHERE key = ?", (key,)
             ).fetchone()
         return _row_to_result(row, cached=True) if row else None
-
-    def put_call(
-        self,
-        result: CallResult,
-        *,
-        stage: str,
-        messages_hash: str,
-        params_json: str,
-        sample_index: int,
-        messages_json: str | None = None,
-    ) -> None:
-        """Commit one finished call (a success replaces an earlier recorded failure).
-
-        ``params_json`` and ``messages_json`` are the call's parameters and prompt as JSON (the
-        prompt is stored compressed, for ``call_messages``). ``CallWriter`` commits calls in
-        groups from a background thread; this is the one-call path.
-        """
-        row = call_row(result, stage, messages_hash, params_json, sample_index, messages_json)
-        with self._lock:
-            self._db.execute(INSERT_CALL, row)
 
     def call_keys(self) -> set[str]:
         with self._lock:

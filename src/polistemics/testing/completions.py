@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
+
+from polistemics.llm.keys import messages_hash
 
 # The OpenAI error "type" a client sees for each status family.
 _ERROR_TYPES = {
@@ -40,9 +40,8 @@ def messages_text(messages: list) -> str:
 
 
 def prompt_key(messages: list) -> str:
-    """SHA-256 of the canonical JSON of the messages (sorted keys, compact, UTF-8)."""
-    canonical = json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    """The client layer's hash of a prompt (``messages_hash``), so both sides name it alike."""
+    return messages_hash(messages)
 
 
 def completion_body(

@@ -251,6 +251,18 @@ def test_rule_latency_overrides_server_latency(serve):
     assert time.monotonic() - started < 0.5
 
 
+def test_latency_includes_the_servers_own_work(serve):
+    def slow_responder(request: dict) -> str:
+        time.sleep(0.6)  # the server's own work, on its event loop
+        return "done"
+
+    server = serve(latency=0.8, responder=slow_responder)
+    started = time.monotonic()
+    assert ask(server, "anything").choices[0].message.content == "done"
+    # Counted from the request's arrival: ~0.8 s, where work after the wait would make it 1.4 s.
+    assert 0.8 <= time.monotonic() - started < 1.3
+
+
 # ---- concurrency, fault rates, stats ---------------------------------------------------------
 
 

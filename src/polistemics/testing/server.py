@@ -9,8 +9,9 @@ The HTTP layer is aiohttp's low-level web server on one asyncio event loop, whic
 daemon thread of its own, so callers may use the server synchronously from any thread or event
 loop. Latency and ``timeout`` faults are ``asyncio.sleep`` calls: a thousand requests waiting
 side by side cost no threads and do not contend for the GIL, so the configured latency is the
-latency clients see (it counts from a request's arrival, the server's own work included). ``stop()`` gives requests in progress a moment, then cancels them and closes
-their connections without a response.
+latency clients see: it counts from a request's arrival, and the reply is made before the wait,
+so the server's own work is part of it. ``stop()`` gives requests in progress a moment, then
+cancels them and closes their connections without a response.
 
 Run it in its own process with ``python -m polistemics.testing.server --latency-ms 50``; it
 prints ``READY <base_url>`` and serves until SIGTERM or SIGINT.
@@ -333,12 +334,14 @@ class FakeOpenAIServer:
     ) -> web.StreamResponse:
         rule, rule_hits = self._match(messages_text(body["messages"]))
         fault = self._choose_fault(rule, rule_hits, key, attempt)
-        # The latency counts from the request's arrival: the server's own work is part of it.
+        # The reply is made before the wait: the latency counts from the request's arrival and
+        # includes the server's own work, which would otherwise come on top of it.
+        reply = self._completion_reply(body, rule, fault) if _answers(fault) else None
         wait = arrived + self._latency(rule, key, attempt) - asyncio.get_running_loop().time()
         if wait > 0:
             await asyncio.sleep(wait)
         if fault is None:
-            return await self._send_completion(request, body, rule, None, counts_as_completed=True)
+            return self._send_reply(request, reply, counts_as_completed=True)
         self._stats.fault(fault.kind)
         if fault.kind == "status":
             headers = JSON_HEADERS
@@ -352,22 +355,33 @@ class FakeOpenAIServer:
             return _raw_response(200, MALFORMED_JSON)
         if fault.kind == "timeout":
             await asyncio.sleep(fault.delay)
-        return await self._send_completion(request, body, rule, fault)
+        if fault.kind == "truncated_body" and isinstance(reply, bytes):
+            return await _send_truncated(request, reply)
+        return self._send_reply(request, reply)
 
-    async def _send_completion(
+    def _send_reply(
         self,
         request: web.BaseRequest,
-        body: dict,
-        rule: Rule | None,
-        fault: Fault | None,
+        reply: bytes | web.Response | None,
         *,
         counts_as_completed: bool = False,
     ) -> web.StreamResponse:
-        """The (possibly fault-shaped) answer, or a 500 when the responder fails.
+        """Send a reply made by ``_completion_reply``.
 
         A normal answer is counted before its bytes go out, so a client that has its reply never
         sees stats without it.
         """
+        if isinstance(reply, web.Response):  # the responder failed: a 500
+            return reply
+        assert reply is not None
+        if counts_as_completed:
+            self._stats.completed()
+        return _raw_response(200, reply)
+
+    def _completion_reply(
+        self, body: dict, rule: Rule | None, fault: Fault | None
+    ) -> bytes | web.Response:
+        """The (possibly fault-shaped) completion's JSON bytes, or a 500 when the responder fails."""
         kind = fault.kind if fault else None
         if kind in ("empty_content", "content_filter"):
             answer = ""
@@ -381,12 +395,7 @@ class FakeOpenAIServer:
                 message = f"responder failed: {type(err).__name__}: {err}"
                 return _json_response(500, error_body(500, message))
         completion = self._shaped_completion(body, kind, answer)
-        payload = json.dumps(completion, ensure_ascii=False).encode("utf-8")
-        if counts_as_completed:
-            self._stats.completed()
-        if kind == "truncated_body":
-            return await _send_truncated(request, payload)
-        return _raw_response(200, payload)
+        return json.dumps(completion, ensure_ascii=False).encode("utf-8")
 
     def _shaped_completion(self, body: dict, kind: str | None, answer: str) -> dict:
         if kind == "empty_content":
@@ -420,6 +429,11 @@ def _json_response(
     status: int, body: dict, headers: Mapping[str, str] = JSON_HEADERS
 ) -> web.Response:
     return web.Response(status=status, body=json.dumps(body).encode("utf-8"), headers=headers)
+
+
+def _answers(fault: Fault | None) -> bool:
+    """Whether the reply to a request with this fault (or none) carries a completion."""
+    return fault is None or fault.kind not in ("status", "drop_connection", "malformed_json")
 
 
 def _raw_response(status: int, payload: bytes) -> web.Response:

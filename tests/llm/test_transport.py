@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from yarl import URL
 
 from polistemics.llm.keys import canonical_json
 from polistemics.llm.transport import (
@@ -77,12 +76,12 @@ def test_each_failure_has_its_own_type(fault: Fault, error_type: type) -> None:
 def test_proxy_comes_from_the_environment_and_no_proxy_is_respected(monkeypatch) -> None:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"):
         monkeypatch.delenv(name, raising=False)
-    remote = URL("https://api.example.org/v1/chat/completions")
+    remote = "https://api.example.org/v1/chat/completions"
     assert _env_proxy(remote) is None
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
     assert _env_proxy(remote) == "http://proxy.internal:3128"
-    assert _env_proxy(URL("https://127.0.0.1:8080/v1/chat/completions")) is None
+    assert _env_proxy("https://127.0.0.1:8080/v1/chat/completions") is None
 
 
 def test_error_message_prefers_the_providers_text() -> None:

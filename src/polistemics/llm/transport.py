@@ -1,10 +1,9 @@
 """HTTP transport for OpenAI-compatible chat completions endpoints.
 
-One keep-alive connection pool per endpoint, JSON in and out, and typed failures the client
-layer maps onto its retry rules. It is deliberately thin (aiohttp with its C parser, no request
-or response models): at paper scale the harness makes ~100,000 calls, and a full SDK's per-call
-work (request building, header models, pool bookkeeping) cost more CPU than everything else in a
-run together.
+One keep-alive connection pool per endpoint (``http1``), JSON in and out, and typed failures the
+client layer maps onto its retry rules. It is deliberately thin (no request or response models):
+at paper scale the harness makes ~100,000 calls, and a full SDK's per-call work cost more CPU than
+everything else in a run together.
 """
 
 from __future__ import annotations
@@ -13,15 +12,24 @@ import json
 import ssl
 import urllib.request
 from collections.abc import Mapping
-
-import aiohttp
-from yarl import URL
+from urllib.parse import urlsplit
 
 from polistemics import __version__
+from polistemics.llm.http1 import (
+    ConnectionFailed,
+    ConnectionPool,
+    RequestTimeout,
+    TransportError,
+)
 
-
-class TransportError(Exception):
-    """A request that produced no usable response body."""
+__all__ = [
+    "ChatTransport",
+    "ConnectionFailed",
+    "HttpStatusError",
+    "MalformedBody",
+    "RequestTimeout",
+    "TransportError",
+]
 
 
 class HttpStatusError(TransportError):
@@ -32,14 +40,6 @@ class HttpStatusError(TransportError):
         self.status = status
         self.message = message
         self.headers = headers
-
-
-class RequestTimeout(TransportError):
-    """No complete response within the endpoint's timeout."""
-
-
-class ConnectionFailed(TransportError):
-    """The connection could not be made, or broke before the response was complete."""
 
 
 class MalformedBody(TransportError):
@@ -56,32 +56,36 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 class ChatTransport:
-    """Posts chat completion requests to one endpoint over a pooled session."""
+    """Posts chat completion requests to one endpoint over a pool of keep-alive connections."""
 
-    def __init__(self, base_url: str, api_key: str, *, timeout: float):
-        self.url = URL(base_url.rstrip("/") + "/chat/completions")
-        self._headers = {
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float,
+        ssl_context: ssl.SSLContext | None = None,
+    ):
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        parts = urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
+        if parts.scheme == "https" and ssl_context is None:
+            ssl_context = _ssl_context()
+        self._timeout = timeout
+        self._pool = ConnectionPool(self.url, ssl_context=ssl_context, proxy=_env_proxy(self.url))
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        headers = {
             "Authorization": f"Bearer {api_key}",
             "Content-Type": "application/json",
             "Accept": "application/json",
+            "Accept-Encoding": "gzip, deflate",
             "User-Agent": f"polistemics/{__version__}",
         }
-        self._timeout = aiohttp.ClientTimeout(total=timeout)
-        self._proxy = _env_proxy(self.url)
-        self._session: aiohttp.ClientSession | None = None
-
-    def _open(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(
-                limit=0,  # the client layer's limiter bounds concurrency, per endpoint
-                ssl=_ssl_context() if self.url.scheme == "https" else False,
-            )
-            self._session = aiohttp.ClientSession(
-                connector=connector,
-                headers=self._headers,
-                cookie_jar=aiohttp.DummyCookieJar(),  # an API client keeps no cookies
-            )
-        return self._session
+        # The request line and headers are the same for every call: encoded once.
+        self._head = f"POST {self._pool.request_target(path)} HTTP/1.1\r\n".encode(
+            "latin-1"
+        ) + self._pool.header_lines(headers)
 
     async def post(self, body: dict, messages_json: str) -> dict:
         """Post ``body`` plus its messages; the response's JSON object, or a ``TransportError``.
@@ -91,23 +95,14 @@ class ChatTransport:
         """
         head = json.dumps(body, ensure_ascii=False)
         data = f'{head[:-1]}{", " if body else ""}"messages": {messages_json}}}'.encode()
+        response = await self._pool.request(self._head, data, timeout=self._timeout)
+        if response.status >= 300:
+            message = _error_message(response.body)
+            if 300 <= response.status < 400 and "location" in response.headers:
+                message = f"redirected to {response.headers['location']}: use that base_url"
+            raise HttpStatusError(response.status, message, response.headers)
         try:
-            async with self._open().post(
-                self.url, data=data, timeout=self._timeout, proxy=self._proxy
-            ) as resp:
-                raw = await resp.read()
-                status = resp.status
-                headers = resp.headers
-        except TimeoutError as exc:
-            raise RequestTimeout(f"timed out after {self._timeout.total:g}s") from exc
-        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
-            raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
-        except aiohttp.ClientResponseError as exc:  # unparseable status line or headers
-            raise ConnectionFailed(f"bad HTTP response: {exc.message}") from exc
-        if status >= 300:
-            raise HttpStatusError(status, _error_message(raw), headers)
-        try:
-            parsed = json.loads(raw)
+            parsed = json.loads(response.body)
         except (UnicodeDecodeError, ValueError) as exc:
             raise MalformedBody(f"not JSON ({exc})") from exc
         if not isinstance(parsed, dict):
@@ -115,20 +110,15 @@ class ChatTransport:
         return parsed
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self._pool.close()
 
 
-def _env_proxy(url: URL) -> str | None:
-    """The proxy HTTP(S)_PROXY / NO_PROXY name for this endpoint, looked up once.
-
-    (aiohttp's ``trust_env`` would look it up, and read ~/.netrc, in a thread on every request.)
-    """
-    host = url.host or ""
-    if urllib.request.proxy_bypass_environment(host):
+def _env_proxy(url: str) -> str | None:
+    """The proxy HTTP(S)_PROXY / NO_PROXY name for this endpoint, looked up once."""
+    parts = urlsplit(url)
+    if urllib.request.proxy_bypass_environment(parts.hostname or ""):
         return None
-    return urllib.request.getproxies_environment().get(url.scheme)
+    return urllib.request.getproxies_environment().get(parts.scheme)
 
 
 def _error_message(raw: bytes, limit: int = 500) -> str:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from polistemics.report.browser import browser_payload, embed_json, final_verdicts
@@ -118,3 +119,27 @@ def test_a_split_panel_is_flagged(demo_inputs) -> None:
     env = payload["environments"][flagged[0]["e"]][0]
     variant = payload["variants"][flagged[0]["v"]][0]
     assert f"{flagged[0]['o']}|{env}|{variant}" == first.item_key
+
+
+def final_verdicts_by_loop(cells: pd.DataFrame) -> dict:
+    """The plain loop: every row sets its slot of its answer's marks; a later row wins."""
+    slots = {sq.key: i for i, sq in enumerate(SUB_QUESTIONS)}
+    found: dict[tuple, list[str]] = {}
+    columns = ["model", "environment", "variant", "observation_id", "sample_index"]
+    for row in cells.loc[:, [*columns, "sub_question", "passed"]].itertuples(index=False):
+        slot = slots.get(row.sub_question)
+        if slot is None:
+            continue
+        key = (row.model, row.environment, row.variant, row.observation_id, int(row.sample_index))
+        found.setdefault(key, ["-"] * len(SUB_QUESTIONS))[slot] = "P" if row.passed else "F"
+    return {key: "".join(marks) for key, marks in found.items()}
+
+
+def test_final_verdicts_match_a_plain_loop(demo_inputs) -> None:
+    cells = demo_inputs.cells.sample(frac=1, random_state=1)
+    repeated = cells.head(50).assign(passed=lambda frame: ~frame["passed"])  # later rows win
+    outside = cells.tail(3).assign(sub_question="structural_balance")
+    table = pd.concat([cells, repeated, outside], ignore_index=True)
+    found = final_verdicts(table)
+    assert list(found.items()) == list(final_verdicts_by_loop(table).items())
+    assert len(found) == len(demo_inputs.answers)

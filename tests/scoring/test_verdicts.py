@@ -8,7 +8,13 @@ import pytest
 from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import BY_KEY, SUB_QUESTIONS, Rubric, sub_questions
 from polistemics.scoring.errors import CellsError, VerdictError
-from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, majority, panel_votes
+from polistemics.scoring.verdicts import (
+    ItemKey,
+    JudgeVerdict,
+    majority,
+    panel_votes,
+    verdict_frame,
+)
 
 JUDGES = ("j1", "j2", "j3")
 
@@ -308,3 +314,19 @@ def test_majority_matches_a_plain_loop_on_shuffled_verdicts(panel_size):
     columns = ["observation_id", "model", "rubric", "n_complete_judges"]
     assert list(result.excluded[columns].itertuples(index=False, name=None)) == excluded
     assert len(cells) > 100 and len(excluded) > 5
+
+
+def test_a_verdict_table_comes_back_copied_and_numbered_from_zero():
+    key = item()
+    table = verdict_frame(
+        panel(key, Rubric.FAITHFULNESS, all_active(key, Rubric.FAITHFULNESS, True))
+    )
+    shuffled = table.sample(frac=1, random_state=0)  # labels no longer 0..n-1
+    renumbered = verdict_frame(shuffled)
+    assert isinstance(renumbered.index, pd.RangeIndex) and renumbered.index.start == 0
+    assert renumbered["judge"].tolist() == shuffled["judge"].tolist()
+    mine = verdict_frame(table)
+    mine.loc[0, "says_yes"] = None
+    assert table.loc[0, "says_yes"] is True  # the caller's table is left alone
+    numbered = shuffled.reset_index(drop=True)
+    pd.testing.assert_frame_equal(majority(shuffled).cells, majority(numbered).cells)

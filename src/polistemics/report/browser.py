@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from functools import cache
 
+import numpy as np
 import pandas as pd
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
@@ -27,6 +28,7 @@ from polistemics.report.inputs import AnswerView
 from polistemics.report.labels import ModelLabels, variant_label
 from polistemics.rubrics import SUB_QUESTIONS, Rubric
 from polistemics.run.cells import panel_judge_id
+from polistemics.scoring.cells import first_rows, group_ids
 
 DEFAULT_MAX_ANSWERS = 20_000
 _SQ_INDEX = {sq.key: i for i, sq in enumerate(SUB_QUESTIONS)}
@@ -54,29 +56,27 @@ class _Strings:
         return index
 
 
+_ANSWER_COLUMNS = ["model", "environment", "variant", "observation_id", "sample_index"]
+
+
 def final_verdicts(cells: pd.DataFrame) -> dict[AnswerKey, str]:
-    """Per answer, the ``P``/``F``/``-`` string over all sub-questions."""
-    found: dict[AnswerKey, list[str]] = {}
-    columns = [
-        "model",
-        "environment",
-        "variant",
-        "observation_id",
-        "sample_index",
-        "sub_question",
-        "passed",
-    ]
-    for model, env, variant, oid, sample, key, passed in cells.loc[:, columns].itertuples(
-        index=False, name=None
-    ):
-        slot = _SQ_INDEX.get(key)
-        if slot is None:
-            continue
-        marks = found.setdefault(
-            (model, env, variant, oid, int(sample)), ["-"] * len(SUB_QUESTIONS)
-        )
-        marks[slot] = "P" if passed else "F"
-    return {key: "".join(marks) for key, marks in found.items()}
+    """Per answer, the ``P``/``F``/``-`` string over all sub-questions (answers in order of
+    first appearance; a repeated cell: its last row counts)."""
+    slots = cells["sub_question"].map(_SQ_INDEX)
+    known = slots.notna().to_numpy()
+    if not known.any():
+        return {}
+    rows = cells.loc[known, [*_ANSWER_COLUMNS, "passed"]]
+    answer, n_answers = group_ids([rows[c] for c in _ANSWER_COLUMNS])
+    cell = answer * len(SUB_QUESTIONS) + slots[known].to_numpy(dtype="int64")
+    last = ~pd.Series(cell).duplicated(keep="last").to_numpy()  # one row per cell, the last
+    marks = np.full(n_answers * len(SUB_QUESTIONS), "-", dtype="<U1")
+    marks[cell[last]] = np.where(rows["passed"].to_numpy(dtype=bool)[last], "P", "F")
+    first = rows.iloc[first_rows(answer)]
+    columns = [first[c].tolist() for c in _ANSWER_COLUMNS]
+    columns[-1] = [int(sample) for sample in columns[-1]]
+    keys = zip(*columns, strict=True)
+    return dict(zip(keys, marks.view(f"<U{len(SUB_QUESTIONS)}").tolist(), strict=True))
 
 
 @cache

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from polistemics.report.content import ReportContent, ReportOptions, build_content
+from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
 from polistemics.report.inputs import ReportInputError, ReportInputs
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
@@ -51,8 +51,15 @@ def build_any(path: Path, out_dir: Path | None, options: ReportOptions | None = 
     )
 
 
-def write_report(inputs: ReportInputs, out_dir: Path, options: ReportOptions | None = None) -> Path:
-    content = build_content(inputs, options)
+def write_report(
+    inputs: ReportInputs,
+    out_dir: Path,
+    options: ReportOptions | None = None,
+    *,
+    scores: ScoreContent | None = None,
+) -> Path:
+    """Write the report; ``scores``: ``score_content`` of the same inputs, when already made."""
+    content = build_content(inputs, options, scores=scores)
     out_dir.mkdir(parents=True, exist_ok=True)
     figures_dir = out_dir / "figures"
     figures_dir.mkdir(exist_ok=True)

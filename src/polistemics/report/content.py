@@ -62,7 +62,22 @@ class ReportContent:
     generated: str
 
 
-def build_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ReportContent:
+@dataclass
+class ScoreContent:
+    """What the report computes from scores, answers, verdicts and evidence, not from the
+    manifest: nearly all of its work, so a run can do it before its manifest exists."""
+
+    labels: ModelLabels
+    elections: list[tuple[ElectionTables, ElectionFigures]]
+    reliability: ReliabilityTables | None
+    observations: pd.DataFrame
+    fidelity: pd.DataFrame | None
+    fidelity_reason: str | None
+    browser: dict
+
+
+def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
+    """The manifest-free part of ``build_content`` (``inputs.manifest`` is not read)."""
     options = options or ReportOptions()
     labels = ModelLabels(options.model_labels)
     elections = []
@@ -74,21 +89,7 @@ def build_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     reliability = None
     if inputs.judging is not None and inputs.judging.n_verdicts:
         reliability = reliability_tables(inputs.judging)
-    environments, environments_source = environment_counts(inputs.manifest, inputs.items)
     fidelity, fidelity_reason = fidelity_table(inputs.evidence)
-    data = DataTables(
-        standardisation=standardisation_table(inputs.manifest),
-        environments=environments,
-        environments_source=environments_source,
-        observations=observation_counts(inputs.answers, inputs.cells),
-        fidelity=fidelity,
-        fidelity_reason=fidelity_reason,
-        calls=calls_table(inputs.manifest),
-        stage_seconds=stage_times(inputs.manifest),
-        judging=judging_summary(inputs.manifest),
-        vague=vague_table(inputs.manifest),
-        totals=(inputs.manifest or {}).get("totals"),
-    )
     browser = browser_payload(
         inputs.answers,
         inputs.cells,
@@ -97,13 +98,48 @@ def build_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
         max_answers=options.max_browser_answers,
         seed=options.seed,
     )
-    return ReportContent(
-        inputs=inputs,
+    return ScoreContent(
         labels=labels,
-        options=options,
         elections=elections,
         reliability=reliability,
-        data=data,
+        observations=observation_counts(inputs.answers, inputs.cells),
+        fidelity=fidelity,
+        fidelity_reason=fidelity_reason,
         browser=browser,
+    )
+
+
+def build_content(
+    inputs: ReportInputs,
+    options: ReportOptions | None = None,
+    *,
+    scores: ScoreContent | None = None,
+) -> ReportContent:
+    """Everything the page shows; ``scores``, when given, is ``score_content`` of the same inputs
+    and options (computed earlier, before the manifest was written)."""
+    options = options or ReportOptions()
+    scores = scores or score_content(inputs, options)
+    environments, environments_source = environment_counts(inputs.manifest, inputs.items)
+    data = DataTables(
+        standardisation=standardisation_table(inputs.manifest),
+        environments=environments,
+        environments_source=environments_source,
+        observations=scores.observations,
+        fidelity=scores.fidelity,
+        fidelity_reason=scores.fidelity_reason,
+        calls=calls_table(inputs.manifest),
+        stage_seconds=stage_times(inputs.manifest),
+        judging=judging_summary(inputs.manifest),
+        vague=vague_table(inputs.manifest),
+        totals=(inputs.manifest or {}).get("totals"),
+    )
+    return ReportContent(
+        inputs=inputs,
+        labels=scores.labels,
+        options=options,
+        elections=scores.elections,
+        reliability=scores.reliability,
+        data=data,
+        browser=scores.browser,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
     )

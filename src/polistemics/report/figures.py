@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import pandas as pd
 
@@ -51,8 +52,8 @@ class Figure:
     heatmap: Heatmap
     note: str
 
-    @property
-    def svg(self) -> str:
+    @cached_property
+    def svg(self) -> str:  # the page and figures/*.svg both need it
         return render_heatmap(self.heatmap)
 
 

@@ -9,6 +9,7 @@ over what it just wrote instead (``run_report_inputs``), so the report does not 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -145,7 +146,7 @@ def run_report_inputs(
     return ReportInputs(
         kind="run",
         source=run_dir,
-        title=str(config.get("name") or run_dir.name),
+        title=_title(run_dir, manifest),
         cells=cells,
         answers=views,
         judge_records=judge_records,
@@ -155,6 +156,15 @@ def run_report_inputs(
         items=items,
         notes=notes,
     )
+
+
+def with_manifest(inputs: ReportInputs, manifest: dict | None) -> ReportInputs:
+    """A run's inputs with its manifest (read later than the rest), which also names the run."""
+    return replace(inputs, manifest=manifest, title=_title(inputs.source, manifest))
+
+
+def _title(run_dir: Path, manifest: dict | None) -> str:
+    return str((manifest or {}).get("config", {}).get("name") or run_dir.name)
 
 
 def answer_views(

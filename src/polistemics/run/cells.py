@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -25,6 +27,11 @@ def panel_judge_id(record: JudgeVerdictRecord) -> str:
     return f"{record.panel_position}:{record.judge}"
 
 
+_RECORD_FIELDS = attrgetter(
+    "item_key", "model", "sample_index", "rubric", "panel_position", "judge", "says_yes"
+)
+
+
 def verdict_table(
     records: Iterable[JudgeVerdictRecord], items: Mapping[str, EnvironmentItem]
 ) -> pd.DataFrame:
@@ -34,27 +41,30 @@ def verdict_table(
     over the record's sub-questions (no object per verdict: paper-scale runs stay fast).
     """
     records = list(records)
-    item_of, item_keys = pd.factorize(np.array([r.item_key for r in records], dtype=object))
+    fields = zip(*map(_RECORD_FIELDS, records), strict=True) if records else [()] * 7
+    item_keys_of, models, samples, rubrics_of, positions, judges, says_yes = fields
+    item_of, item_keys = pd.factorize(np.array(item_keys_of, dtype=object))
     _reject_unknown_items(records, item_keys, items)
-    seats = {(r.panel_position, r.judge): r for r in records}
+    seats = dict(zip(zip(positions, judges, strict=True), records, strict=True))
     judge_ids = {seat: panel_judge_id(record) for seat, record in seats.items()}
-    rubrics = {rubric: rubric.value for rubric in Rubric}
-    sizes = [len(r.says_yes) for r in records]
+    rubric_values = {rubric: rubric.value for rubric in Rubric}
+    sizes = np.fromiter(map(len, says_yes), dtype="int64", count=len(records))
 
-    def repeat(values: list, dtype: str = "object") -> np.ndarray:
-        return np.repeat(np.asarray(values, dtype=dtype), sizes)
+    def repeat(values: Iterable, dtype: str = "object") -> np.ndarray:
+        return np.repeat(np.array(list(values), dtype=dtype), sizes)
 
-    item_fields = _item_fields([items[key] for key in item_keys])[np.repeat(item_of, sizes)]
-    columns = {name: item_fields[:, i] for i, name in enumerate(_ITEM_FIELDS)}
+    item_fields = _item_fields([items[key] for key in item_keys])
+    row_item = np.repeat(item_of, sizes)
+    columns = {name: item_fields[:, i].take(row_item) for i, name in enumerate(_ITEM_FIELDS)}
     columns |= {
-        "model": repeat([r.model for r in records]),
-        "sample_index": repeat([r.sample_index for r in records], "int64"),
-        "rubric": repeat([rubrics[r.rubric] for r in records]),
-        "judge": repeat([judge_ids[r.panel_position, r.judge] for r in records]),
-        "sub_question": np.array([k for r in records for k in r.says_yes], dtype=object),
-        "says_yes": np.array([v for r in records for v in r.says_yes.values()], dtype=object),
+        "model": repeat(models),
+        "sample_index": repeat(samples, "int64"),
+        "rubric": repeat(map(rubric_values.__getitem__, rubrics_of)),
+        "judge": repeat(map(judge_ids.__getitem__, zip(positions, judges, strict=True))),
+        "sub_question": np.array(list(chain.from_iterable(says_yes)), dtype=object),
+        "says_yes": np.array(list(chain.from_iterable(map(dict.values, says_yes))), dtype=object),
     }
-    return pd.DataFrame({name: columns[name] for name in VERDICT_COLUMNS})
+    return pd.DataFrame({name: columns[name] for name in VERDICT_COLUMNS}, copy=False)
 
 
 def _reject_unknown_items(

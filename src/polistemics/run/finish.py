@@ -4,25 +4,35 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+import pandas as pd
+
+from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
 from polistemics.report.build import RUN_REPORT_FOLDER, write_report
-from polistemics.report.run_inputs import read_manifest, run_report_inputs
+from polistemics.report.content import score_content
+from polistemics.report.inputs import ReportInputs
+from polistemics.report.run_inputs import read_manifest, run_report_inputs, with_manifest
+from polistemics.run.background import in_background
 from polistemics.run.exports import (
     ANSWERS_FILE,
     EVIDENCE_FILE,
     JUDGES_FILE,
+    judge_record_lines,
     write_cells,
     write_jsonl,
-    write_release_exports,
+    write_lines,
+    write_release_answers,
+    write_release_score_files,
     write_summary,
 )
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.scoring.cells import validate_cells
+from polistemics.scoring.verdicts import MajorityResult
 
 
 def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
@@ -45,22 +55,69 @@ def _cyclic_gc_paused() -> Iterator[None]:
 
 
 def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
+    """Scores first; then, while forked children write the exports, the report's tables; then
+    the manifest (it needs the exports' time) and the page.
+
+    Stage times are this process's: work a child does meanwhile adds to none of them.
+    """
     run_dir = result.run_dir
-    with study.stage("scores"):
-        scored = score_study(result, study.config)
-        cells_path = write_cells(run_dir, scored.cells)
-        summary_path = write_summary(run_dir, scored.cells)
     items = [item for run in result.elections for item in run.items]
-    evidence = [ev for run in result.elections for ev in run.evidence]
-    with study.stage("exports"):
-        write_jsonl(run_dir / EVIDENCE_FILE, (ev.model_dump(mode="json") for ev in evidence))
-        write_jsonl(run_dir / ANSWERS_FILE, (a.model_dump(mode="json") for a in result.answers))
-        write_jsonl(run_dir / JUDGES_FILE, (r.model_dump(mode="json") for r in result.verdicts))
-        write_release_exports(
-            run_dir, items, result.answers, scored.cells, list(study.config.judges)
+    panel = list(study.config.judges)
+    with ExitStack() as children:
+        # Needs no scores: starts at once and runs while they are computed.
+        stage_outputs = children.enter_context(
+            in_background(lambda: _write_stage_outputs(result, items))
         )
+        with study.stage("scores"):
+            scored = score_study(result, study.config)
+        with study.stage("exports"):
+            score_files = children.enter_context(
+                in_background(lambda: _write_score_files(run_dir, scored.cells, items, panel))
+            )
+        with study.stage("report"):
+            inputs = _report_inputs(result, items, scored)
+            report_scores = score_content(inputs)
+        with study.stage("exports"):
+            call_stats = stage_outputs.result()
+            cells_path, summary_path = score_files.result()
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
-    extra = {
+    paths["manifest"] = write_manifest(
+        run_dir,
+        study.config,
+        study.endpoints,
+        call_stats,
+        started=study.started,
+        # run.json, written before the page (which shows it), has no report time: the CLI
+        # prints it.
+        stage_seconds={k: v for k, v in result.stage_seconds.items() if k != "report"},
+        extra=_manifest_extra(study, result, scored),
+    )
+    with study.stage("report"):
+        inputs = with_manifest(inputs, read_manifest(run_dir))
+        paths["report"] = write_report(inputs, run_dir / RUN_REPORT_FOLDER, scores=report_scores)
+    return paths
+
+
+def _report_inputs(
+    result: StudyResult, items: list[EnvironmentItem], scored: MajorityResult
+) -> ReportInputs:
+    """The report gets the run's outputs from memory, not by reading the files back
+    (``polistemics report RUN_DIR`` reads the same from the files); the manifest comes later
+    (``with_manifest``)."""
+    return run_report_inputs(
+        result.run_dir,
+        cells=validate_cells(scored.cells),
+        manifest=None,
+        items=items,
+        answers=result.answers,
+        judge_records=result.verdicts,
+        evidence=[ev for run in result.elections for ev in run.evidence],
+        judging=scored.tally,
+    )
+
+
+def _manifest_extra(study: Study, result: StudyResult, scored: MajorityResult) -> dict:
+    return {
         "elections": {
             run.scoped.election.id: {
                 "counts": run.scoped.counts,
@@ -79,29 +136,26 @@ def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
         },
         "calls_made_this_run": result.calls_made,
     }
+
+
+def _write_stage_outputs(result: StudyResult, items: list[EnvironmentItem]) -> list[dict]:
+    """evidence, answers and judge records as JSONL, and the release folders' items and
+    answers (their scores come later). Returns the run store's ``call_stats`` for the manifest:
+    this child has time to spare for that scan, the scores take longer."""
+    run_dir = result.run_dir
+    evidence = (ev.model_dump(mode="json") for run in result.elections for ev in run.evidence)
+    write_jsonl(run_dir / EVIDENCE_FILE, evidence)
+    write_jsonl(run_dir / ANSWERS_FILE, (a.model_dump(mode="json") for a in result.answers))
+    write_lines(run_dir / JUDGES_FILE, judge_record_lines(result.verdicts))
+    write_release_answers(run_dir, items, result.answers)
     with RunStore(run_dir / STORE_NAME) as store:
-        paths["manifest"] = write_manifest(
-            run_dir,
-            study.config,
-            study.endpoints,
-            store,
-            started=study.started,
-            stage_seconds=result.stage_seconds,
-            extra=extra,
-        )
-    # The report gets what was just written from memory, not by reading the files back
-    # (``polistemics report RUN_DIR`` reads the same from the files).
-    with study.stage("report"):
-        inputs = run_report_inputs(
-            run_dir,
-            cells=validate_cells(scored.cells),
-            manifest=read_manifest(run_dir),
-            items=items,
-            answers=result.answers,
-            judge_records=result.verdicts,
-            evidence=evidence,
-            judging=scored.tally,
-        )
-        paths["report"] = write_report(inputs, run_dir / RUN_REPORT_FOLDER)
-    # run.json (written before the report, which shows it) has no report time; the CLI prints it.
+        return store.call_stats()
+
+
+def _write_score_files(
+    run_dir: Path, cells: pd.DataFrame, items: list[EnvironmentItem], panel: list[str]
+) -> tuple[Path, Path]:
+    """``scores/cells.csv``, ``scores/summary.json`` and the release folders' score files."""
+    paths = write_cells(run_dir, cells), write_summary(run_dir, cells)
+    write_release_score_files(run_dir, items, cells, panel)
     return paths

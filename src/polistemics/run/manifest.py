@@ -9,7 +9,6 @@ from pathlib import Path
 
 from polistemics import __version__
 from polistemics.llm.registry import ModelEndpoint
-from polistemics.llm.store import RunStore
 from polistemics.prompts import template_hashes
 from polistemics.run.config import RunConfig
 
@@ -50,13 +49,13 @@ def write_manifest(
     run_dir: Path,
     config: RunConfig,
     endpoints: dict[str, ModelEndpoint],
-    store: RunStore,
+    calls: list[dict],
     *,
     started: str,
     stage_seconds: dict[str, float],
     extra: dict,
 ) -> Path:
-    calls = store.call_stats()
+    """``run.json``; ``calls`` are the run store's ``call_stats()``."""
     manifest = {
         "polistemics_version": __version__,
         "git_revision": git_revision(),

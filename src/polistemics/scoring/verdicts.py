@@ -66,7 +66,10 @@ def verdict_frame(verdicts: Iterable[JudgeVerdict] | pd.DataFrame) -> pd.DataFra
         missing = [c for c in VERDICT_COLUMNS if c not in verdicts.columns]
         if missing:
             raise VerdictError(f"verdict table lacks columns {missing}")
-        return verdicts.loc[:, list(VERDICT_COLUMNS)].reset_index(drop=True)
+        frame = verdicts.loc[:, list(VERDICT_COLUMNS)]  # a copy: the caller may change it
+        index = frame.index
+        numbered = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+        return frame if numbered else frame.reset_index(drop=True)
     items: dict[ItemKey, tuple] = {}  # many verdicts share one item: convert it once
     rubrics = {r: r.value for r in Rubric}
     rows = []

@@ -102,7 +102,9 @@ class _Reply:
 
     def __init__(self, waiter: asyncio.Future[Response]):
         self.waiter = waiter
-        self.parser = httptools.HttpResponseParser(self)
+        # The parser calls back into this object: a reference cycle, broken once the response
+        # is settled so that reference counting frees both (the cyclic collector need not).
+        self.parser: httptools.HttpResponseParser | None = httptools.HttpResponseParser(self)
         self.got_bytes = False
         self.keep_alive = False
         self._headers: list[tuple[bytes, bytes]] = []
@@ -126,6 +128,9 @@ class _Reply:
         self._body.append(body)
 
     def on_message_complete(self) -> None:
+        if self.parser is None:  # a second response in the same bytes: out of step
+            self.keep_alive = False
+            return
         status = self.parser.get_status_code()
         if 100 <= status < 200:  # an interim response (100 Continue, 103 Early Hints): read on
             self._headers, self._body, self._headers_done = [], [], False
@@ -137,8 +142,12 @@ class _Reply:
 
     def feed(self, data: bytes) -> None:
         self.got_bytes = True
+        parser = self.parser
+        if parser is None:  # bytes after the settled response: the connection is out of step
+            self.keep_alive = False
+            return
         try:
-            self.parser.feed_data(data)
+            parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             self.fail(ConnectionFailed("bad HTTP response: unexpected protocol upgrade"))
         except httptools.HttpParserError as exc:
@@ -157,12 +166,14 @@ class _Reply:
             self.fail(ConnectionFailed(f"connection closed in the middle of the response{why}"))
 
     def fail(self, error: Exception) -> None:
+        self.parser = None
         if not self.waiter.done():
             self.waiter.set_exception(error)
 
     def _finish(self, status: int) -> None:
         if self.waiter.done():
             return
+        self.parser = None
         headers = Headers(self._headers)
         try:
             body = _decoded(b"".join(self._body), headers.get("content-encoding", ""))

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +15,7 @@ from polistemics.report.content import score_content
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.run_inputs import read_manifest, run_report_inputs, with_manifest
 from polistemics.run.background import in_background
+from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.exports import (
     ANSWERS_FILE,
     EVIDENCE_FILE,
@@ -37,21 +36,8 @@ from polistemics.scoring.verdicts import MajorityResult
 
 def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
     """Write every result file of the run directory; returns the important paths."""
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         return _finish(study, result)
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection meanwhile: this step builds millions of objects and keeps
-    most of them, so each full collection would walk the whole heap again, for nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _finish(study: Study, result: StudyResult) -> dict[str, Path]:

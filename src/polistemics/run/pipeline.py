@@ -11,7 +11,6 @@ soon as it exists, not after all answers are in.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from polistemics.llm.session import open_client
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.records import Evidence, Position
 from polistemics.run.cells import score_run
+from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
 from polistemics.run.manifest import now
 from polistemics.sources.load import load_election
@@ -146,10 +146,8 @@ class Study:
                 await self._standardise(client, run)
                 await self._environments(client, run)
             items = [item for run in elections for item in run.items]
-            # What exists now lives to the end of the run: keep the cyclic collector from walking
-            # it again and again while ~100,000 calls allocate around it.
-            gc.freeze()
-            answers, verdicts, skipped = await self._answer_and_judge(client, items)
+            with survivors_frozen():
+                answers, verdicts, skipped = await self._answer_and_judge(client, items)
             calls_made = client.network_calls
             self.log(f"calls: {calls_made} made this run, {calls_before} already in the store")
         return StudyResult(

@@ -191,60 +191,41 @@ def test_a_connection_the_server_closed_while_idle_is_replaced_without_an_error(
     run(go())
 
 
-def test_a_new_connection_closed_before_the_response_is_an_error_not_a_loop() -> None:
-    async def hang_up(served: Served, reader, writer) -> None:
-        served.requests.append(await read_request(reader))
-
-    async def go() -> None:
-        async with serve(hang_up) as served:
-            pool = ConnectionPool(served.url)
-            with pytest.raises(ConnectionFailed, match="closed before the response"):
-                await post(pool)
-            await pool.close()
-        assert served.connections == 1
-
-    run(go())
-
-
 # ---- failures ----------------------------------------------------------------------------------
 
 
-def test_a_response_cut_short_is_a_connection_failure() -> None:
-    async def cut(served: Served, reader, writer) -> None:
-        await read_request(reader)
-        writer.write(reply(b'{"long": "body"}')[:-5])
-        await writer.drain()
+async def hang_up(served: Served, reader, writer) -> None:
+    served.requests.append(await read_request(reader))
 
+
+async def cut_short(served: Served, reader, writer) -> None:
+    await read_request(reader)
+    writer.write(reply(b'{"long": "body"}')[:-5])
+    await writer.drain()
+
+
+@pytest.mark.parametrize(
+    ("handler", "message"),
+    [
+        # A new connection closed before any response byte is an error (a reused one is retried).
+        (hang_up, "closed before the response"),
+        (cut_short, "middle of the response"),
+        (keep_alive(lambda _: b"SSH-2.0-OpenSSH_9.2\r\n\r\n"), "bad HTTP response"),
+        (
+            keep_alive(lambda _: reply(b"\x00\x01", "Content-Encoding: br")),
+            "unsupported Content-Encoding 'br'",
+        ),
+    ],
+    ids=["hang-up", "cut-short", "not-http", "unknown-encoding"],
+)
+def test_a_broken_response_is_a_connection_failure(handler, message: str) -> None:
     async def go() -> None:
-        async with serve(cut) as served:
+        async with serve(handler) as served:
             pool = ConnectionPool(served.url)
-            with pytest.raises(ConnectionFailed, match="middle of the response"):
+            with pytest.raises(ConnectionFailed, match=message):
                 await post(pool)
             await pool.close()
-
-    run(go())
-
-
-def test_garbage_instead_of_http_is_a_connection_failure() -> None:
-    async def go() -> None:
-        async with serve(keep_alive(lambda _: b"SSH-2.0-OpenSSH_9.2\r\n\r\n")) as served:
-            pool = ConnectionPool(served.url)
-            with pytest.raises(ConnectionFailed, match="bad HTTP response"):
-                await post(pool)
-            await pool.close()
-
-    run(go())
-
-
-def test_an_unknown_content_encoding_is_a_connection_failure() -> None:
-    raw = reply(b"\x00\x01", "Content-Encoding: br")
-
-    async def go() -> None:
-        async with serve(keep_alive(lambda _: raw)) as served:
-            pool = ConnectionPool(served.url)
-            with pytest.raises(ConnectionFailed, match="unsupported Content-Encoding 'br'"):
-                await post(pool)
-            await pool.close()
+        assert served.connections == 1  # not tried again
 
     run(go())
 

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import ENGLISH
 from polistemics.environments.items import Chunk, EnvironmentItem
+from polistemics.jsonl import json_objects
 from polistemics.records import (
     LANGUAGE_NAMES,
     PARTY_PLACEHOLDER,
@@ -93,20 +94,12 @@ def restore_placeholder(text: str, label: str) -> str:
 
 
 def _read_rows(path: Path) -> list[tuple[int, dict]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise ReleaseFormatError(path, 0, "-", "file not found") from None
+    if not Path(path).is_file():
+        raise ReleaseFormatError(path, 0, "-", "file not found")
     rows = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise ReleaseFormatError(path, number, "-", f"not valid JSON ({exc})") from None
-        if not isinstance(row, dict):
-            raise ReleaseFormatError(path, number, "-", "expected a JSON object")
+    for number, row in json_objects(
+        path, lambda number, problem: ReleaseFormatError(path, number, "-", problem)
+    ):
         for key in _REQUIRED:
             if row.get(key) is None:
                 raise ReleaseFormatError(path, number, key, "missing")

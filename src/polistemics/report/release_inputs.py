@@ -4,7 +4,6 @@ into ``ReportInputs``: cells from ``scores/``, contexts from ``ground_truth.json
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +12,7 @@ from polistemics.conditions import Variant
 from polistemics.environments.items import EnvironmentItem
 from polistemics.environments.release_io import ReleaseFormatError as ItemsFormatError
 from polistemics.environments.release_io import read_release_evidence, read_release_items
+from polistemics.jsonl import json_objects
 from polistemics.report.inputs import AnswerView, ReportInputError, ReportInputs
 from polistemics.scoring.release import load_release, variant_folders
 
@@ -22,32 +22,28 @@ def _read_answers(
 ) -> tuple[list[AnswerView], int]:
     """Answers of one release ``outputs.jsonl``; also how many name no known item."""
     answers, unmatched = [], 0
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ReportInputError(f"{path}, line {number}: invalid JSON ({exc.msg})") from None
-            for name in ("observation_id", "ie_name", "model_id"):
-                if not isinstance(row.get(name), str):
-                    raise ReportInputError(f"{path}, line {number}, field '{name}': missing")
-            item = items.get(f"{row['observation_id']}|{row['ie_name']}|{variant.value}")
-            if item is None:
-                unmatched += 1
-                continue
-            status = row.get("status", "success")
-            error = None if status == "success" else (row.get("error_message") or status)
-            answers.append(
-                AnswerView(
-                    item=item,
-                    model=row["model_id"],
-                    sample_index=int(row.get("run_index") or 0),
-                    text=row.get("predicted_explanation"),
-                    error=error,
-                )
+    rows = json_objects(
+        path, lambda number, problem: ReportInputError(f"{path}, line {number}: {problem}")
+    )
+    for number, row in rows:
+        for name in ("observation_id", "ie_name", "model_id"):
+            if not isinstance(row.get(name), str):
+                raise ReportInputError(f"{path}, line {number}, field '{name}': missing")
+        item = items.get(f"{row['observation_id']}|{row['ie_name']}|{variant.value}")
+        if item is None:
+            unmatched += 1
+            continue
+        status = row.get("status", "success")
+        error = None if status == "success" else (row.get("error_message") or status)
+        answers.append(
+            AnswerView(
+                item=item,
+                model=row["model_id"],
+                sample_index=int(row.get("run_index") or 0),
+                text=row.get("predicted_explanation"),
+                error=error,
             )
+        )
     return answers, unmatched
 
 

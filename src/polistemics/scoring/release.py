@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.conditions import Environment, Variant
+from polistemics.jsonl import json_objects
 from polistemics.rubrics import BY_KEY, SUB_QUESTIONS, Rubric
 from polistemics.scoring.cells import (
     CELL_COLUMNS,
@@ -158,21 +159,10 @@ def load_release(folder: Path | str, variant: Variant | None = None) -> ReleaseS
 
 
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ReleaseFormatError(
-                    f"invalid JSON ({exc.msg})", path=path, record=f"line {number}"
-                ) from None
-            if not isinstance(row, dict):
-                raise ReleaseFormatError(
-                    "expected a JSON object", path=path, record=f"line {number}"
-                )
-            yield number, row
+    return json_objects(
+        path,
+        lambda number, problem: ReleaseFormatError(problem, path=path, record=f"line {number}"),
+    )
 
 
 def _read_score_rows(

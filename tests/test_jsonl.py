@@ -1,0 +1,36 @@
+"""The shared JSON Lines reader: objects with their line numbers, errors in the caller's type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polistemics.jsonl import json_objects
+
+
+class RowError(ValueError):
+    pass
+
+
+def read(path: Path) -> list[tuple[int, dict]]:
+    return list(json_objects(path, lambda line, problem: RowError(f"line {line}: {problem}")))
+
+
+def test_objects_come_with_their_line_numbers_and_blank_lines_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"a": 1}\n\n   \n{"b": "ü"}\n', encoding="utf-8")
+    assert read(path) == [(1, {"a": 1}), (4, {"b": "ü"})]
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [("{not json", "line 2: invalid JSON"), ("[1, 2]", "line 2: expected a JSON object")],
+)
+def test_a_bad_line_raises_the_callers_error_naming_it(
+    tmp_path: Path, line: str, problem: str
+) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"a": 1}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(RowError, match=problem):
+        read(path)

@@ -353,7 +353,7 @@ class ConnectionPool:
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[Response] = loop.create_future()
         reply = _Reply(waiter)
-        timer = loop.call_at(deadline, reply.fail, RequestTimeout(f"timed out after {timeout:g}s"))
+        timer = loop.call_at(deadline, _time_out, reply, timeout)
         reusable = False
         try:
             connection.send(data, reply)
@@ -429,6 +429,11 @@ class ConnectionPool:
             connection.close()
         self._open.clear()
         self._idle.clear()
+
+
+def _time_out(reply: _Reply, timeout: float) -> None:
+    # The error is made only when it happens: ~100,000 requests a run do not time out.
+    reply.fail(RequestTimeout(f"timed out after {timeout:g}s"))
 
 
 def _basic_auth(proxy: str) -> str | None:

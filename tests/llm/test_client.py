@@ -298,3 +298,30 @@ def test_json_schema_endpoints_get_a_strict_response_format(store: RunStore) -> 
         sent = server.stats().last_requests[-1]
         assert sent["response_format"]["type"] == "json_schema"
         assert sent["response_format"]["json_schema"]["schema"] == schema
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "json_object"])
+def test_string_lengths_are_left_out_only_where_strict_mode_refuses_them(
+    store: RunStore, mode: str
+) -> None:
+    text = {"type": "string", "pattern": "^A", "minLength": 5, "maxLength": 9}
+    schema = {
+        "type": "object",
+        # A property may itself be called maxLength: only the keyword goes.
+        "properties": {"t": text, "maxLength": {"type": "boolean"}},
+        "required": ["t", "maxLength"],
+        "additionalProperties": False,
+    }
+    with FakeOpenAIServer() as server:
+        ep = endpoint(server, structured_output=mode)
+        run(
+            LLMClient(store=store, retry=FAST).complete(ep, ask("q"), stage="s", json_schema=schema)
+        )
+        response_format = server.stats().last_requests[-1]["response_format"]
+    if mode == "json_schema":
+        sent = response_format["json_schema"]["schema"]
+        assert sent["properties"]["t"] == {"type": "string", "pattern": "^A"}
+        assert sent["properties"]["maxLength"] == {"type": "boolean"}
+        assert sent["required"] == ["t", "maxLength"]
+    else:  # llama.cpp enforces the whole schema given this way
+        assert response_format["schema"] == schema

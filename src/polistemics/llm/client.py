@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from polistemics.llm.call_writer import CallWriter
-from polistemics.llm.grammar import schema_to_gbnf, without_extensions
+from polistemics.llm.grammar import schema_to_gbnf, strict_mode_schema, without_extensions
 from polistemics.llm.keys import CallIdentity, request_params
 from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.registry import ModelEndpoint
@@ -278,7 +278,11 @@ class LLMClient:
             if endpoint.structured_output == "json_schema":
                 body["response_format"] = {
                     "type": "json_schema",
-                    "json_schema": {"name": "output", "schema": json_schema, "strict": True},
+                    "json_schema": {
+                        "name": "output",
+                        "schema": strict_mode_schema(json_schema),
+                        "strict": True,
+                    },
                 }
             elif endpoint.structured_output == "json_object":
                 # llama.cpp enforces the schema given inside a json_object response format.

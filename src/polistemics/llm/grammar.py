@@ -120,6 +120,25 @@ def without_extensions(schema: object) -> object:
     return schema
 
 
+# Keywords that strict structured-output modes refuse: OpenAI's strict mode rejects a schema
+# with string lengths outright (HTTP 400). The stages check their outputs themselves, so the
+# bounds only steer small local models, which get them as a grammar or a json_object schema.
+STRICT_MODE_UNSUPPORTED = frozenset({"minLength", "maxLength"})
+
+
+def strict_mode_schema(schema: object) -> object:
+    """The schema without the keywords strict structured-output modes refuse."""
+    if isinstance(schema, dict):
+        return {
+            k: strict_mode_schema(v)
+            for k, v in schema.items()
+            if not (k in STRICT_MODE_UNSUPPORTED and isinstance(v, int))  # not a property name
+        }
+    if isinstance(schema, list):
+        return [strict_mode_schema(v) for v in schema]
+    return schema
+
+
 def sentences_gbnf(first: str, minimum: int, maximum: int) -> str:
     """A JSON string of ``minimum``..``maximum`` plain sentences, the first opening with ``first``.
 

@@ -47,6 +47,22 @@ def test_attach_metadata_fills_missing_values_only(make_cell, make_cells):
         attach_metadata(cells, metadata.drop(columns="observation_id"))
 
 
+def test_a_column_the_cells_lack_keeps_the_metadatas_integers(make_cell, make_cells):
+    cells = make_cells(
+        [
+            make_cell(True, "position_representation", observation="e__p1__s001"),
+            make_cell(True, "position_representation", observation="e__p2__s001"),
+        ]
+    )
+    metadata = pd.DataFrame(
+        {"observation_id": ["e__p1__s001", "e__p2__s001"], "vague_mode": [3, None]}
+    ).astype({"vague_mode": "Int64"})
+    filled = attach_metadata(cells, metadata)
+    assert filled["vague_mode"].tolist() == [3, pd.NA]
+    # Written as "3", not "3.0" (a lone empty field is quoted in a one-column CSV).
+    assert filled.to_csv(columns=["vague_mode"], index=False).split() == ["vague_mode", "3", '""']
+
+
 def test_require_single(make_cell, make_cells):
     cells = make_cells([make_cell(True, "position_representation")])
     assert require_single(cells, "variant") == "full"

@@ -107,7 +107,9 @@ def item_metadata(items: Iterable[EnvironmentItem], countries: dict[str, str]) -
         }
         for item in items
     ]
-    return pd.DataFrame(rows).drop_duplicates(["observation_id", "environment", "variant"])
+    table = pd.DataFrame(rows).drop_duplicates(["observation_id", "environment", "variant"])
+    # A mode number, or none outside Vague: nullable integers (a float column writes "1.0").
+    return table.astype({"vague_mode": "Int64"})
 
 
 def score_run(

@@ -196,8 +196,10 @@ def attach_metadata(cells: pd.DataFrame, metadata: pd.DataFrame | None) -> pd.Da
     fill = [c for c in metadata.columns if c not in keys and c in cells.columns]
     merged = cells.merge(metadata[keys + fill], on=keys, how="left", suffixes=("", "__meta"))
     for column in fill:
-        merged[column] = merged[column].where(merged[column].notna(), merged[f"{column}__meta"])
-        merged = merged.drop(columns=f"{column}__meta")
+        given, own = merged.pop(f"{column}__meta"), merged[column]
+        # Where the cells have none of a column, it comes as the metadata has it (its dtype too:
+        # integer mode numbers stay integers).
+        merged[column] = given if own.isna().all() else own.where(own.notna(), given)
     merged.index = cells.index
     return merged
 

@@ -13,8 +13,9 @@ from polistemics.llm.transport import (
     HttpStatusError,
     MalformedBody,
     RequestTimeout,
-    _env_proxy,
+    UnsupportedProxy,
     _error_message,
+    env_proxy,
 )
 from polistemics.testing import FakeOpenAIServer, Fault, Rule
 
@@ -77,11 +78,14 @@ def test_proxy_comes_from_the_environment_and_no_proxy_is_respected(monkeypatch)
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"):
         monkeypatch.delenv(name, raising=False)
     remote = "https://api.example.org/v1/chat/completions"
-    assert _env_proxy(remote) is None
+    assert env_proxy(remote) is None
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
-    assert _env_proxy(remote) == "http://proxy.internal:3128"
-    assert _env_proxy("https://127.0.0.1:8080/v1/chat/completions") is None
+    assert env_proxy(remote) == "http://proxy.internal:3128"
+    assert env_proxy("https://127.0.0.1:8080/v1/chat/completions") is None
+    monkeypatch.setenv("HTTPS_PROXY", "socks5://127.0.0.1:1080")
+    with pytest.raises(UnsupportedProxy, match="HTTPS_PROXY is 'socks5://127.0.0.1:1080'"):
+        env_proxy(remote)
 
 
 def test_error_message_prefers_the_providers_text() -> None:

@@ -41,9 +41,19 @@ def test_planted_key_appears_in_no_file_and_no_output(tmp_path: Path) -> None:
 
 
 def test_unset_key_fails_before_any_call_and_leaves_no_run(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "POLISTEMICS_UNSET_KEY"}
+    _fails_before_any_call(tmp_path, "POLISTEMICS_UNSET_KEY", env)
+
+
+def test_an_unusable_proxy_fails_before_any_call_and_leaves_no_run(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k.lower() not in ("http_proxy", "no_proxy")}
+    env |= {"HTTP_PROXY": "socks5://127.0.0.1:1080", "POLISTEMICS_UNSET_KEY": "sk-set"}
+    _fails_before_any_call(tmp_path, "HTTP_PROXY is 'socks5://127.0.0.1:1080'", env)
+
+
+def _fails_before_any_call(tmp_path: Path, named: str, env: dict[str, str]) -> None:
     with FakeOpenAIServer() as server:
         config = write_study(tmp_path, server.base_url, key_env="POLISTEMICS_UNSET_KEY")
-        env = {k: v for k, v in os.environ.items() if k != "POLISTEMICS_UNSET_KEY"}
         run = subprocess.run(
             [sys.executable, "-c", "from polistemics.cli import main; main()", "run", str(config)],
             env={**env, "PYTHONPATH": os.pathsep.join(sys.path)},
@@ -53,5 +63,5 @@ def test_unset_key_fails_before_any_call_and_leaves_no_run(tmp_path: Path) -> No
         )
         assert server.stats().requests == 0
     assert run.returncode == 2
-    assert "POLISTEMICS_UNSET_KEY" in run.stderr and run.stderr.count("\n") == 1
+    assert named in run.stderr and run.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()

@@ -21,6 +21,7 @@ from polistemics.llm.http1 import (
     RequestTimeout,
     TransportError,
 )
+from polistemics.llm.registry import RegistryError
 
 __all__ = [
     "ChatTransport",
@@ -29,6 +30,8 @@ __all__ = [
     "MalformedBody",
     "RequestTimeout",
     "TransportError",
+    "UnsupportedProxy",
+    "env_proxy",
 ]
 
 
@@ -73,7 +76,7 @@ class ChatTransport:
         if parts.scheme == "https" and ssl_context is None:
             ssl_context = _ssl_context()
         self._timeout = timeout
-        self._pool = ConnectionPool(self.url, ssl_context=ssl_context, proxy=_env_proxy(self.url))
+        self._pool = ConnectionPool(self.url, ssl_context=ssl_context, proxy=env_proxy(self.url))
         path = parts.path + (f"?{parts.query}" if parts.query else "")
         headers = {
             "Authorization": f"Bearer {api_key}",
@@ -113,12 +116,26 @@ class ChatTransport:
         await self._pool.close()
 
 
-def _env_proxy(url: str) -> str | None:
-    """The proxy HTTP(S)_PROXY / NO_PROXY name for this endpoint, looked up once."""
+class UnsupportedProxy(RegistryError):
+    """HTTP(S)_PROXY names a proxy the transport cannot use."""
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy HTTP(S)_PROXY / NO_PROXY name for this endpoint, looked up once.
+
+    Only plain-HTTP proxies are supported (HTTPS endpoints are tunnelled through them with
+    CONNECT); any other raises ``UnsupportedProxy`` naming the variable.
+    """
     parts = urlsplit(url)
     if urllib.request.proxy_bypass_environment(parts.hostname or ""):
         return None
-    return urllib.request.getproxies_environment().get(parts.scheme)
+    proxy = urllib.request.getproxies_environment().get(parts.scheme)
+    if proxy and urlsplit(proxy).scheme != "http":
+        raise UnsupportedProxy(
+            f"{parts.scheme.upper()}_PROXY is {proxy!r}: only http:// proxies are supported "
+            "(HTTPS endpoints are tunnelled through them)"
+        )
+    return proxy
 
 
 def _error_message(raw: bytes, limit: int = 500) -> str:

@@ -28,6 +28,7 @@ from polistemics.llm.client import LLMClient
 from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
 from polistemics.llm.session import open_client
 from polistemics.llm.tasks import gather_or_cancel
+from polistemics.llm.transport import env_proxy
 from polistemics.records import Evidence, Position
 from polistemics.run.cells import score_run
 from polistemics.run.collector import survivors_frozen
@@ -82,9 +83,12 @@ def resolve_endpoints(config: RunConfig, registry: ModelRegistry) -> dict[str, M
 
 
 def check_keys(endpoints: dict[str, ModelEndpoint]) -> None:
-    """Fail before any call when a key variable is unset (the error names the variable)."""
+    """Fail before any call when a key variable is unset or a proxy variable names a proxy the
+    transport cannot use (the error names the variable)."""
     for endpoint in endpoints.values():
         endpoint.api_key()
+        if not endpoint.is_local:
+            env_proxy(endpoint.resolved_base_url)
 
 
 def panel(config: RunConfig, endpoints: dict[str, ModelEndpoint]) -> list[ModelEndpoint]:

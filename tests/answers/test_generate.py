@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import dataclass, field
 
 import pytest
 
+from fakes import Call, Script, ScriptedCompleter, Usage, call_key
 from polistemics.answers.generate import AnswerInputError, answer_items, is_refusal
 from polistemics.answers.models import Answer
 from polistemics.conditions import Environment
@@ -53,41 +53,25 @@ def target(name: str, temperature: float = 0.0) -> ModelEndpoint:
     return ModelEndpoint(name=name, model=f"test/{name}", temperature=temperature)
 
 
-@dataclass
-class FakeCompleter:
-    """Replies with ``reply(endpoint, user message, sample_index)``; records every call."""
+ANSWER_USAGE = Usage(
+    finish_reason="stop",
+    input_tokens=120,
+    output_tokens=40,
+    reasoning_tokens=5,
+    cost=0.0012,
+    latency_ms=850.0,
+)
 
-    reply: object = None
-    calls: list[tuple] = field(default_factory=list)
-    rng: random.Random = field(default_factory=lambda: random.Random(3))
 
-    async def complete(
-        self, endpoint, messages, *, stage, sample_index=0, json_schema=None, grammar=None
-    ):
-        self.calls.append(
-            (endpoint.name, messages[-1]["content"], stage, sample_index, json_schema)
-        )
-        await asyncio.sleep(self.rng.random() / 500)
-        if self.reply is not None:
-            result = self.reply(endpoint, messages[-1]["content"], sample_index)
-            if isinstance(result, CallResult):
-                return result
-            text = result
-        else:
-            text = f"{endpoint.name} on {messages[-1]['content']} #{sample_index}"
-        return CallResult(
-            key=f"{endpoint.name}|{messages[-1]['content']}|{sample_index}",
-            endpoint=endpoint.name,
-            model=endpoint.model,
-            status="ok",
-            text=text,
-            finish_reason="stop",
-            input_tokens=120,
-            output_tokens=40,
-            reasoning_tokens=5,
-            cost=0.0012,
-            latency_ms=850.0,
-        )
+def echo(call: Call) -> str:
+    """A distinct text per endpoint, prompt and sample."""
+    return f"{call.endpoint.name} on {call.user} #{call.sample_index}"
+
+
+def fake_completer(script: Script = echo) -> ScriptedCompleter:
+    """Answers with ``script(call)`` after a small random wait, so replies finish out of order."""
+    rng = random.Random(3)
+    return ScriptedCompleter(script, delay=lambda call: rng.random() / 500, usage=ANSWER_USAGE)
 
 
 def run(completer, targets, items, **kw) -> list[Answer]:
@@ -98,10 +82,10 @@ def run(completer, targets, items, **kw) -> list[Answer]:
 def test_every_target_item_and_sample_is_a_separate_answer():
     items = [item("o1"), item("o2", Environment.ABSENT)]
     targets = [target("m1", 0.7), target("m2", 0.7)]
-    completer = FakeCompleter()
+    completer = fake_completer()
     answers = run(completer, targets, items, samples=3)
     assert len(completer.calls) == len(answers) == 12
-    assert {c[2] for c in completer.calls} == {"answer"}
+    assert {c.stage for c in completer.calls} == {"answer"}
     assert [(a.model, a.item_key, a.sample_index) for a in answers] == [
         (t.name, i.key, s) for t in targets for i in items for s in range(3)
     ]
@@ -112,44 +96,48 @@ def test_every_target_item_and_sample_is_a_separate_answer():
 
 
 def test_single_sample_uses_sample_index_zero():
-    completer = FakeCompleter()
+    completer = fake_completer()
     answers = run(completer, [target("m1")], [item("o1")])
-    assert [c[3] for c in completer.calls] == [0]
+    assert [c.sample_index for c in completer.calls] == [0]
     assert answers[0].sample_index == 0 and answers[0].ok
 
 
 def test_prompt_comes_from_the_task_prompt_builder():
-    completer = FakeCompleter()
+    completer = fake_completer()
     it = item("o1")
     run(completer, [target("m1")], [it])
-    assert completer.calls[0][1] == it.key
-    assert completer.calls[0][4] is None  # no structured output for answers
+    assert completer.calls[0].user == it.key
+    assert completer.calls[0].json_schema is None  # no structured output for answers
 
 
 def test_call_figures_are_copied():
-    answer = run(FakeCompleter(), [target("m1")], [item("o1")])[0]
+    answer = run(fake_completer(), [target("m1")], [item("o1")])[0]
     assert (answer.input_tokens, answer.output_tokens, answer.reasoning_tokens) == (120, 40, 5)
     assert answer.cost == 0.0012 and answer.latency_ms == 850.0
-    assert answer.finish_reason == "stop" and answer.call_key == f"m1|{item('o1').key}|0"
+    assert answer.finish_reason == "stop" and answer.call_key == call_key(
+        "m1", stand_in_messages(item("o1")), 0
+    )
     assert not answer.refusal and not answer.empty and answer.status == "ok"
 
 
 def test_empty_text_is_flagged_and_not_ok():
-    answers = run(FakeCompleter(lambda e, u, s: "  \n "), [target("m1")], [item("o1")])
+    answers = run(fake_completer(lambda call: "  \n "), [target("m1")], [item("o1")])
     assert answers[0].empty and not answers[0].ok and answers[0].status == "ok"
 
 
 def test_failed_call_is_an_error_answer():
-    def reply(e, u, s):
+    def reply(call: Call) -> CallResult:
+        e = call.endpoint
         return CallResult(key="k", endpoint=e.name, model=e.model, status="error", error="HTTP 429")
 
-    answer = run(FakeCompleter(reply), [target("m1")], [item("o1")])[0]
+    answer = run(fake_completer(reply), [target("m1")], [item("o1")])[0]
     assert answer.status == "error" and answer.error == "HTTP 429"
     assert answer.text is None and not answer.empty and not answer.ok
 
 
 def test_content_filter_is_a_refusal():
-    def reply(e, u, s):
+    def reply(call: Call) -> CallResult:
+        e = call.endpoint
         return CallResult(
             key="k",
             endpoint=e.name,
@@ -159,7 +147,7 @@ def test_content_filter_is_a_refusal():
             finish_reason="content_filter",
         )
 
-    answer = run(FakeCompleter(reply), [target("m1")], [item("o1")])[0]
+    answer = run(fake_completer(reply), [target("m1")], [item("o1")])[0]
     assert answer.refusal and answer.empty
 
 
@@ -199,18 +187,18 @@ def test_not_refusals(text):
 
 def test_bad_sample_count_is_rejected():
     with pytest.raises(AnswerInputError, match="samples must be at least 1"):
-        run(FakeCompleter(), [target("m1")], [item("o1")], samples=0)
+        run(fake_completer(), [target("m1")], [item("o1")], samples=0)
 
 
 def test_duplicate_items_are_rejected():
     with pytest.raises(AnswerInputError, match="listed twice"):
-        run(FakeCompleter(), [target("m1")], [item("o1"), item("o1")])
+        run(fake_completer(), [target("m1")], [item("o1"), item("o1")])
 
 
 def test_on_result_sees_every_answer():
     seen: list[Answer] = []
     answers = run(
-        FakeCompleter(), [target("m1")], [item("o1"), item("o2")], samples=2, on_result=seen.append
+        fake_completer(), [target("m1")], [item("o1"), item("o2")], samples=2, on_result=seen.append
     )
     assert sorted((a.item_key, a.sample_index) for a in seen) == sorted(
         (a.item_key, a.sample_index) for a in answers
@@ -218,16 +206,16 @@ def test_on_result_sees_every_answer():
 
 
 def test_budget_stop_propagates():
-    def reply(e, u, s):
+    def reply(call: Call) -> str:
         raise BudgetExceeded("cost cap reached")
 
     with pytest.raises(BudgetExceeded):
-        run(FakeCompleter(reply), [target("m1")], [item("o1"), item("o2")])
+        run(fake_completer(reply), [target("m1")], [item("o1"), item("o2")])
 
 
 def test_default_prompt_is_the_task_prompt():
     task_prompt = pytest.importorskip("polistemics.environments.task_prompt")
     it = item("o1")
-    completer = FakeCompleter()
+    completer = fake_completer()
     asyncio.run(answer_items(completer, [target("m1")], [it]))
-    assert completer.calls[0][1] == task_prompt.task_messages(it)[-1]["content"]
+    assert completer.calls[0].user == task_prompt.task_messages(it)[-1]["content"]

@@ -1,14 +1,12 @@
-"""Small evidence builders, the mini election fixture and a scripted Completer."""
+"""Small evidence builders, the mini election fixture and script helpers."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from fakes import Call
 from polistemics.llm.registry import ModelEndpoint
-from polistemics.llm.types import CallResult, Message
 from polistemics.records import Evidence, Party, Position, Stance, Statement, observation_id
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "environments"
@@ -85,47 +83,6 @@ def mini_election() -> list[Evidence]:
 
 ENDPOINT = ModelEndpoint(name="gen", model="fake/gen", temperature=0.3)
 AUDITOR = ModelEndpoint(name="audit", model="fake/audit", temperature=0.7)
-
-
-@dataclass
-class Call:
-    endpoint: ModelEndpoint
-    messages: list[Message]
-    stage: str
-    sample_index: int
-    json_schema: dict | None
-
-
-Responder = Callable[[Call], str | None]  # None means a failed call
-
-
-@dataclass
-class FakeCompleter:
-    """Answers every call with ``respond(call)`` and records the calls."""
-
-    respond: Responder
-    calls: list[Call] = field(default_factory=list)
-
-    async def complete(
-        self,
-        endpoint: ModelEndpoint,
-        messages: list[Message],
-        *,
-        stage: str,
-        sample_index: int = 0,
-        json_schema: dict | None = None,
-        grammar: str | None = None,
-    ) -> CallResult:
-        call = Call(endpoint, messages, stage, sample_index, json_schema)
-        self.calls.append(call)
-        text = self.respond(call)
-        if text is None:
-            return CallResult(
-                key="k", endpoint=endpoint.name, model=endpoint.model, status="error", error="boom"
-            )
-        return CallResult(
-            key="k", endpoint=endpoint.name, model=endpoint.model, status="ok", text=text
-        )
 
 
 def vague_json(text: str, modes: object = ("Strategic Prioritization",)) -> str:

@@ -3,6 +3,7 @@ import random
 
 import pytest
 
+from fakes import ScriptedCompleter
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.environments.basis import EnvironmentInputError
 from polistemics.environments.build import (
@@ -13,11 +14,11 @@ from polistemics.environments.build import (
 from polistemics.environments.embeddings import CachedEmbedder, TfidfEmbedder, UseEmbedder
 from polistemics.environments.release_io import write_items
 
-from .helpers import AUDITOR, ENDPOINT, FakeCompleter, always_vague, mini_election
+from .helpers import AUDITOR, ENDPOINT, always_vague, mini_election
 
 
 def build_all(evidence, cache_dir, seed=11):
-    settings = VagueSettings(FakeCompleter(always_vague), ENDPOINT, AUDITOR)
+    settings = VagueSettings(ScriptedCompleter(always_vague), ENDPOINT, AUDITOR)
     embedder = CachedEmbedder(UseEmbedder(), cache_dir)
     return asyncio.run(build_environments(evidence, embedder=embedder, vague=settings, seed=seed))
 
@@ -90,7 +91,7 @@ def test_missing_models_are_reported():
 
 def test_vague_report_reaches_the_summary():
     evidence = mini_election()[:2]
-    settings = VagueSettings(FakeCompleter(always_vague), ENDPOINT, AUDITOR)
+    settings = VagueSettings(ScriptedCompleter(always_vague), ENDPOINT, AUDITOR)
     result = asyncio.run(
         build_environments(
             evidence, environments=[Environment.VAGUE], vague=settings, embedder=TfidfEmbedder()

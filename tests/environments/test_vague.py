@@ -3,6 +3,7 @@ from collections import Counter
 
 import pytest
 
+from fakes import Call, ScriptedCompleter
 from polistemics import prompts
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import EnvironmentInputError
@@ -20,8 +21,6 @@ from polistemics.environments.vague import (
 from .helpers import (
     AUDITOR,
     ENDPOINT,
-    Call,
-    FakeCompleter,
     always_vague,
     audit_json,
     evidence,
@@ -31,7 +30,7 @@ from .helpers import (
 
 
 def run(ev, respond, **kwargs):
-    completer = FakeCompleter(respond)
+    completer = ScriptedCompleter(respond)
     outcome = asyncio.run(
         generate_vague_rewrites(
             ev, completer, ENDPOINT, AUDITOR, seed=kwargs.pop("seed", 7), **kwargs

@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from fakes import Call, Script, ScriptedCompleter
 from polistemics.evidence.standardise import (
     MAX_ATTEMPTS,
     OUTPUT_SCHEMA,
@@ -54,42 +55,18 @@ def answer(text: str, explicit: bool = True) -> str:
     return json.dumps({"third_person_rationale": text, "stance_is_explicit": explicit})
 
 
-class ScriptedCompleter:
-    """Answers by (observation rationale, sample_index); records every call."""
+def by_rationale(replies: dict[str, list[str | CallResult]]) -> Script:
+    """Answers by (observation rationale, sample_index)."""
 
-    def __init__(self, script: dict[str, list[str | CallResult]], delay: float = 0.0):
-        self.script = script
-        self.delay = delay
-        self.calls: list[dict] = []
-        self.in_flight = 0
-        self.max_in_flight = 0
+    def script(call: Call) -> str | CallResult:
+        rationale = call.messages[1]["content"].split("Rationale: ", 1)[1]
+        return replies[rationale][call.sample_index]
 
-    async def complete(
-        self, endpoint, messages, *, stage, sample_index=0, json_schema=None, grammar=None
-    ):
-        self.calls.append(
-            {
-                "stage": stage,
-                "sample_index": sample_index,
-                "schema": json_schema,
-                "messages": messages,
-            }
-        )
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        await asyncio.sleep(self.delay)
-        self.in_flight -= 1
-        rationale = messages[1]["content"].split("Rationale: ", 1)[1]
-        scripted = self.script[rationale][sample_index]
-        if isinstance(scripted, CallResult):
-            return scripted
-        return CallResult(
-            key=f"{rationale}:{sample_index}",
-            endpoint=endpoint.name,
-            model=endpoint.model,
-            status="ok",
-            text=scripted,
-        )
+    return script
+
+
+def scripted(replies: dict[str, list[str | CallResult]], delay: float = 0.0) -> ScriptedCompleter:
+    return ScriptedCompleter(by_rationale(replies), delay=delay)
 
 
 def failed_call(error: str = "HTTP 503") -> CallResult:
@@ -102,7 +79,7 @@ def run(observations, completer, **kwargs):
 
 def test_first_answer_accepted():
     obs = [position("SPD", 1, "Wir lehnen das ab.")]
-    completer = ScriptedCompleter({"Wir lehnen das ab.": [answer(GOOD_DE)]})
+    completer = scripted({"Wir lehnen das ab.": [answer(GOOD_DE)]})
     result = run(obs, completer)
     assert [e.text for e in result.evidence] == [GOOD_DE]
     assert result.evidence[0].position == obs[0]
@@ -110,7 +87,7 @@ def test_first_answer_accepted():
     assert result.stats.retries_used == 0
     assert result.stats.final_size == 1
     call = completer.calls[0]
-    assert call["stage"] == STAGE and call["sample_index"] == 0 and call["schema"] == OUTPUT_SCHEMA
+    assert call.stage == STAGE and call.sample_index == 0 and call.json_schema == OUTPUT_SCHEMA
 
 
 @pytest.mark.parametrize(
@@ -126,10 +103,10 @@ def test_first_answer_accepted():
 )
 def test_each_failure_kind_is_retried_with_a_new_sample(bad, reason):
     obs = [position("SPD", 1, "Wir lehnen das ab.")]
-    completer = ScriptedCompleter({"Wir lehnen das ab.": [bad, answer(GOOD_DE)]})
+    completer = scripted({"Wir lehnen das ab.": [bad, answer(GOOD_DE)]})
     result = run(obs, completer)
     assert [e.text for e in result.evidence] == [GOOD_DE]
-    assert [c["sample_index"] for c in completer.calls] == [0, 1]
+    assert [c.sample_index for c in completer.calls] == [0, 1]
     attempts = result.attempts[obs[0].observation_id]
     assert attempts[0].reasons == [reason] and attempts[1].passed
     assert result.stats.retries_used == 1
@@ -140,7 +117,7 @@ def test_each_failure_kind_is_retried_with_a_new_sample(bad, reason):
 
 def test_exhausted_retries_exclude_the_observation():
     obs = [position("SPD", 1, "Wir lehnen das ab."), position("AfD", 1, "Wir sind dafür.")]
-    completer = ScriptedCompleter(
+    completer = scripted(
         {
             "Wir lehnen das ab.": [
                 answer(TOO_SHORT),
@@ -158,9 +135,7 @@ def test_exhausted_retries_exclude_the_observation():
     assert [a.sample_index for a in excluded.attempts] == [0, 1, 2]
     assert excluded.final_reasons == [FailureReason.FIRST_PERSON]
     # Only MAX_ATTEMPTS calls for the failing observation: the 4th scripted answer is never asked.
-    assert (
-        sum(1 for c in completer.calls if "lehnen" in c["messages"][1]["content"]) == MAX_ATTEMPTS
-    )
+    assert sum(1 for c in completer.calls if "lehnen" in c.messages[1]["content"]) == MAX_ATTEMPTS
     stats = result.stats
     assert stats.raw_candidate_observations == 4
     assert stats.excluded_missing_rationale == 2
@@ -174,7 +149,7 @@ def test_exhausted_retries_exclude_the_observation():
 def test_several_failures_in_one_attempt_are_all_counted():
     obs = [position("SPD", 1, "Wir lehnen das ab.")]
     bad = "Wir lehnen das ab."  # too short, no placeholder, first person
-    completer = ScriptedCompleter({"Wir lehnen das ab.": [answer(bad), answer(GOOD_DE)]})
+    completer = scripted({"Wir lehnen das ab.": [answer(bad), answer(GOOD_DE)]})
     result = run(obs, completer)
     assert result.stats.failures_by_reason == {
         "first_person": 1,
@@ -189,7 +164,7 @@ def test_statistics_split_by_language_and_election():
         position("SP", 1, "Wij zijn tegen.", language="Dutch"),
         position("PVV", 2, "Wij zijn ertegen.", language="Dutch"),
     ]
-    completer = ScriptedCompleter(
+    completer = scripted(
         {
             "Wir lehnen das ab.": [answer(GOOD_DE)],
             "Wij zijn tegen.": [answer(GOOD_NL)],
@@ -206,7 +181,7 @@ def test_statistics_split_by_language_and_election():
 def test_observations_run_concurrently_and_keep_input_order():
     rationales = [f"Wir lehnen Punkt {n} ab." for n in range(6)]
     obs = [position("SPD", n + 1, r) for n, r in enumerate(rationales)]
-    completer = ScriptedCompleter({r: [answer(GOOD_DE)] for r in rationales}, delay=0.01)
+    completer = scripted({r: [answer(GOOD_DE)] for r in rationales}, delay=0.01)
     result = run(obs, completer)
     assert completer.max_in_flight == len(obs)
     assert [e.observation_id for e in result.evidence] == [p.observation_id for p in obs]
@@ -221,16 +196,16 @@ def test_messages_follow_the_d1_prompt():
 
 def test_missing_rationale_is_bad_input():
     with pytest.raises(StandardisationInputError, match=r"de_test__de_bsw__s001.*rationale"):
-        run([position("BSW", 1, None)], ScriptedCompleter({}))
+        run([position("BSW", 1, None)], scripted({}))
 
 
 def test_duplicate_and_unsupported_observations_are_bad_input():
     obs = position("SPD", 1, "Wir lehnen das ab.")
     with pytest.raises(StandardisationInputError, match="given twice"):
-        run([obs, obs], ScriptedCompleter({}))
+        run([obs, obs], scripted({}))
     french = obs.model_copy(update={"language": "French"})
     with pytest.raises(StandardisationInputError, match="language"):
-        run([french], ScriptedCompleter({}))
+        run([french], scripted({}))
 
 
 def test_partition_by_rationale():

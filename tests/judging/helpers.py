@@ -1,18 +1,12 @@
-"""Small environment items and a scripted Completer for the judging tests."""
+"""Small environment items and script helpers for the judging tests."""
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import json
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
+from fakes import Call
 from polistemics.answers.models import Answer
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
-from polistemics.llm.types import CallResult, Message
 from polistemics.records import Stance
 
 STATEMENT = "Deutschland soll die Ukraine weiterhin militärisch unterstützen."
@@ -84,51 +78,6 @@ def make_answer(item: EnvironmentItem, text: str | None = "SPD stimmt zu [1].", 
 
 def endpoint(name: str, structured_output: str = "none") -> ModelEndpoint:
     return ModelEndpoint(name=name, model=f"test/{name}", structured_output=structured_output)
-
-
-@dataclass
-class Call:
-    endpoint: str
-    messages: list[Message]
-    stage: str
-    sample_index: int
-    json_schema: dict | None
-
-
-Reply = str | CallResult
-Script = Callable[[Call], Reply]
-
-
-@dataclass
-class ScriptedCompleter:
-    """Answers each call with ``script(call)``: a text (ok) or a ready CallResult."""
-
-    script: Script
-    calls: list[Call] = field(default_factory=list)
-    delay: Callable[[Call], float] = lambda call: 0.0
-
-    async def complete(
-        self,
-        endpoint: ModelEndpoint,
-        messages: list[Message],
-        *,
-        stage: str,
-        sample_index: int = 0,
-        json_schema: dict | None = None,
-        grammar: str | None = None,
-    ) -> CallResult:
-        call = Call(endpoint.name, messages, stage, sample_index, json_schema)
-        self.calls.append(call)
-        await asyncio.sleep(self.delay(call))
-        reply = self.script(call)
-        if isinstance(reply, CallResult):
-            return reply
-        key = hashlib.sha256(
-            json.dumps([endpoint.name, messages, sample_index], sort_keys=True).encode()
-        ).hexdigest()[:16]
-        return CallResult(
-            key=key, endpoint=endpoint.name, model=endpoint.model, status="ok", text=reply
-        )
 
 
 def questions_in(call: Call) -> list[str]:

@@ -5,14 +5,13 @@ import random
 
 import pytest
 
+from fakes import Call, ScriptedCompleter
 from polistemics.conditions import Environment
 from polistemics.judging.panel import JudgeVerdictRecord, JudgingInputError, judge_answers
 from polistemics.llm.types import BudgetExceeded, CallResult
 from polistemics.rubrics import Rubric
 
 from .helpers import (
-    Call,
-    ScriptedCompleter,
     endpoint,
     make_answer,
     make_item,
@@ -76,7 +75,7 @@ def test_every_judges_own_output_is_kept():
     }
 
     def script(call: Call) -> str:
-        return replies[call.endpoint] if rubric_of(call) == "Faithfulness" else all_yes(call)
+        return replies[call.endpoint.name] if rubric_of(call) == "Faithfulness" else all_yes(call)
 
     records = run(ScriptedCompleter(script), JUDGES, [(item, make_answer(item))])
     faith = {r.judge: r for r in records if r.rubric is Rubric.FAITHFULNESS}
@@ -186,7 +185,9 @@ def test_structured_output_schema_only_for_endpoints_that_support_it():
     )
     judges = [endpoint("plain"), endpoint("structured", structured_output="json_schema")]
     records = run(completer, judges, [(item, make_answer(item))])
-    schemas = {c.endpoint: c.json_schema for c in completer.calls if rubric_of(c) == "Impartiality"}
+    schemas = {
+        c.endpoint.name: c.json_schema for c in completer.calls if rubric_of(c) == "Impartiality"
+    }
     assert schemas["plain"] is None
     assert schemas["structured"]["properties"]["answers"]["minItems"] == 5
     assert all(r.parsed for r in records)

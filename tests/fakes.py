@@ -1,0 +1,125 @@
+"""One scripted stand-in for the client layer's ``Completer``, shared by the test modules.
+
+Import it as ``from fakes import ...``: pytest puts ``tests/`` on ``sys.path`` because
+``tests/conftest.py`` lives in a directory without ``__init__.py`` (rootdir-relative
+"prepend" import mode), the same way ``tests/run`` imports ``study_helpers``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.types import CallResult, Message
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request the code under test made, exactly as it was made."""
+
+    endpoint: ModelEndpoint
+    messages: list[Message]
+    stage: str
+    sample_index: int
+    json_schema: dict | None
+    grammar: str | None
+
+    @property
+    def user(self) -> str:
+        """The content of the last message (the user turn in every prompt the stages build)."""
+        return self.messages[-1]["content"]
+
+
+Reply = str | CallResult | None  # None means the call failed
+Script = Callable[[Call], Reply]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """The figures an ok reply reports besides its text."""
+
+    finish_reason: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: float | None = None
+    latency_ms: float = 0.0
+
+
+def call_key(endpoint_name: str, messages: list[Message], sample_index: int) -> str:
+    """A stable key: the same endpoint, prompt and sample always give the same key."""
+    digest = hashlib.sha256(
+        json.dumps([endpoint_name, messages, sample_index], sort_keys=True).encode()
+    ).hexdigest()[:16]
+    return f"{endpoint_name}#{sample_index}:{digest}"
+
+
+def ok_result(call: Call, text: str, usage: Usage = Usage()) -> CallResult:
+    return CallResult(
+        key=call_key(call.endpoint.name, call.messages, call.sample_index),
+        endpoint=call.endpoint.name,
+        model=call.endpoint.model,
+        status="ok",
+        text=text,
+        finish_reason=usage.finish_reason,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        cost=usage.cost,
+        latency_ms=usage.latency_ms,
+    )
+
+
+def failed_result(call: Call, error: str = "scripted failure") -> CallResult:
+    return CallResult(
+        key=call_key(call.endpoint.name, call.messages, call.sample_index),
+        endpoint=call.endpoint.name,
+        model=call.endpoint.model,
+        status="error",
+        error=error,
+    )
+
+
+@dataclass
+class ScriptedCompleter:
+    """Answers each call with ``script(call)`` after ``delay`` seconds; records every call.
+
+    A ready ``CallResult`` is returned as is, a text becomes an ok result carrying ``usage``,
+    and ``None`` becomes a failed call. Exceptions raised by the script propagate.
+    """
+
+    script: Script
+    delay: Callable[[Call], float] | float = 0.0
+    usage: Usage = Usage()
+    calls: list[Call] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+    async def complete(
+        self,
+        endpoint: ModelEndpoint,
+        messages: list[Message],
+        *,
+        stage: str,
+        sample_index: int = 0,
+        json_schema: dict | None = None,
+        grammar: str | None = None,
+    ) -> CallResult:
+        call = Call(endpoint, messages, stage, sample_index, json_schema, grammar)
+        self.calls.append(call)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay(call) if callable(self.delay) else self.delay)
+        finally:
+            self.in_flight -= 1
+        reply = self.script(call)
+        if isinstance(reply, CallResult):
+            return reply
+        if reply is None:
+            return failed_result(call)
+        return ok_result(call, reply, self.usage)

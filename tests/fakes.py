@@ -59,10 +59,8 @@ def call_key(endpoint_name: str, messages: list[Message], sample_index: int) -> 
 
 
 def ok_result(call: Call, text: str, usage: Usage = Usage()) -> CallResult:
-    return CallResult(
-        key=call_key(call.endpoint.name, call.messages, call.sample_index),
-        endpoint=call.endpoint.name,
-        model=call.endpoint.model,
+    return _result(
+        call,
         status="ok",
         text=text,
         finish_reason=usage.finish_reason,
@@ -75,12 +73,15 @@ def ok_result(call: Call, text: str, usage: Usage = Usage()) -> CallResult:
 
 
 def failed_result(call: Call, error: str = "scripted failure") -> CallResult:
+    return _result(call, status="error", error=error)
+
+
+def _result(call: Call, **fields: object) -> CallResult:
     return CallResult(
         key=call_key(call.endpoint.name, call.messages, call.sample_index),
         endpoint=call.endpoint.name,
         model=call.endpoint.model,
-        status="error",
-        error=error,
+        **fields,  # type: ignore[arg-type]
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from polistemics.llm.registry import ModelEndpoint
@@ -38,18 +38,6 @@ Reply = str | CallResult | None  # None means the call failed
 Script = Callable[[Call], Reply]
 
 
-@dataclass(frozen=True)
-class Usage:
-    """The figures an ok reply reports besides its text."""
-
-    finish_reason: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    cost: float | None = None
-    latency_ms: float = 0.0
-
-
 def call_key(endpoint_name: str, messages: list[Message], sample_index: int) -> str:
     """A stable key: the same endpoint, prompt and sample always give the same key."""
     digest = hashlib.sha256(
@@ -58,18 +46,9 @@ def call_key(endpoint_name: str, messages: list[Message], sample_index: int) -> 
     return f"{endpoint_name}#{sample_index}:{digest}"
 
 
-def ok_result(call: Call, text: str, usage: Usage = Usage()) -> CallResult:
-    return _result(
-        call,
-        status="ok",
-        text=text,
-        finish_reason=usage.finish_reason,
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        reasoning_tokens=usage.reasoning_tokens,
-        cost=usage.cost,
-        latency_ms=usage.latency_ms,
-    )
+def ok_result(call: Call, text: str, **usage: object) -> CallResult:
+    """An ok reply; ``usage``: other ``CallResult`` fields it reports (tokens, cost, ...)."""
+    return _result(call, status="ok", text=text, **usage)
 
 
 def failed_result(call: Call, error: str = "scripted failure") -> CallResult:
@@ -95,7 +74,7 @@ class ScriptedCompleter:
 
     script: Script
     delay: Callable[[Call], float] | float = 0.0
-    usage: Usage = Usage()
+    usage: Mapping[str, object] = field(default_factory=dict)  # CallResult fields of ok replies
     calls: list[Call] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
@@ -123,4 +102,4 @@ class ScriptedCompleter:
             return reply
         if reply is None:
             return failed_result(call)
-        return ok_result(call, reply, self.usage)
+        return ok_result(call, reply, **self.usage)

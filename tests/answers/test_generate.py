@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from fakes import Call, Script, ScriptedCompleter, Usage, call_key
+from fakes import Call, Script, ScriptedCompleter, call_key
 from polistemics.answers.generate import AnswerInputError, answer_items, is_refusal
 from polistemics.answers.models import Answer
 from polistemics.conditions import Environment
@@ -53,14 +53,14 @@ def target(name: str, temperature: float = 0.0) -> ModelEndpoint:
     return ModelEndpoint(name=name, model=f"test/{name}", temperature=temperature)
 
 
-ANSWER_USAGE = Usage(
-    finish_reason="stop",
-    input_tokens=120,
-    output_tokens=40,
-    reasoning_tokens=5,
-    cost=0.0012,
-    latency_ms=850.0,
-)
+ANSWER_USAGE = {
+    "finish_reason": "stop",
+    "input_tokens": 120,
+    "output_tokens": 40,
+    "reasoning_tokens": 5,
+    "cost": 0.0012,
+    "latency_ms": 850.0,
+}
 
 
 def echo(call: Call) -> str:

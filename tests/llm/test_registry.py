@@ -61,3 +61,27 @@ def test_missing_key_names_the_variable_never_a_value(monkeypatch: pytest.Monkey
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     with pytest.raises(MissingApiKey, match="OPENROUTER_API_KEY"):
         builtin_registry("paper").get("gpt-5.4").api_key()
+
+
+def test_openrouter_base_url_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    paper = builtin_registry("paper")
+    monkeypatch.setenv("POLISTEMICS_OPENROUTER_BASE_URL", " http://127.0.0.1:9/api/v1/ ")
+    assert paper.get("gpt-5.4").resolved_base_url == "http://127.0.0.1:9/api/v1"
+    explicit = (
+        default_registry()
+        .get("local")
+        .model_copy(
+            update={
+                "provider": "openrouter",
+                "base_url": "https://gw.example/v1",
+                "local_model": None,
+            }
+        )
+    )
+    assert explicit.resolved_base_url == "https://gw.example/v1"  # an entry's base_url wins
+    monkeypatch.setenv("POLISTEMICS_OPENROUTER_BASE_URL", "ftp://user:s3cret@host/v1")
+    with pytest.raises(RegistryError, match="POLISTEMICS_OPENROUTER_BASE_URL") as err:
+        _ = paper.get("gpt-5.4").resolved_base_url
+    assert "s3cret" not in str(err.value)
+    monkeypatch.delenv("POLISTEMICS_OPENROUTER_BASE_URL")
+    assert paper.get("gpt-5.4").resolved_base_url == "https://openrouter.ai/api/v1"

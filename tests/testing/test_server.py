@@ -510,3 +510,16 @@ def test_subprocess_prints_ready_and_stops_on_sigterm():
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_model_list_route_serves_a_configured_list_at_both_paths(serve):
+    listing = {"data": [{"id": "openai/gpt-x", "pricing": {"prompt": "0.000001"}}]}
+    server = serve(model_list=listing)
+    root = server.base_url.removesuffix("/v1")
+    for url in (f"{server.base_url}/models", f"{root}/api/v1/models"):
+        assert httpx.get(url).json() == listing
+    server.model_list = b'{"data": [truncated'
+    malformed = httpx.get(f"{root}/api/v1/models")
+    assert (malformed.status_code, malformed.content) == (200, b'{"data": [truncated')
+    assert server.model_list_requests == 3
+    assert server.stats().requests == 0  # chat completions are counted apart

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import typer
@@ -15,6 +16,7 @@ from rich.table import Table
 from polistemics.cli.errors import user_errors
 from polistemics.environments.basis import EnvironmentInputError
 from polistemics.llm.local_server import LocalModelError
+from polistemics.llm.pricing import DEFAULT_MAX_AGE, estimate_prices
 from polistemics.llm.registry import RegistryError
 from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
@@ -45,6 +47,17 @@ def run(
         None, "--output", "-o", help="Run directory (default runs/<name>)."
     ),
     as_json: bool = typer.Option(False, "--json", help="With --dry-run: print the plan as JSON."),
+    refresh_prices: bool = typer.Option(
+        False,
+        "--refresh-prices",
+        help="With --dry-run: fetch OpenRouter's price list even if a recent copy is cached.",
+    ),
+    prices_max_age: float = typer.Option(
+        DEFAULT_MAX_AGE.days,
+        "--prices-max-age",
+        min=0,
+        help="With --dry-run: days a cached OpenRouter price list is used without a request.",
+    ),
     quiet: bool = typer.Option(
         False, "--quiet", "-q", help="No progress bars (also POLISTEMICS_QUIET=1)."
     ),
@@ -57,7 +70,8 @@ def run(
         run_dir = output or cfg.run_dir()
         study = Study(cfg, run_dir, log=(lambda m: None) if quiet else (lambda m: console.print(m)))
         if dry_run:
-            _print_plan(study, run_dir, as_json)
+            prices_age = timedelta(days=prices_max_age)
+            _print_plan(study, run_dir, as_json, refresh_prices, prices_age)
             return
         check_keys(study.endpoints)
         try:
@@ -78,12 +92,17 @@ def run(
     _print_summary(result, paths)
 
 
-def _print_plan(study: Study, run_dir: Path, as_json: bool) -> None:
+def _print_plan(
+    study: Study, run_dir: Path, as_json: bool, refresh_prices: bool, prices_max_age: timedelta
+) -> None:
     elections = load_elections(study.config)
+    prices, prices_note = estimate_prices(
+        study.endpoints.values(), max_age=prices_max_age, refresh=refresh_prices
+    )
     store_path = run_dir / STORE_NAME
     store = RunStore(store_path) if store_path.is_file() else None
     try:
-        rows, details = plan_study(study.config, elections, study.endpoints, store)
+        rows, details = plan_study(study.config, elections, study.endpoints, store, prices)
     finally:
         if store is not None:
             store.close()
@@ -100,6 +119,7 @@ def _print_plan(study: Study, run_dir: Path, as_json: bool) -> None:
             "run_dir": str(run_dir),
             "details": details,
             "missing_keys": missing_keys,
+            "prices_note": prices_note,
             "stages": [{**r.__dict__, "new": r.new} for r in rows],
         }
         typer.echo(json.dumps(payload, indent=2))
@@ -114,8 +134,11 @@ def _print_plan(study: Study, run_dir: Path, as_json: bool) -> None:
         "est. tokens in",
         "est. tokens out",
         "est. cost $",
+        "price source",
     ):
-        table.add_column(column, justify="left" if column in ("stage", "model") else "right")
+        table.add_column(
+            column, justify="left" if column in ("stage", "model", "price source") else "right"
+        )
     for r in rows:
         table.add_row(
             r.stage,
@@ -126,6 +149,7 @@ def _print_plan(study: Study, run_dir: Path, as_json: bool) -> None:
             f"{r.input_tokens:,}",
             f"{r.output_tokens:,}",
             "n/a" if r.cost is None else f"{r.cost:,.2f}",
+            r.price_source,
         )
     console = Console()
     console.print(table)
@@ -138,9 +162,12 @@ def _print_plan(study: Study, run_dir: Path, as_json: bool) -> None:
         f"total: {details['answers_total']:,} answers, {details['judge_calls_total']:,} judge calls "
         f"(identical judge seats share calls); retries not counted"
     )
+    if prices_note:
+        console.print(prices_note, markup=False, highlight=False)
     if any(r.cost is None for r in rows):
         console.print(
-            "cost: n/a where the registry has no prices (price_input_per_mtok, price_output_per_mtok)"
+            "cost: n/a where neither OpenRouter's list nor the registry has a price "
+            "(price_input_per_mtok, price_output_per_mtok)"
         )
     if missing_keys:
         console.print(f"to run it, set: {', '.join(missing_keys)}")

@@ -1,12 +1,15 @@
 """Named model endpoints, read from TOML.
 
 Each entry says where a model is served and how to call it. Keys are never stored here:
-``api_key_env`` names the environment variable that holds the key.
+``api_key_env`` names the environment variable that holds the key. ``$POLISTEMICS_OPENROUTER_BASE_URL``
+replaces OpenRouter's API base for every ``provider = "openrouter"`` entry without a ``base_url``
+(a gateway, or a test server).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -15,14 +18,29 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 LOCAL_PREFIX = "local://"
+OPENROUTER_BASE_URL_ENV = "POLISTEMICS_OPENROUTER_BASE_URL"
 PROVIDER_BASE_URLS = {
     "openrouter": "https://openrouter.ai/api/v1",
     "openai": "https://api.openai.com/v1",
 }
+_HTTP_URL = re.compile(r"^https?://[^\s/?#]+(/[^\s?#]*)?$")
 
 
 class RegistryError(ValueError):
     """A registry file or entry is wrong; the message names the file and key."""
+
+
+def openrouter_base_url() -> str:
+    """``$POLISTEMICS_OPENROUTER_BASE_URL`` when set, else OpenRouter's own API base."""
+    override = os.environ.get(OPENROUTER_BASE_URL_ENV, "").strip()
+    if not override:
+        return PROVIDER_BASE_URLS["openrouter"]
+    if not _HTTP_URL.match(override):
+        # The value is not echoed: a gateway URL may carry credentials.
+        raise RegistryError(
+            f"{OPENROUTER_BASE_URL_ENV} must be an http:// or https:// URL without query or spaces"
+        )
+    return override.rstrip("/")
 
 
 class Reasoning(BaseModel):
@@ -83,6 +101,8 @@ class ModelEndpoint(BaseModel):
             return f"{LOCAL_PREFIX}{self.local_model or 'smollm2'}"
         if self.base_url:
             return self.base_url.rstrip("/")
+        if self.provider == "openrouter":
+            return openrouter_base_url()
         if self.provider in PROVIDER_BASE_URLS:
             return PROVIDER_BASE_URLS[self.provider]
         raise RegistryError(

@@ -5,16 +5,19 @@ and 9: Contradictory and Counterfactual keep only observations with a strictly o
 ablations (anonymised labels: Baseline and Vague; English: Baseline), and the judge panel (three
 rubrics per answer, Epistemic Calibration only in Absent). Retries are not counted.
 Token figures are estimates (prompt characters / 4 plus a typical output length per stage);
-cost is the estimate from the registry's prices, where a model has them.
+cost uses the prices handed in (``llm.pricing``: OpenRouter's list or the registry), each row
+naming where its price came from; without them, the registry's prices.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.conflict import select_conflict_parties
 from polistemics.llm.keys import call_key, request_params
+from polistemics.llm.pricing import Price, registry_price
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
 from polistemics.prompts import load
@@ -37,6 +40,7 @@ class PlanRow:
     input_tokens: int
     output_tokens: int
     cost: float | None
+    price_source: str
 
     @property
     def new(self) -> int:
@@ -69,8 +73,15 @@ def plan_study(
     elections: list[ScopedElection],
     endpoints: dict[str, ModelEndpoint],
     store: RunStore | None,
+    prices: Mapping[str, Price] | None = None,
 ) -> tuple[list[PlanRow], dict]:
     stored = _stored_ok(store)
+    prices = prices or {}
+
+    def _row(stage: str, endpoint: ModelEndpoint, calls: int, cached: int, tokens_in: int):
+        price = prices.get(endpoint.name) or registry_price(endpoint)
+        return _plan_row(stage, endpoint, calls, cached, tokens_in, price)
+
     rows: list[PlanRow] = []
     details: dict = {"elections": {}}
     n_obs = sum(len(s.observations) for s in elections)
@@ -140,14 +151,14 @@ def plan_study(
     return rows, details
 
 
-def _row(
-    stage: str, endpoint: ModelEndpoint, calls: int, cached: int, input_tokens: int
+def _plan_row(
+    stage: str, endpoint: ModelEndpoint, calls: int, cached: int, input_tokens: int, price: Price
 ) -> PlanRow:
     cached = min(cached, calls)
     new = calls - cached
     tin, tout = new * input_tokens, new * OUTPUT_TOKENS[stage]
     return PlanRow(
-        stage, endpoint.name, calls, cached, tin, tout, endpoint.estimate_cost(tin, tout)
+        stage, endpoint.name, calls, cached, tin, tout, price.cost(tin, tout), price.source
     )
 
 

@@ -102,6 +102,7 @@ class FakeOpenAIServer:
         expected_api_key: str | None = None,
         port: int = 0,
         model_ids: Sequence[str] = ("fake-model",),
+        model_list: Mapping[str, object] | bytes | None = None,
     ) -> None:
         for name, value in (("latency", latency), ("jitter", jitter)):
             if value < 0:
@@ -122,6 +123,10 @@ class FakeOpenAIServer:
         self.usage_cost_per_token = usage_cost_per_token
         self.expected_api_key = expected_api_key
         self.model_ids = list(model_ids)
+        # What GET /v1/models and /api/v1/models serve instead of ``model_ids`` (an OpenRouter-style
+        # list with prices, say); bytes are sent as they are, to serve malformed lists.
+        self.model_list = model_list
+        self.model_list_requests = 0
         self._port = port
         self._rules_lock = threading.Lock()  # add_rule may run in any thread
         self._rules: list[Rule] = []
@@ -134,6 +139,7 @@ class FakeOpenAIServer:
             ("GET", "/health"): self._health,
             ("GET", "/stats"): self._stats_json,
             ("GET", "/v1/models"): self._models,
+            ("GET", "/api/v1/models"): self._models,  # OpenRouter's path
             ("POST", "/v1/chat/completions"): self._chat,
             ("POST", "/reset"): self._reset,
         }
@@ -290,7 +296,15 @@ class FakeOpenAIServer:
         return _raw_response(200, self.stats().model_dump_json().encode())
 
     async def _models(self, request: web.BaseRequest) -> web.StreamResponse:
-        return self._refusal(request) or _json_response(200, models_body(self.model_ids))
+        self.model_list_requests += 1  # only ever changed on the server's event loop
+        refusal = self._refusal(request)
+        if refusal is not None:
+            return refusal
+        if isinstance(self.model_list, bytes):
+            return _raw_response(200, self.model_list)
+        if self.model_list is not None:
+            return _json_response(200, dict(self.model_list))
+        return _json_response(200, models_body(self.model_ids))
 
     async def _reset(self, request: web.BaseRequest) -> web.StreamResponse:
         self.reset_stats()

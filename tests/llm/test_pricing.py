@@ -1,0 +1,242 @@
+"""Prices from OpenRouter's model list (served by the test server), its cache, and the fallbacks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from polistemics.llm.pricing import (
+    PriceListError,
+    estimate_prices,
+    fetch_price_list,
+    openrouter_prices,
+    parse_price_list,
+)
+from polistemics.llm.registry import ModelEndpoint
+from polistemics.testing import FakeOpenAIServer
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+LISTING = {
+    "data": [
+        {
+            "id": "openai/gpt-x",
+            "name": "GPT X",
+            "pricing": {"prompt": "0.000001", "completion": "0.000004", "request": "0"},
+        },
+        {"id": "google/cheap", "pricing": {"prompt": "0.0000001", "completion": "0.0000004"}},
+        {"id": "router/auto", "pricing": {"prompt": "-1", "completion": "-1"}},
+        {"id": "odd/nan", "pricing": {"prompt": "NaN", "completion": "0.1"}},
+        {"id": "odd/inf", "pricing": {"prompt": "1e999", "completion": "0.1"}},
+        {"id": "odd/text", "pricing": {"prompt": "free", "completion": "0.1"}},
+        {"id": "odd/bool", "pricing": {"prompt": True, "completion": "0.1"}},
+        {"id": "odd/missing", "pricing": {"prompt": "0.1"}},
+        "not an object",
+        {"pricing": {"prompt": "0.1", "completion": "0.1"}},
+    ]
+}
+VALID_IDS = {"openai/gpt-x", "google/cheap"}
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(model_list=LISTING) as running:
+        yield running
+
+
+@pytest.fixture
+def openrouter(server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point the registry's OpenRouter base at the test server (OpenRouter's /api/v1 path)."""
+    base = server.base_url.removesuffix("/v1") + "/api/v1"
+    monkeypatch.setenv("POLISTEMICS_OPENROUTER_BASE_URL", base)
+    return base
+
+
+def endpoint(name: str, model: str, provider: str = "openrouter", **prices: float):
+    base = {"base_url": "http://127.0.0.1:9/v1"} if provider == "openai-compatible" else {}
+    return ModelEndpoint(name=name, model=model, provider=provider, **base, **prices)
+
+
+REGISTRY_PRICED = {"price_input_per_mtok": 2.0, "price_output_per_mtok": 8.0}
+
+
+def test_listed_prices_are_used_and_bad_entries_counted(openrouter, server, tmp_path):
+    lookup = openrouter_prices(openrouter, tmp_path / "prices.json", now=NOW)
+    assert lookup.fetched and lookup.price_list is not None
+    assert set(lookup.price_list.prices) == VALID_IDS
+    assert lookup.price_list.ignored == len(LISTING["data"]) - len(VALID_IDS)
+    assert lookup.note == "8 entries of the OpenRouter price list ignored (unusable)"
+    prices, _ = estimate_prices(
+        [
+            endpoint("listed", "openai/gpt-x", **REGISTRY_PRICED),  # the list wins
+            endpoint("unlisted", "someone/else", **REGISTRY_PRICED),
+            endpoint("unpriced", "someone/else"),
+            endpoint("vllm", "openai/gpt-x", provider="openai-compatible", **REGISTRY_PRICED),
+        ],
+        cache_path=tmp_path / "prices.json",
+        now=NOW,
+    )
+    assert prices["listed"].source == "openrouter list of 2026-11-30"
+    assert prices["listed"].cost(1_000_000, 1_000_000) == pytest.approx(5.0)
+    assert prices["unlisted"].source == "registry"
+    assert prices["unlisted"].cost(1_000_000, 0) == pytest.approx(2.0)
+    assert (prices["unpriced"].source, prices["unpriced"].cost(10, 10)) == ("none", None)
+    assert prices["vllm"].source == "registry"  # not OpenRouter: the list does not apply
+
+
+def test_cache_is_written_with_its_date_and_reused_without_a_request(openrouter, server, tmp_path):
+    cache = tmp_path / "cache" / "prices.json"
+    openrouter_prices(openrouter, cache, now=NOW)
+    assert server.model_list_requests == 1
+    stored = json.loads(cache.read_text())
+    assert stored["fetched"].startswith("2026-11-30T12:00:00")
+    assert openrouter not in cache.read_text()  # the base URL is kept as a hash only
+    six_days_later = openrouter_prices(openrouter, cache, now=NOW + timedelta(days=6))
+    assert not six_days_later.fetched and server.model_list_requests == 1
+    assert six_days_later.price_list.source == "openrouter list of 2026-11-30"
+    assert six_days_later.price_list.prices["openai/gpt-x"].completion == pytest.approx(4e-6)
+
+
+def test_refresh_and_a_stale_cache_fetch_again(openrouter, server, tmp_path):
+    cache = tmp_path / "prices.json"
+    openrouter_prices(openrouter, cache, now=NOW)
+    later = NOW + timedelta(days=1)
+    refreshed = openrouter_prices(openrouter, cache, now=later, refresh=True)
+    assert refreshed.fetched and server.model_list_requests == 2
+    assert refreshed.price_list.source == "openrouter list of 2026-12-01"
+    stale = openrouter_prices(
+        openrouter, cache, now=later + timedelta(days=3), max_age=timedelta(2)
+    )
+    assert stale.fetched and server.model_list_requests == 3
+    future = openrouter_prices(openrouter, cache, now=NOW)  # the cache is dated after "now"
+    assert future.fetched and server.model_list_requests == 4
+
+
+def test_a_cache_from_another_base_or_corrupt_is_not_used(openrouter, server, tmp_path):
+    cache = tmp_path / "prices.json"
+    openrouter_prices(openrouter, cache, now=NOW)
+    openrouter_prices(openrouter + "/", cache.with_name("other.json"), now=NOW)
+    assert server.model_list_requests == 2
+    cache.write_text('{"fetched": "2026-11-30T12:00:00Z", "prices": [', encoding="utf-8")
+    assert openrouter_prices(openrouter, cache, now=NOW).fetched
+    assert server.model_list_requests == 3
+
+
+def test_offline_falls_back_to_the_registry_and_says_why(tmp_path, monkeypatch):
+    with FakeOpenAIServer() as gone:
+        base = gone.base_url
+    monkeypatch.setenv("POLISTEMICS_OPENROUTER_BASE_URL", base)  # nothing listens there now
+    prices, note = estimate_prices(
+        [endpoint("a", "openai/gpt-x", **REGISTRY_PRICED), endpoint("b", "openai/gpt-x")],
+        cache_path=tmp_path / "prices.json",
+        now=NOW,
+    )
+    assert (prices["a"].source, prices["b"].source) == ("registry", "none")
+    assert note.startswith("OpenRouter price list not used (ConnectError")
+    assert note.endswith("using registry prices") and "\n" not in note
+    assert not (tmp_path / "prices.json").exists()
+
+
+def test_bad_status_and_a_stale_cache_offline_fall_back(openrouter, server, tmp_path):
+    cache = tmp_path / "prices.json"
+    openrouter_prices(openrouter, cache, now=NOW)
+    missing = openrouter.removesuffix("/api/v1") + "/nowhere"
+    wrong_base = openrouter_prices(missing, tmp_path / "other.json", now=NOW)
+    assert wrong_base.price_list is None and "(HTTP 404)" in wrong_base.note
+    server.model_list = b"<html>gateway error</html>"
+    stale = openrouter_prices(openrouter, cache, now=NOW + timedelta(days=8))
+    assert stale.price_list is None and "not JSON" in stale.note
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b'{"data": [{"id": "a", "pricing"', "not JSON"),
+        (b'{"models": []}', "not JSON"),
+        (b'{"data": {"id": "a"}}', "not JSON"),
+        (b"[" * 100_000 + b"]" * 100_000, "not JSON"),
+        (json.dumps({"data": LISTING["data"][2:]}).encode(), "no usable prices (8 entries"),
+    ],
+    ids=["truncated", "no-data", "data-not-a-list", "deeply-nested", "nothing-usable"],
+)
+def test_malformed_lists_fall_back(openrouter, server, tmp_path, body, reason):
+    server.model_list = body
+    prices, note = estimate_prices(
+        [endpoint("a", "openai/gpt-x", **REGISTRY_PRICED)], cache_path=tmp_path / "p.json", now=NOW
+    )
+    assert prices["a"].source == "registry"
+    assert reason in note
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_the_body_is_bounded_whether_its_length_is_declared_or_not(openrouter, server):
+    with pytest.raises(PriceListError, match="larger than 200 bytes"):
+        fetch_price_list(openrouter, max_bytes=200)  # the server declares Content-Length
+
+    def endless(request: httpx.Request) -> httpx.Response:
+        chunks = (b'{"data": [' + b" " * 4096 for _ in range(10_000))
+        return httpx.Response(200, content=chunks)  # chunked: no length announced
+
+    with pytest.raises(PriceListError, match="larger than 100,000 bytes"):
+        fetch_price_list(
+            "https://x.test/api/v1", max_bytes=100_000, transport=httpx.MockTransport(endless)
+        )
+
+
+def test_no_key_is_sent_even_when_one_is_set(monkeypatch):
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-secret")
+    seen: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=LISTING)
+
+    fetch_price_list("https://openrouter.test/api/v1", transport=httpx.MockTransport(record))
+    assert str(seen[0].url) == "https://openrouter.test/api/v1/models"
+    assert "authorization" not in seen[0].headers
+    assert "sk-or-secret" not in str(seen[0].headers)
+
+
+def test_a_timeout_falls_back_in_one_line(tmp_path):
+    def slow(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("timed out\nafter 15 s", request=request)
+
+    with pytest.raises(PriceListError) as err:
+        fetch_price_list("https://x.test/v1", transport=httpx.MockTransport(slow))
+    assert str(err.value) == "ReadTimeout: timed out after 15 s"
+
+
+def test_parse_keeps_the_first_of_duplicate_ids():
+    body = {
+        "data": [
+            LISTING["data"][0],
+            {**LISTING["data"][0], "pricing": {"prompt": 1, "completion": 1}},
+        ]
+    }
+    parsed = parse_price_list(json.dumps(body).encode(), NOW)
+    assert parsed.prices["openai/gpt-x"].prompt == pytest.approx(1e-6)
+
+
+def test_no_request_when_no_endpoint_is_on_openrouter(openrouter, server, tmp_path):
+    prices, note = estimate_prices(
+        [endpoint("v", "m", provider="openai-compatible")], cache_path=tmp_path / "p.json"
+    )
+    assert (prices["v"].source, note, server.model_list_requests) == ("none", None, 0)
+
+
+def test_an_unwritable_cache_is_noted_and_the_list_still_used(openrouter, server, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    lookup = openrouter_prices(openrouter, blocker / "prices.json", now=NOW)
+    assert lookup.price_list is not None and "price list not cached" in lookup.note
+
+
+def test_cache_path_defaults_to_the_user_cache_folder(monkeypatch, tmp_path: Path):
+    from polistemics.llm.pricing import default_cache_path
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_path() == tmp_path / "polistemics" / "openrouter-models.json"

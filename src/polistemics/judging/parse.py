@@ -181,11 +181,14 @@ def _folded_with_positions(text: str) -> tuple[str, list[int]]:
     chars: list[str] = []
     positions: list[int] = []
     for run in _ALNUM_RUN.finditer(text):
-        start = run.start()
-        for offset, char in enumerate(run.group()):
-            lowered = char.lower()  # may be longer than one character ("İ")
-            chars.append(lowered)
-            positions.extend([start + offset] * len(lowered))
+        start, word = run.start(), run.group()
+        lowered = word.lower()
+        chars.append(lowered)
+        if len(lowered) == len(word):
+            positions.extend(range(start, run.end()))
+        else:  # a character whose lower case is longer ("İ")
+            for offset, char in enumerate(word):
+                positions.extend([start + offset] * len(char.lower()))
     return "".join(chars), positions
 
 
@@ -200,6 +203,8 @@ def _copy_windows(answers: tuple[str, ...]) -> frozenset[str]:
 
 def _cut_copies(text: str, answers: tuple[str, ...]) -> str:
     """``text`` with every stretch that reproduces part of an answer replaced by a line break."""
+    if len(text) < _COPY_CHARS:
+        return text
     folded, positions = _folded_with_positions(text)
     if len(folded) < _COPY_CHARS:
         return text
@@ -223,8 +228,16 @@ def _cut_copies(text: str, answers: tuple[str, ...]) -> str:
     return "".join(pieces)
 
 
+_NO_VERDICT_MATERIAL = _AnswerVerdicts(
+    frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), False
+)
+_VERDICT_WORD = re.compile(r"(?<![^\W_])(?:yes|no|true|false)(?![^\W_])", re.IGNORECASE)
+
+
 @lru_cache(maxsize=256)
 def _answer_verdicts(answers: tuple[str, ...]) -> _AnswerVerdicts:
+    if not any(_VERDICT_WORD.search(answer) for answer in answers):
+        return _NO_VERDICT_MATERIAL  # most answers: nothing verdict-shaped to look for
     lines: set[str] = set()
     items: set[tuple[int, bool]] = set()
     json_texts: set[str] = set()

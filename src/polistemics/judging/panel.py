@@ -132,6 +132,10 @@ async def _judge_one(
 ) -> JudgeVerdictRecord:
     answer_text = answer.text or ""
     prompt = build_judge_prompt(item, answer_text, rubric)
+    # The judge may quote the answer as given or as shown to it; neither gives verdicts.
+    quoted = (
+        (answer_text,) if prompt.shown_answer == answer_text else (answer_text, prompt.shown_answer)
+    )
     # Endpoints without structured output get the paper's prompt unchanged.
     schema = prompt.json_schema if judge.structured_output != "none" else None
     result: CallResult | None = None
@@ -144,7 +148,7 @@ async def _judge_one(
         attempts += 1
         if not result.ok:
             break  # the client already retried transient failures
-        verdicts = parse_verdicts(result.text, prompt.n_questions, quoted=[answer_text])
+        verdicts = parse_verdicts(result.text, prompt.n_questions, quoted=quoted)
         if verdicts is not None:
             break
     assert result is not None

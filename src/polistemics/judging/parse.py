@@ -20,10 +20,29 @@ instructed in English to answer exactly "Yes" or "No", so "Ja"/"Nee" would be a 
 
 Reasoning blocks (``<think>...</think>`` and similar) are dropped first. Verdicts come only from
 the judge's own numbered lines or JSON (or an output that is nothing but verdicts): unnumbered
-"Yes"/"No" lines inside an echoed answer never count, and verbatim copies of ``quoted`` texts
-(the answer under judgment) are cut out before parsing. Anything ambiguous or incomplete (a
+"Yes"/"No" lines inside an echoed answer never count. Anything ambiguous or incomplete (a
 missing or extra number, two different verdicts for one question, JSON with an unreadable
 verdict, JSON and numbered lines that disagree) gives ``None``, never a guess.
+
+Only the judge's own verdicts count (issue 14, defect 1; docs/judge-parsing.md). With
+``quoted`` (the answer under judgment) given:
+
+- every stretch of the output that reproduces at least ``_COPY_CHARS`` letters and digits of
+  the answer is cut out, compared case-folded on letters and digits only, so a copy is found
+  however its line endings, whitespace, blockquote markers, list or emphasis markup and quote
+  marks were changed; the match is mapped back to the raw text;
+- a verdict-shaped line (a numbered verdict or a bare Yes/No) that the answer also holds, and a
+  short one (``2. Yes``) for a (number, verdict) pair the answer states in any numbered form,
+  is not the judge's and is ignored;
+- a JSON value the answer also holds (by its text or its verdicts) is ignored;
+- a fallback shape (JSON after ambiguous numbered lines, bare words) is taken only when it
+  cannot have come from the answer: never a verdict list the answer spells out, and no bare
+  words when the answer holds bare Yes/No lines.
+
+Without ``quoted`` the origin of the text is unknown: JSON after ambiguous numbered lines then
+gives ``None``. Quoted material is compared on letters and digits alone, a linear scan of
+``_COPY_CHARS``-long windows (a few KB per answer, computed once per answer and only for
+outputs that long): difflib-style alignment would cost far more at ~100k outputs.
 """
 
 from __future__ import annotations
@@ -32,6 +51,7 @@ import ast
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 _REASONING_TAGS = ("think", "thinking", "reasoning", "reflection")
@@ -44,8 +64,11 @@ _REASONING = tuple(
     )
     for tag in _REASONING_TAGS
 )
-# Quoted texts shorter than this are not cut out: a short answer ("Yes.") could equal a verdict.
-_MIN_QUOTED_CHARS = 40
+# A stretch of the output sharing this many consecutive letters and digits with the answer is
+# a copy of it (an ordinary sentence; a verdict list "1. Yes 2. No 3. Yes" is far shorter).
+_COPY_CHARS = 32
+_ALNUM_RUN = re.compile(r"[^\W_]+")
+_COPIED = "\x00"  # stands in for an ignored line: neither an item nor a verdict
 
 _VERDICT = re.compile(
     r"""^[\W_]*?
@@ -94,23 +117,26 @@ def parse_verdicts(
     if not judge_output or not judge_output.strip():
         return None
     text = strip_reasoning(judge_output)
-    for passage in quoted:
-        passage = passage.strip()
-        if len(passage) >= _MIN_QUOTED_CHARS:
-            text = text.replace(passage, "\n")
-    verdicts = _verdicts_in(text)
+    answers = tuple(passage for passage in quoted if passage and passage.strip())
+    source: _AnswerVerdicts | None = None  # None: where the text came from is unknown
+    if answers:
+        text = _cut_copies(text, answers)
+        source = _answer_verdicts(answers)
+    verdicts = _verdicts_in(text, source)
     return list(verdicts) if verdicts is not None and len(verdicts) == n_questions else None
 
 
 @lru_cache(maxsize=4096)  # judges repeat short outputs ("1. Yes\n2. No") very often
-def _verdicts_in(text: str) -> tuple[bool, ...] | None:
+def _verdicts_in(text: str, source: _AnswerVerdicts | None) -> tuple[bool, ...] | None:
     """All verdicts of a cleaned output in question order, or None if unreadable."""
-    from_json = _verdicts_from_json(text)
-    numbered = _numbered_verdicts(text)
+    from_json = _verdicts_from_json(text, source)
+    numbered = _numbered_verdicts(text, source)
     if from_json is _AMBIGUOUS:
         return None
     if from_json is not None:
-        if isinstance(numbered, list) and numbered != from_json:
+        if isinstance(numbered, list):
+            return tuple(from_json) if numbered == from_json else None
+        if numbered is _AMBIGUOUS and not _may_fall_back(from_json, source):
             return None
         return tuple(from_json)
     if numbered is _AMBIGUOUS:
@@ -118,7 +144,149 @@ def _verdicts_in(text: str) -> tuple[bool, ...] | None:
     if numbered is not None:
         return tuple(numbered)
     bare = _bare_verdicts(text)
-    return tuple(bare) if bare is not None else None
+    if bare is None or (
+        source is not None and (source.has_bare or not _may_fall_back(bare, source))
+    ):
+        return None
+    return tuple(bare)
+
+
+def _may_fall_back(verdicts: list[bool], source: _AnswerVerdicts | None) -> bool:
+    """A fallback shape counts only if it cannot be a verdict list the answer spells out."""
+    return source is not None and tuple(verdicts) not in source.vectors
+
+
+# ---- what of the output may have come from the answer --------------------------------------
+
+
+@dataclass(frozen=True)
+class _AnswerVerdicts:
+    """The verdict-shaped material of the answer(s) under judgment."""
+
+    lines: frozenset[str]  # folded numbered verdict lines and bare Yes/No lines
+    items: frozenset[tuple[int, bool]]  # (number, verdict) of its numbered verdict lines
+    json: frozenset[str]  # folded text of its JSON values
+    readings: frozenset[tuple[bool, ...]]  # verdicts of its JSON values
+    vectors: frozenset[tuple[bool, ...]]  # every verdict list it spells out, in any shape
+    has_bare: bool  # it holds a line that is nothing but Yes or No
+
+
+def _fold(text: str) -> str:
+    """Letters and digits only, lower case: what survives any reformatting of a copy."""
+    return "".join(_ALNUM_RUN.findall(text)).lower()
+
+
+def _folded_with_positions(text: str) -> tuple[str, list[int]]:
+    """``_fold(text)`` and, for each of its characters, its index in ``text``."""
+    chars: list[str] = []
+    positions: list[int] = []
+    for run in _ALNUM_RUN.finditer(text):
+        start, word = run.start(), run.group()
+        lowered = word.lower()
+        chars.append(lowered)
+        if len(lowered) == len(word):
+            positions.extend(range(start, run.end()))
+        else:  # a character whose lower case is longer ("İ")
+            for offset, char in enumerate(word):
+                positions.extend([start + offset] * len(char.lower()))
+    return "".join(chars), positions
+
+
+@lru_cache(maxsize=256)  # the panel judges one answer with every judge and rubric
+def _copy_windows(answers: tuple[str, ...]) -> frozenset[str]:
+    windows: set[str] = set()
+    for answer in answers:
+        folded = _fold(answer)
+        windows.update(folded[i : i + _COPY_CHARS] for i in range(len(folded) - _COPY_CHARS + 1))
+    return frozenset(windows)
+
+
+def _cut_copies(text: str, answers: tuple[str, ...]) -> str:
+    """``text`` with every stretch that reproduces part of an answer replaced by a line break."""
+    if len(text) < _COPY_CHARS:
+        return text
+    folded, positions = _folded_with_positions(text)
+    if len(folded) < _COPY_CHARS:
+        return text
+    windows = _copy_windows(answers)
+    spans: list[list[int]] = []
+    for i in range(len(folded) - _COPY_CHARS + 1):
+        if folded[i : i + _COPY_CHARS] in windows:
+            if spans and i <= spans[-1][1]:
+                spans[-1][1] = i + _COPY_CHARS
+            else:
+                spans.append([i, i + _COPY_CHARS])
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end in spans:
+        pieces.append(text[last : positions[start]])
+        pieces.append("\n")
+        last = positions[end - 1] + 1
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+_NO_VERDICT_MATERIAL = _AnswerVerdicts(
+    frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), False
+)
+_VERDICT_WORD = re.compile(r"(?<![^\W_])(?:yes|no|true|false)(?![^\W_])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def _answer_verdicts(answers: tuple[str, ...]) -> _AnswerVerdicts:
+    if not any(_VERDICT_WORD.search(answer) for answer in answers):
+        return _NO_VERDICT_MATERIAL  # most answers: nothing verdict-shaped to look for
+    lines: set[str] = set()
+    items: set[tuple[int, bool]] = set()
+    json_texts: set[str] = set()
+    readings: set[tuple[bool, ...]] = set()
+    vectors: set[tuple[bool, ...]] = set()
+    has_bare = False
+    for answer in answers:
+        for line in _lines(answer):
+            item = _ITEM.match(line)
+            verdict = _verdict_after_number(item.group("rest")) if item else None
+            if item and verdict is not None:
+                lines.add(_fold(line))
+                items.add((int(item.group("number")), verdict))
+            elif _is_bare_verdict_line(line) is not None:
+                lines.add(_fold(line))
+                has_bare = True
+        for value in _json_values(answer):
+            json_texts.add(_fold(json.dumps(value, ensure_ascii=False, default=str)))
+            reading = _json_reading(value)
+            if isinstance(reading, list):
+                readings.add(tuple(reading))
+        for spelled in (_numbered_verdicts(answer, None), _bare_verdicts(answer)):
+            if isinstance(spelled, list):
+                vectors.add(tuple(spelled))
+    return _AnswerVerdicts(
+        frozenset(lines),
+        frozenset(items),
+        frozenset(json_texts),
+        frozenset(readings),
+        frozenset(vectors | readings),
+        has_bare,
+    )
+
+
+def _is_copied_line(line: str, source: _AnswerVerdicts) -> bool:
+    """A line the answer also holds, or a short verdict line for a pair the answer states."""
+    folded = _fold(line)
+    if folded in source.lines:
+        return True
+    item = _ITEM.match(line)
+    if not item:
+        return False
+    rest = _strip_label(item.group("rest"))
+    verdict = verdict_word(rest)
+    return (
+        verdict is not None
+        and _fold(rest) in ("yes", "no")
+        and (int(item.group("number")), verdict) in source.items
+    )
 
 
 def strip_reasoning(text: str) -> str:
@@ -197,8 +365,10 @@ def _verdict_after_number(rest: str) -> bool | None:
     return None
 
 
-def _numbered_verdicts(text: str) -> list[bool] | _Ambiguous | None:
+def _numbered_verdicts(text: str, source: _AnswerVerdicts | None) -> list[bool] | _Ambiguous | None:
     lines = _lines(text)
+    if source is not None and source.lines:
+        lines = [_COPIED if _is_copied_line(line, source) else line for line in lines]
     found: dict[int, set[bool]] = {}
     for i, line in enumerate(lines):
         item = _ITEM.match(line)
@@ -238,19 +408,36 @@ def _bare_verdicts(text: str) -> list[bool] | None:
 # ---- JSON ----------------------------------------------------------------------------------
 
 
-def _verdicts_from_json(text: str) -> list[bool] | _Ambiguous | None:
-    if "[" not in text and "{" not in text:  # no JSON list or object anywhere
-        return None
-    values = []
-    for fence in _FENCE.finditer(text):
-        values.extend(_decode_all(fence.group(1)))
-    values.extend(_decode_all(_FENCE.sub("\n", text)))
+def _verdicts_from_json(
+    text: str, source: _AnswerVerdicts | None
+) -> list[bool] | _Ambiguous | None:
+    values = _json_values(text)
+    if source is not None and source.json:
+        values = [v for v in values if not _is_copied_json(v, source)]
     readings = [reading for reading in map(_json_reading, values) if reading is not None]
     if not readings:
         return None
     if any(r is _AMBIGUOUS for r in readings) or any(r != readings[0] for r in readings):
         return _AMBIGUOUS
     return readings[0]
+
+
+def _json_values(text: str) -> list[object]:
+    """Every JSON list or object in ``text``, inside code fences or not."""
+    if "[" not in text and "{" not in text:  # no JSON list or object anywhere
+        return []
+    values = []
+    for fence in _FENCE.finditer(text):
+        values.extend(_decode_all(fence.group(1)))
+    values.extend(_decode_all(_FENCE.sub("\n", text)))
+    return values
+
+
+def _is_copied_json(value: object, source: _AnswerVerdicts) -> bool:
+    if _fold(json.dumps(value, ensure_ascii=False, default=str)) in source.json:
+        return True
+    reading = _json_reading(value)
+    return isinstance(reading, list) and tuple(reading) in source.readings
 
 
 def _decode_all(text: str) -> list[object]:

@@ -3,10 +3,17 @@
 One call per rubric: the rubric's name and definition (Sec. 5), the environment's property of
 context (Table 11), the rubric's sub-questions active in that environment (App. F) numbered
 ``1.`` .. ``n.``, and the query, labelled context and answer the judge must assess.
+
+The template is the paper's text, unchanged. What goes into ``{answer}`` is the answer with one
+deterministic change (``shown_answer``): a line that opens like one of the prompt's own section
+headers ("QUERY:", "CONTEXT:", "ANSWER:", "Questions:", ...) gets that header bracketed
+("[ANSWER]:"), so the answer cannot pass for the end of itself and a new prompt section. Only such
+answers change, and with them their judge cache keys (docs/judge-parsing.md).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -20,6 +27,16 @@ from polistemics.rubrics import Rubric, SubQuestion, sub_questions
 
 VERDICT_WORDS = ("Yes", "No")
 
+# The section headers of Fig. 12 (system and user message), at the start of a line of the answer
+# after blanks, markdown or quote marks; any line break Python knows counts, "\r" included.
+_PROMPT_HEADER = re.compile(
+    r"""(?:^|(?<=[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]))
+        (?P<lead>[ \t>*#_`~"'“”‘’„«»\-]*)
+        (?P<header>query|context|answer|questions|instructions|dimension\s+definition)
+        (?P<colon>[ \t]*[:：﹕꞉])""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
 
 class JudgePromptError(ValueError):
     """An item cannot be put before a judge (e.g. a rubric not judged in its environment)."""
@@ -32,6 +49,7 @@ class JudgePrompt:
     messages: list[Message]
     sub_question_keys: tuple[str, ...]  # verdict i (1-based in the prompt) is key [i - 1]
     json_schema: dict
+    shown_answer: str  # the answer as the judge sees it (see ``shown_answer``)
 
     @property
     def n_questions(self) -> int:
@@ -46,17 +64,24 @@ def build_judge_prompt(item: EnvironmentItem, answer_text: str, rubric: Rubric) 
             f"environment '{item.environment.value}'"
         )
     system = _judge_system(rubric, item.environment, item.judged_expected_stance)
+    answer = shown_answer(answer_text)
     user = render(
         "judge_user",
         query=judge_query(item),
         context=judge_context(item),
-        answer=answer_text,
+        answer=answer,
     )
     return JudgePrompt(
         messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
         sub_question_keys=tuple(sq.key for sq in questions),
         json_schema=verdict_json_schema(len(questions)),
+        shown_answer=answer,
     )
+
+
+def shown_answer(answer_text: str) -> str:
+    """The answer with every line that imitates a prompt section header bracketed."""
+    return _PROMPT_HEADER.sub(lambda m: f"{m['lead']}[{m['header']}]{m['colon']}", answer_text)
 
 
 @cache

@@ -30,6 +30,7 @@ from polistemics.report.labels import (
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
     Column,
+    FigureLike,
     FigureView,
     Labelled,
     TableView,
@@ -203,7 +204,7 @@ def even_handedness_view(content: ReportContent) -> dict:
     return {"threshold_pp": f"{100 * SPREAD_THRESHOLD:.0f}", "elections": elections}
 
 
-def _optional_figure(fig) -> FigureView | None:
+def _optional_figure(fig: FigureLike | None) -> FigureView | None:
     return None if fig is None else figure_view(fig)
 
 

@@ -5,6 +5,7 @@ import re
 import shutil
 import time
 import xml.etree.ElementTree as ET
+from html import unescape
 from pathlib import Path
 
 import pandas as pd
@@ -104,8 +105,8 @@ def test_release_report_of_the_runs_own_export(finished_demo_run, tmp_path: Path
     for section_id, _ in SECTIONS:
         assert f'id="{section_id}"' in html
     assert (
-        "Not available: judge agreement: an authors&#x27; release holds only aggregated verdicts"
-        in html
+        "Not available: judge agreement: an authors' release holds only aggregated verdicts"
+        in unescape(html)
     )
     assert html.count('data-unavailable="true"') >= 3  # agreement, Table 5, calls
     data = browser_data(html)

@@ -55,11 +55,14 @@ def browser() -> Iterator[object]:
 
 
 class Opened:
-    """A page with the report loaded and every console error collected."""
+    """A page with the report loaded, every console error and every dialog (alert, confirm,
+    prompt: dismissed) collected."""
 
     def __init__(self, browser, path: Path):
         self.page = browser.new_page(viewport={"width": 1280, "height": 1000})
         self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on(

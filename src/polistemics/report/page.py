@@ -1,20 +1,29 @@
-"""The report document: one self-contained HTML page (inline CSS, JS, SVG and JSON data).
+"""The report document: one self-contained HTML page (inline CSS, JS, SVG and JSON data),
+rendered from the Jinja2 templates in ``report/templates/`` (``page.html`` and one template per
+section under ``sections/``).
 
-A Content-Security-Policy forbids every network request, so the page works offline and any
-markup smuggled into data could not load anything even if it escaped the escaping.
+Autoescaping is on for every template and undefined names are errors. What the templates insert
+unescaped is marked here or in ``macros.html``, never elsewhere: the package's own CSS and script
+(``assets/``), the item browser's JSON (``embed_json``, escaped for a script element) and figure
+SVG (from the figure code). A Content-Security-Policy forbids every network request and lets only
+the page's own script run (by its sha256 hash), so markup smuggled into data could neither load
+nor run anything even if it escaped the escaping.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+from functools import cache
 from importlib import resources
+
+import jinja2
+from markupsafe import Markup
 
 from polistemics import __version__
 from polistemics.report.browser import embed_json
 from polistemics.report.content import ReportContent
-from polistemics.report.html import esc
-from polistemics.report.sections import ALL_SECTIONS, SECTIONS
-
-CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+from polistemics.report.sections import ALL_SECTIONS, NO_CELLS, SECTIONS
 
 
 def asset(name: str) -> str:
@@ -23,38 +32,59 @@ def asset(name: str) -> str:
     )
 
 
-def _header(content: ReportContent) -> str:
-    inputs = content.inputs
-    kind = "run directory" if inputs.kind == "run" else "authors' release folder"
-    notes = ""
-    if inputs.notes:
-        items = "".join(f"<li>{esc(n)}</li>" for n in inputs.notes)
-        notes = f'<details class="notes"><summary>Notes on the source ({len(inputs.notes)})</summary><ul>{items}</ul></details>'
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("polistemics.report", "templates"),
+        autoescape=jinja2.select_autoescape(),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["no_cells"] = NO_CELLS
+    return env
+
+
+def script_hash(script: str) -> str:
+    """The CSP source that allows exactly this inline script."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def content_security_policy(script: str) -> str:
     return (
-        '<header class="page">'
-        f"<h1>Polistemics report: {esc(inputs.title)}</h1>"
-        f"<p>Source: {esc(kind)} <code>{esc(inputs.source)}</code></p>"
-        f"<p>Generated {esc(content.generated)} by polistemics {esc(__version__)}. "
-        "Scores in %; figures are also saved as SVG in <code>figures/</code> and every table as "
-        "CSV in <code>tables/</code>.</p>"
-        f"{notes}</header>"
+        "default-src 'none'; style-src 'unsafe-inline'; "
+        f"script-src {script_hash(script)}; img-src data:"
     )
 
 
+def _header(content: ReportContent) -> dict:
+    inputs = content.inputs
+    return {
+        "title": inputs.title,
+        "kind": "run directory" if inputs.kind == "run" else "authors' release folder",
+        "source": str(inputs.source),
+        "generated": content.generated,
+        "version": __version__,
+        "notes": list(inputs.notes),
+    }
+
+
 def render_page(content: ReportContent) -> str:
-    nav = "".join(f'<a href="#{esc(sid)}">{esc(title)}</a>' for sid, title in SECTIONS)
-    sections = "\n".join(render(content) for render in ALL_SECTIONS)
+    script = asset("browser.js")
     return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Polistemics report: {esc(content.inputs.title)}</title>"
-        f"<style>{asset('report.css')}</style></head><body>"
-        f"{_header(content)}"
-        f'<nav class="toc">{nav}</nav>'
-        f"<main>{sections}</main>"
-        f'<script type="application/json" id="browser-data">{embed_json(content.browser)}</script>'
-        f"<script>{asset('browser.js')}</script>"
-        "</body></html>\n"
+        environment()
+        .get_template("page.html")
+        .render(
+            csp=content_security_policy(script),
+            css=Markup(asset("report.css")),  # the package's own files, inserted verbatim
+            script=Markup(script),
+            browser_json=Markup(embed_json(content.browser)),  # escaped for <script> by embed_json
+            header=_header(content),
+            nav=SECTIONS,
+            sections=[
+                {"id": s.section_id, "title": s.title, "view": s.view(content)}
+                for s in ALL_SECTIONS
+            ],
+        )
     )

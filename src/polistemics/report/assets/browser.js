@@ -1,6 +1,8 @@
 /* Item browser: filter answers by model, environment, variant, party, sub-question verdict and
    judge disagreement; show context, answer and every judge's verdicts. Plain JS, no libraries.
-   All data text goes into the page through text nodes only (answers are untrusted output). */
+   All data text goes into the page through text nodes only (answers are untrusted output), each
+   piece inside its own <bdi> so its writing direction cannot reorder the text around it, and
+   names are shortened (full text on hover) so a huge name cannot stretch the page. */
 (function () {
   "use strict";
   var source = document.getElementById("browser-data");
@@ -31,10 +33,33 @@
     return index === null || index === undefined ? null : S[index];
   }
 
+  var NAME_LIMIT = 80;
+
+  function shorten(value, limit) {
+    return value.length > limit ? value.slice(0, limit - 1) + "\u2026" : value;
+  }
+
+  // user text, isolated; with a limit, shortened with the whole text as tooltip
+  function iso(value, limit) {
+    if (value === null || value === undefined) {
+      return null;
+    }
+    value = String(value);
+    var element = document.createElement("bdi");
+    element.textContent = limit ? shorten(value, limit) : value;
+    if (limit && value.length > limit) {
+      element.title = value;
+    }
+    return element;
+  }
+
   function option(value, label) {
     var element = document.createElement("option");
     element.value = value;
-    element.textContent = label;
+    element.textContent = shorten(label, NAME_LIMIT);
+    if (label.length > NAME_LIMIT) {
+      element.title = label;
+    }
     return element;
   }
 
@@ -147,7 +172,7 @@
       var role = chunk[1] === "d" ? "DISTRACTOR" : "TARGET";
       list.append(node("li", chunk[1] === "d" ? "distractor" : "target", [
         node("span", "role", ["[" + role + "]"]),
-        text(chunk[0])
+        iso(text(chunk[0]))
       ]));
     });
     details.append(list);
@@ -166,7 +191,7 @@
     var judges = judgeColumns(item);
     var head = node("tr", null, [node("th", "sq", ["Sub-question"]), node("th", null, ["Final"])]);
     judges.forEach(function (j) {
-      head.append(node("th", null, [D.judges[j]]));
+      head.append(node("th", null, [iso(D.judges[j], NAME_LIMIT)]));
     });
     var table = node("table", "verdicts", [node("thead", null, [head])]);
     var body = node("tbody");
@@ -222,11 +247,13 @@
     }
     var grid = node("div", "raw-grid");
     item.j.forEach(function (record) {
-      var box = node("div", "raw-record", [node("h4", null, [D.rubrics[record[0]][1] + " — " + D.judges[record[1]]])]);
+      var box = node("div", "raw-record", [
+        node("h4", null, [D.rubrics[record[0]][1] + " — ", iso(D.judges[record[1]], NAME_LIMIT)])
+      ]);
       if (record[4] !== null && record[4] !== undefined) {
-        box.append(node("p", "answer-error", ["Call error: ", text(record[4])]));
+        box.append(node("p", "answer-error", ["Call error: ", iso(text(record[4]))]));
       }
-      box.append(node("pre", "raw-output", [record[2] === null ? "(no output)" : text(record[2])]));
+      box.append(node("pre", "raw-output", [record[2] === null ? "(no output)" : iso(text(record[2]))]));
       grid.append(box);
     });
     return node("details", "raw", [node("summary", null, ["Raw judge outputs (" + item.j.length + ")"]), grid]);
@@ -238,24 +265,24 @@
     var party = D.parties[item.p][1];
     var article = node("article", "item " + verdict, [
       node("header", null, [
-        node("span", "title", [D.models[item.m][1] + " · " + env + " · " + party]),
-        node("span", "meta", [D.variants[item.v][1] + " · " + item.o + (item.n ? " · sample " + item.n : "")]),
+        node("span", "title", [iso(D.models[item.m][1], NAME_LIMIT), " · " + env + " · ", iso(party, NAME_LIMIT)]),
+        node("span", "meta", [D.variants[item.v][1] + " · ", iso(item.o, NAME_LIMIT), item.n ? " · sample " + item.n : null]),
         badge(verdict, verdict === "none" ? "not scored" : verdict === "pass" ? "all pass" : "fails"),
         item.d ? badge("split", "judges disagree") : null
       ]),
-      node("p", "statement", [node("b", null, ["Statement: "]), text(item.q)])
+      node("p", "statement", [node("b", null, ["Statement: "]), iso(text(item.q))])
     ]);
-    var facts = "Party as named to the model: " + item.l + " · Real stance: " + item.s;
+    var facts = " · Real stance: " + item.s;
     if (item.t) facts += " · Expected stance: " + item.t;
     if (item.g !== null && item.g !== undefined) facts += " · Vagueness mode " + item.g;
-    article.append(node("p", "facts", [facts]));
+    article.append(node("p", "facts", ["Party as named to the model: ", iso(item.l, NAME_LIMIT), facts]));
     article.append(renderContext(item));
     article.append(node("div", "answer", [node("b", null, ["Answer"])]));
     if (item.f !== null && item.f !== undefined) {
-      article.append(node("p", "answer-error", ["No usable answer: ", text(item.f)]));
+      article.append(node("p", "answer-error", ["No usable answer: ", iso(text(item.f))]));
     }
     if (item.a !== null && item.a !== undefined) {
-      article.append(node("pre", "answer-text", [text(item.a)]));
+      article.append(node("pre", "answer-text", [iso(text(item.a))]));
     }
     article.append(renderVerdicts(item));
     article.append(renderRaw(item));

@@ -138,16 +138,20 @@ def env_proxy(url: str) -> str | None:
     return proxy
 
 
-def _error_message(raw: bytes, limit: int = 500) -> str:
-    """The provider's own error message where the body has one, else the start of the body."""
+def _error_message(raw: bytes) -> str:
+    """The provider's own error message where the body has one, else the body.
+
+    Not cut short here: the client layer redacts keys first, then cuts (a cut first could leave a
+    piece of an echoed key that no longer matches the whole key).
+    """
     text = raw.decode("utf-8", errors="replace")
     try:
         data = json.loads(text)
     except ValueError:
-        return text[:limit].strip() or "(empty body)"
+        return text.strip() or "(empty body)"
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"][:limit]
+        return error["message"]
     if isinstance(error, str):
-        return error[:limit]
-    return text[:limit]
+        return error
+    return text

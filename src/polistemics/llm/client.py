@@ -310,7 +310,12 @@ class LLMClient:
         # One transport (and connection pool) per endpoint entry.
         cache_key = (base_url, api_key, endpoint.name)
         if cache_key not in self._transports:
-            self._transports[cache_key] = ChatTransport(base_url, api_key, timeout=endpoint.timeout)
+            self._transports[cache_key] = ChatTransport(
+                base_url,
+                api_key,
+                timeout=endpoint.timeout,
+                connections=endpoint.max_concurrency,
+            )
         return self._transports[cache_key]
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:

@@ -143,7 +143,16 @@ def test_an_unusable_proxy_fails_before_any_call_and_leaves_no_run(tmp_path: Pat
     _fails_before_any_call(tmp_path, "HTTP_PROXY is 'socks5://127.0.0.1:1080'", env)
 
 
-def _fails_before_any_call(tmp_path: Path, named: str, env: dict[str, str]) -> None:
+def test_an_unusable_proxy_is_named_without_its_password(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k.lower() not in ("http_proxy", "no_proxy")}
+    env |= {"HTTP_PROXY": "socks5://alice:hunter2@127.0.0.1:1080", "POLISTEMICS_UNSET_KEY": "x"}
+    stderr = _fails_before_any_call(
+        tmp_path, "HTTP_PROXY is 'socks5://alice:***@127.0.0.1:1080'", env
+    )
+    assert "hunter2" not in stderr
+
+
+def _fails_before_any_call(tmp_path: Path, named: str, env: dict[str, str]) -> str:
     with FakeOpenAIServer() as server:
         config = write_study(tmp_path, server.base_url, key_env="POLISTEMICS_UNSET_KEY")
         run = subprocess.run(
@@ -157,3 +166,4 @@ def _fails_before_any_call(tmp_path: Path, named: str, env: dict[str, str]) -> N
     assert run.returncode == 2
     assert named in run.stderr and run.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()
+    return run.stderr

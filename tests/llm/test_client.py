@@ -269,6 +269,18 @@ def test_api_key_is_sent_but_never_stored(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert secret not in repr(ok) + repr(bad)
 
 
+def test_pieces_of_the_key_in_a_reply_are_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-planted-secret-0123456789abcdef"
+    monkeypatch.setenv("POLISTEMICS_TEST_KEY", secret)
+    echo = f"You sent Bearer {secret}; its end is {secret[-9:]} and {secret[4:11]} is too short."
+    with FakeOpenAIServer([Rule("echo", response=echo)], expected_api_key=secret) as server:
+        ep = endpoint(server, api_key_env="POLISTEMICS_TEST_KEY")
+        result = run(LLMClient(retry=FAST).complete(ep, ask("echo"), stage="s"))
+    assert result.text == (
+        f"You sent Bearer [redacted]; its end is [redacted] and {secret[4:11]} is too short."
+    )
+
+
 def test_grammar_endpoints_get_a_grammar_and_a_seed_per_sample(store: RunStore) -> None:
     schema = {"type": "object", "properties": {"determinable": {"type": "boolean"}}}
     with FakeOpenAIServer([Rule("audit", response='{"determinable":false}')]) as server:

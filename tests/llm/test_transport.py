@@ -1,10 +1,19 @@
-"""The HTTP transport: JSON in and out, and each kind of failure as its own error type."""
+"""The HTTP transport: JSON in and out, each kind of failure as its own error type, keep-alive,
+compressed bodies, TLS and proxies, against the test server and local scripted servers."""
 
 from __future__ import annotations
 
 import asyncio
+import gzip
+import re
+import ssl
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 
 import pytest
+import trustme
 
 from polistemics.llm.keys import canonical_json
 from polistemics.llm.transport import (
@@ -16,6 +25,7 @@ from polistemics.llm.transport import (
     UnsupportedProxy,
     _error_message,
     env_proxy,
+    masked_url,
 )
 from polistemics.testing import FakeOpenAIServer, Fault, Rule
 
@@ -88,6 +98,36 @@ def test_proxy_comes_from_the_environment_and_no_proxy_is_respected(monkeypatch)
         env_proxy(remote)
 
 
+def test_an_unsupported_proxy_is_named_with_its_password_masked(monkeypatch) -> None:
+    clear_proxy_environment(monkeypatch)
+    monkeypatch.setenv("HTTPS_PROXY", "socks5://alice:hunter2@proxy.internal:1080")
+    with pytest.raises(UnsupportedProxy) as error:
+        env_proxy("https://api.example.org/v1/chat/completions")
+    assert "'socks5://alice:***@proxy.internal:1080'" in str(error.value)
+    assert "hunter2" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://user:p%40ss@proxy:3128", "http://user:***@proxy:3128"),
+        ("http://user:@proxy:3128", "http://user:***@proxy:3128"),
+        ("http://user@proxy:3128", "http://user@proxy:3128"),
+        ("http://proxy:3128", "http://proxy:3128"),
+        ("http://user:secret@proxy:notaport", "http://user:***@proxy:notaport"),
+    ],
+)
+def test_masked_urls_show_no_password(url: str, shown: str) -> None:
+    assert masked_url(url) == shown
+
+
+def test_error_message_is_not_cut_short_here() -> None:
+    # The client layer redacts keys first, then cuts: a cut here could leave part of a key.
+    long = "x" * 5000 + " Bearer sk-end"
+    assert _error_message(f'{{"error": {{"message": "{long}"}}}}'.encode()) == long
+    assert _error_message(long.encode()) == long
+
+
 def test_error_message_prefers_the_providers_text() -> None:
     assert _error_message(b'{"error": {"message": "quota exceeded", "code": 402}}') == (
         "quota exceeded"
@@ -95,3 +135,338 @@ def test_error_message_prefers_the_providers_text() -> None:
     assert _error_message(b'{"error": "plain string"}') == "plain string"
     assert _error_message(b"<html>Bad Gateway</html>") == "<html>Bad Gateway</html>"
     assert _error_message(b"") == "(empty body)"
+
+
+# ---- scripted servers --------------------------------------------------------------------------
+
+
+def clear_proxy_environment(monkeypatch) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
+
+@pytest.fixture(autouse=True)
+def no_proxy_from_the_machine(monkeypatch) -> None:
+    clear_proxy_environment(monkeypatch)
+
+
+@dataclass
+class Served:
+    """A scripted server's port and what it saw."""
+
+    port: int
+    connections: int = 0
+    requests: list[bytes] = field(default_factory=list)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+
+ScriptedHandler = Callable[[Served, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = re.search(rb"(?i)content-length: *(\d+)", head)
+    return head + await reader.readexactly(int(length.group(1)) if length else 0)
+
+
+def reply(body: bytes, *headers: str, status: str = "200 OK") -> bytes:
+    lines = [f"HTTP/1.1 {status}", *headers, f"Content-Length: {len(body)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+@asynccontextmanager
+async def serve(
+    handler: ScriptedHandler, ssl_context: ssl.SSLContext | None = None
+) -> AsyncIterator[Served]:
+    served = Served(0)
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        served.connections += 1
+        try:
+            await handler(served, reader, writer)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(on_connect, "127.0.0.1", 0, ssl=ssl_context)
+    served.port = server.sockets[0].getsockname()[1]
+    async with server:
+        yield served
+
+
+def keep_alive(answer: Callable[[bytes], bytes], delay: float = 0.0) -> ScriptedHandler:
+    """A handler that answers every request on a connection until the client closes it."""
+
+    async def handler(served: Served, reader, writer) -> None:
+        while True:
+            request = await read_request(reader)
+            served.requests.append(request)
+            await asyncio.sleep(delay)
+            writer.write(answer(request))
+            await writer.drain()
+
+    return handler
+
+
+OK = reply(b'{"ok": true}', "Content-Type: application/json")
+
+
+async def send(transport: ChatTransport, text: str = "q") -> dict:
+    return await transport.post(BODY, canonical_json([{"role": "user", "content": text}]))
+
+
+def test_sequential_calls_reuse_one_connection_and_concurrent_ones_stay_within_the_pool() -> None:
+    async def go() -> Served:
+        async with serve(keep_alive(lambda _: OK, delay=0.05)) as served:
+            transport = ChatTransport(served.base_url, "sk-k", timeout=5, connections=3)
+            for _ in range(4):
+                assert await send(transport) == {"ok": True}
+            assert served.connections == 1
+            await asyncio.gather(*(send(transport) for _ in range(9)))
+            await transport.close()
+        return served
+
+    served = asyncio.run(go())
+    assert served.connections == 3  # the pool is the endpoint's concurrency, not one per call
+    assert len(served.requests) == 13
+    first = served.requests[0]
+    assert first.startswith(b"POST /v1/chat/completions HTTP/1.1\r\n")
+    assert b"Authorization: Bearer sk-k\r\n" in first
+    assert first.endswith(
+        b'{"model": "fake-model", "temperature": 0.0, "messages": [{"content":"q","role":"user"}]}'
+    )
+
+
+@pytest.mark.parametrize(
+    "encoded",
+    [
+        reply(gzip.compress(b'{"ok": true}'), "Content-Encoding: gzip"),
+        reply(zlib.compress(b'{"ok": true}'), "Content-Encoding: deflate"),
+        b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"ok"\r\n7\r\n: true}\r\n0\r\n\r\n',
+    ],
+    ids=["gzip", "deflate", "chunked"],
+)
+def test_compressed_and_chunked_bodies_are_decoded(encoded: bytes) -> None:
+    async def go() -> tuple[dict, Served]:
+        async with serve(keep_alive(lambda _: encoded)) as served:
+            transport = ChatTransport(served.base_url, "sk-k", timeout=5)
+            answer = await send(transport)
+            await transport.close()
+        return answer, served
+
+    answer, served = asyncio.run(go())
+    assert answer == {"ok": True}
+    assert b"Accept-Encoding: gzip, deflate\r\n" in served.requests[0]
+
+
+@pytest.mark.parametrize(
+    ("raw", "error", "message"),
+    [
+        (reply(b"[1, 2]"), MalformedBody, "not a JSON object"),
+        (reply(b"<html>ok</html>"), MalformedBody, "not JSON"),
+        (reply(b"\xff\xfe{"), MalformedBody, "not JSON"),
+        (b"SSH-2.0-OpenSSH_9.2\r\n\r\n", ConnectionFailed, "bad HTTP response: Bad status line"),
+        (reply(b'{"long": "body"}')[:-5], ConnectionFailed, "incomplete response body"),
+        (
+            reply(b"", "Location: https://api.example.org/v1/chat/completions", status="301 X"),
+            HttpStatusError,
+            "redirected to https://api.example.org/v1/chat/completions: use that base_url",
+        ),
+        (
+            reply(b"Bad Gateway", "Retry-After: 3", status="502 Bad Gateway"),
+            HttpStatusError,
+            "HTTP 502: Bad Gateway",
+        ),
+    ],
+    ids=["array", "html", "not-utf8", "not-http", "cut-short", "redirect", "status"],
+)
+def test_unusable_responses_raise_their_own_error(raw: bytes, error: type, message: str) -> None:
+    async def hang_up_after(served: Served, reader, writer) -> None:
+        served.requests.append(await read_request(reader))
+        writer.write(raw)
+        await writer.drain()
+
+    async def go() -> Served:
+        async with serve(hang_up_after) as served:
+            transport = ChatTransport(served.base_url, "sk-k", timeout=5)
+            with pytest.raises(error, match=re.escape(message)) as raised:
+                await send(transport)
+            await transport.close()
+        if error is HttpStatusError and raised.value.status == 502:
+            assert raised.value.headers["retry-after"] == "3"
+        return served
+
+    assert asyncio.run(go()).connections == 1  # not followed, not tried again
+
+
+def test_a_slow_answer_times_out_and_its_connection_is_not_reused() -> None:
+    async def slow_first(served: Served, reader, writer) -> None:
+        while True:
+            served.requests.append(await read_request(reader))
+            await asyncio.sleep(1.0 if len(served.requests) == 1 else 0)
+            writer.write(OK)
+            await writer.drain()
+
+    async def go() -> Served:
+        async with serve(slow_first) as served:
+            transport = ChatTransport(served.base_url, "sk-k", timeout=0.3)
+            with pytest.raises(RequestTimeout, match="timed out after 0.3s"):
+                await send(transport)
+            assert await send(transport) == {"ok": True}
+            await transport.close()
+        return served
+
+    assert asyncio.run(go()).connections == 2
+
+
+def test_a_refused_connection_names_the_address() -> None:
+    async def go() -> None:
+        async with serve(keep_alive(lambda _: OK)) as served:
+            port = served.port
+        transport = ChatTransport(f"http://127.0.0.1:{port}/v1", "sk-k", timeout=5)
+        with pytest.raises(ConnectionFailed, match=f"cannot connect to 127.0.0.1:{port}"):
+            await send(transport)
+        await transport.close()
+
+    asyncio.run(go())
+
+
+def test_a_transport_works_again_in_a_new_event_loop() -> None:
+    async def both() -> Served:
+        async with serve(keep_alive(lambda _: OK)) as served:
+            transport = ChatTransport(served.base_url, "sk-k", timeout=5)
+            # Each asyncio.run is a new loop: the first loop's session must not be reused.
+            for _ in range(2):
+                assert await asyncio.to_thread(asyncio.run, send(transport)) == {"ok": True}
+            assert await send(transport) == {"ok": True}
+            await transport.close()
+        return served
+
+    assert asyncio.run(both()).connections == 3
+
+
+# ---- TLS and proxies ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def authority() -> trustme.CA:
+    return trustme.CA()
+
+
+def tls_server_context(ca: trustme.CA) -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost", "127.0.0.1").configure_cert(context)
+    return context
+
+
+def tls_client_context(ca: trustme.CA) -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    ca.configure_trust(context)
+    return context
+
+
+def test_https_is_accepted_when_the_ca_is_trusted_and_refused_when_not(authority) -> None:
+    async def go() -> Served:
+        handler = keep_alive(lambda _: reply(b'{"secure": true}'))
+        async with serve(handler, tls_server_context(authority)) as served:
+            url = f"https://localhost:{served.port}/v1"
+            trusted = ChatTransport(
+                url, "sk-k", timeout=5, ssl_context=tls_client_context(authority)
+            )
+            assert await send(trusted) == {"secure": True}
+            await trusted.close()
+            untrusted = ChatTransport(url, "sk-k", timeout=5)  # certifi does not know the test CA
+            with pytest.raises(ConnectionFailed, match="CERTIFICATE_VERIFY_FAILED"):
+                await send(untrusted)
+            await untrusted.close()
+        return served
+
+    served = asyncio.run(go())
+    assert len(served.requests) == 1  # the untrusted connection sent nothing
+
+
+async def forwarding_proxy(served: Served, reader, writer) -> None:
+    """A plain HTTP proxy: forwards absolute-form requests, tunnels CONNECT, refuses 'deny'."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    served.requests.append(head)
+    method, target, _ = head.split(b"\r\n", 1)[0].split(b" ")
+    if b"deny" in target:
+        writer.write(reply(b"", status="407 Proxy Authentication Required"))
+        await writer.drain()
+        return
+    if method == b"CONNECT":
+        port = int(target.rsplit(b":", 1)[1])
+        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+    else:
+        port = int(re.match(rb"http://[^:/]+:(\d+)", target).group(1))
+        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", port)
+        upstream_writer.write(head)
+
+    async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        while data := await source.read(65536):
+            sink.write(data)
+            await sink.drain()
+        sink.close()
+
+    try:
+        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
+    finally:
+        upstream_writer.close()
+
+
+def test_http_endpoints_go_through_the_proxy_in_absolute_form_with_credentials(
+    monkeypatch,
+) -> None:
+    async def go() -> tuple[Served, Served]:
+        async with (
+            serve(keep_alive(lambda _: reply(b'{"via": "proxy"}'))) as origin,
+            serve(forwarding_proxy) as proxy,
+        ):
+            monkeypatch.setenv("HTTP_PROXY", f"http://user:p%40ss@127.0.0.1:{proxy.port}")
+            transport = ChatTransport(origin.base_url, "sk-k", timeout=5)
+            assert await send(transport) == {"via": "proxy"}
+            await transport.close()
+        return origin, proxy
+
+    origin, proxy = asyncio.run(go())
+    seen = proxy.requests[0]
+    assert seen.startswith(f"POST http://127.0.0.1:{origin.port}/v1/chat/completions ".encode())
+    assert b"Proxy-Authorization: Basic dXNlcjpwQHNz\r\n" in seen  # user:p@ss
+
+
+def test_https_endpoints_go_through_a_connect_tunnel(monkeypatch, authority) -> None:
+    async def go() -> tuple[Served, Served]:
+        handler = keep_alive(lambda _: reply(b'{"tunnel": true}'))
+        context = tls_client_context(authority)
+        async with (
+            serve(handler, tls_server_context(authority)) as origin,
+            serve(forwarding_proxy) as proxy,
+        ):
+            monkeypatch.setenv("HTTPS_PROXY", f"http://user:s3cret@127.0.0.1:{proxy.port}")
+            url = f"https://localhost:{origin.port}/v1"
+            transport = ChatTransport(url, "sk-k", timeout=5, ssl_context=context)
+            assert await send(transport) == {"tunnel": True}
+            await transport.close()
+            denied = ChatTransport(
+                f"https://deny:{origin.port}/v1", "sk-k", timeout=5, ssl_context=context
+            )
+            with pytest.raises(ConnectionFailed) as refused:
+                await send(denied)
+            await denied.close()
+        message = str(refused.value)
+        assert "refused to tunnel" in message and "HTTP 407" in message
+        assert f"http://user:***@127.0.0.1:{proxy.port}" in message and "s3cret" not in message
+        return origin, proxy
+
+    origin, proxy = asyncio.run(go())
+    connect = proxy.requests[0]
+    assert connect.startswith(f"CONNECT localhost:{origin.port} HTTP/1.1".encode())
+    assert b"Proxy-Authorization: Basic dXNlcjpzM2NyZXQ=\r\n" in connect  # user:s3cret
+    assert b"Authorization: Bearer" not in connect  # the key goes only inside the tunnel
+    assert b"Authorization: Bearer sk-k" in origin.requests[0]

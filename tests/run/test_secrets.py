@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from aiohttp import web
 from study_helpers import write_study
 
-from polistemics.testing import FakeOpenAIServer, Fault, Rule
+from polistemics.testing import FakeOpenAIServer, Fault, Rule, polistemic_responder
+from polistemics.testing.completions import completion_body, error_body
 
 SECRET = "sk-or-v1-planted-secret-7f3a9c2e1b0d4f6a8c5e"
+ECHOED_SECRET = "sk-proj-Echo9Qx2Lm7Vb4Nz8Kt1Wr6Yp3Hs5Jd0Gf_-Uc2Ai"
+FRAGMENT = 8  # no run of this many consecutive characters of a key may be stored or shown
 
 
 def test_planted_key_appears_in_no_file_and_no_output(tmp_path: Path) -> None:
@@ -40,6 +49,89 @@ def test_planted_key_appears_in_no_file_and_no_output(tmp_path: Path) -> None:
     assert SECRET not in run.stdout + run.stderr
 
 
+def _run_study(tmp_path: Path, base_url: str, key: str) -> subprocess.CompletedProcess:
+    config = write_study(tmp_path, base_url, key_env="POLISTEMICS_PLANTED_KEY")
+    return subprocess.run(
+        [sys.executable, "-c", "from polistemics.cli import main; main()", "run", str(config)],
+        env={
+            **os.environ,
+            "POLISTEMICS_PLANTED_KEY": key,
+            "PYTHONPATH": os.pathsep.join(sys.path),
+        },
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@contextmanager
+def echoing_provider() -> Iterator[tuple[str, list[str]]]:
+    """A provider that echoes the Authorization header it receives.
+
+    Prompts about Party A fail with HTTP 500 whose message is 480 characters of padding and then
+    the header (so a 500-character cut leaves a piece of the key); every free-text answer ends
+    with the header. The test server cannot echo headers, so this one is scripted here.
+    """
+    seen: list[str] = []
+
+    async def chat(request: web.Request) -> web.Response:
+        header = request.headers.get("Authorization", "")
+        seen.append(header)
+        body = await request.json()
+        prompt = json.dumps(body.get("messages"))
+        if "Party A" in prompt:
+            message = "x" * 480 + f" you sent Authorization: {header}"
+            return web.json_response(error_body(500, message), status=500)
+        answer = polistemic_responder(body)
+        if not answer.lstrip().startswith(("{", "[")):  # JSON answers must stay parseable
+            answer += f" (debug: your Authorization header was {header})"
+        return web.json_response(completion_body(body, completion_id="echo", content=answer))
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    runner = web.AppRunner(app, access_log=None)
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(runner.setup())
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    loop.run_until_complete(site.start())
+    port = runner.addresses[0][1]
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}/v1", seen
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
+
+
+def _key_fragments(key: str) -> list[bytes]:
+    return [key[i : i + FRAGMENT].encode() for i in range(len(key) - FRAGMENT + 1)]
+
+
+def test_a_key_the_provider_echoes_leaves_no_fragment_in_any_file(tmp_path: Path) -> None:
+    with echoing_provider() as (base_url, seen):
+        run = _run_study(tmp_path, base_url, ECHOED_SECRET)
+    assert run.returncode == 0, run.stderr
+    assert seen and set(seen) == {f"Bearer {ECHOED_SECRET}"}
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    fragments = _key_fragments(ECHOED_SECRET)
+    leaks = [
+        (path.name, fragment.decode())
+        for path in files
+        for fragment in fragments
+        if fragment in path.read_bytes()
+    ]
+    assert leaks == []
+    output = (run.stdout + run.stderr).encode()
+    assert [f for f in fragments if f in output] == []
+    # The echoes did reach the run: the answers and the failed calls' errors carry them.
+    stored = "".join(p.read_text() for p in (tmp_path / "run").rglob("*.jsonl"))
+    assert "your Authorization header was Bearer [redacted]" in stored
+    assert "you sent Authorization: Bearer [redacted]" in stored
+
+
 def test_unset_key_fails_before_any_call_and_leaves_no_run(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "POLISTEMICS_UNSET_KEY"}
     _fails_before_any_call(tmp_path, "POLISTEMICS_UNSET_KEY", env)
@@ -51,7 +143,16 @@ def test_an_unusable_proxy_fails_before_any_call_and_leaves_no_run(tmp_path: Pat
     _fails_before_any_call(tmp_path, "HTTP_PROXY is 'socks5://127.0.0.1:1080'", env)
 
 
-def _fails_before_any_call(tmp_path: Path, named: str, env: dict[str, str]) -> None:
+def test_an_unusable_proxy_is_named_without_its_password(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k.lower() not in ("http_proxy", "no_proxy")}
+    env |= {"HTTP_PROXY": "socks5://alice:hunter2@127.0.0.1:1080", "POLISTEMICS_UNSET_KEY": "x"}
+    stderr = _fails_before_any_call(
+        tmp_path, "HTTP_PROXY is 'socks5://alice:***@127.0.0.1:1080'", env
+    )
+    assert "hunter2" not in stderr
+
+
+def _fails_before_any_call(tmp_path: Path, named: str, env: dict[str, str]) -> str:
     with FakeOpenAIServer() as server:
         config = write_study(tmp_path, server.base_url, key_env="POLISTEMICS_UNSET_KEY")
         run = subprocess.run(
@@ -65,3 +166,4 @@ def _fails_before_any_call(tmp_path: Path, named: str, env: dict[str, str]) -> N
     assert run.returncode == 2
     assert named in run.stderr and run.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()
+    return run.stderr

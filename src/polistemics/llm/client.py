@@ -18,6 +18,7 @@ from polistemics.llm.call_writer import CallWriter
 from polistemics.llm.grammar import schema_to_gbnf, strict_mode_schema, without_extensions
 from polistemics.llm.keys import CallIdentity, request_params
 from polistemics.llm.limiter import AdaptiveLimiter
+from polistemics.llm.redact import Redactor
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import FinishedCall, RunStore
 from polistemics.llm.transport import (
@@ -28,6 +29,8 @@ from polistemics.llm.transport import (
     RequestTimeout,
 )
 from polistemics.llm.types import BudgetExceeded, CallResult, Message
+
+ERROR_LIMIT = 600  # characters of an error message kept, after redaction
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ class LLMClient:
         self._limiters: dict[str, AdaptiveLimiter] = {}
         self._transports: dict[tuple[str, str, str], ChatTransport] = {}
         self._inflight: dict[str, asyncio.Future[CallResult]] = {}
-        self._secrets: set[str] = set()
+        self._redact = Redactor()  # the keys of the endpoints called, and their fragments
         self._writer = CallWriter(self.store.path) if self.store is not None else None
         # Keys the store holds (read once, then kept up to date by this client), so that a new
         # call costs no database read. Calls another process stores meanwhile are not seen.
@@ -207,9 +210,10 @@ class LLMClient:
             endpoint=endpoint.name,
             model=endpoint.model,
             status=status,
-            text=outcome.text,
+            # Redacted before anything is cut: a cut must not leave a piece of a key behind.
+            text=self._redact(outcome.text) if outcome.text else outcome.text,
             finish_reason=outcome.finish_reason,
-            error=self._scrub(outcome.error) if outcome.error else None,
+            error=_clip(self._redact(outcome.error)) if outcome.error else None,
             input_tokens=outcome.input_tokens,
             output_tokens=outcome.output_tokens,
             reasoning_tokens=outcome.reasoning_tokens,
@@ -302,11 +306,16 @@ class LLMClient:
             base_url = self.resolve_local(endpoint)
         else:
             base_url = endpoint.resolved_base_url
-            self._secrets.add(api_key)
+            self._redact.add(api_key)
         # One transport (and connection pool) per endpoint entry.
         cache_key = (base_url, api_key, endpoint.name)
         if cache_key not in self._transports:
-            self._transports[cache_key] = ChatTransport(base_url, api_key, timeout=endpoint.timeout)
+            self._transports[cache_key] = ChatTransport(
+                base_url,
+                api_key,
+                timeout=endpoint.timeout,
+                connections=endpoint.max_concurrency,
+            )
         return self._transports[cache_key]
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
@@ -321,12 +330,6 @@ class LLMClient:
             return result.cost
         return endpoint.estimate_cost(result.input_tokens, result.output_tokens) or 0.0
 
-    def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            if secret and len(secret) >= 8:
-                text = text.replace(secret, "[redacted]")
-        return text
-
     def _account(self, stage: str, result: CallResult) -> None:
         counters = self.counters.setdefault(stage, StageCounters())
         counters.done += 1
@@ -337,6 +340,10 @@ class LLMClient:
         counters.cost += result.cost or 0.0
         for listener in self.listeners:
             listener(stage, result)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= ERROR_LIMIT else text[: ERROR_LIMIT - 1] + "…"
 
 
 def _retry_after(headers: Mapping[str, str] | None) -> float | None:

@@ -1,26 +1,33 @@
-"""HTTP transport for OpenAI-compatible chat completions endpoints.
+"""HTTP transport for OpenAI-compatible chat completions endpoints, on aiohttp's client.
 
-One keep-alive connection pool per endpoint (``http1``), JSON in and out, and typed failures the
-client layer maps onto its retry rules. It is deliberately thin (no request or response models):
-at paper scale the harness makes ~100,000 calls, and a full SDK's per-call work cost more CPU than
-everything else in a run together.
+aiohttp (a dependency already, for the test server) does the HTTP work: keep-alive connection
+pooling, TLS, gzip/deflate bodies, timeouts and HTTP proxies (absolute-form requests for
+``http://`` endpoints, a CONNECT tunnel for ``https://`` ones, Basic proxy credentials from the
+proxy URL). This module only adds what the client layer needs on top:
+
+- one session per endpoint, its pool sized to the endpoint's concurrency, made lazily inside the
+  running event loop (a session belongs to its loop, so a later ``asyncio.run`` gets a new one);
+- JSON in and out without request or response models: at paper scale the harness makes ~100,000
+  calls, and a full SDK's per-call work cost more CPU than everything else in a run together;
+- typed failures the client layer maps onto its retry rules; redirects are not followed;
+- the proxy named by HTTP(S)_PROXY / NO_PROXY, checked before any call (``env_proxy``).
+
+The API key lives only in the session's Authorization header. Error messages are not cut short
+here: the client layer redacts keys first, then cuts.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import ssl
 import urllib.request
 from collections.abc import Mapping
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
+
+import aiohttp
 
 from polistemics import __version__
-from polistemics.llm.http1 import (
-    ConnectionFailed,
-    ConnectionPool,
-    RequestTimeout,
-    TransportError,
-)
 from polistemics.llm.registry import RegistryError
 
 __all__ = [
@@ -32,7 +39,22 @@ __all__ = [
     "TransportError",
     "UnsupportedProxy",
     "env_proxy",
+    "masked_url",
 ]
+
+KEEPALIVE_SECONDS = 15.0  # an idle connection is closed: servers drop idle ones after 5-75 s
+
+
+class TransportError(Exception):
+    """A request that produced no usable response."""
+
+
+class ConnectionFailed(TransportError):
+    """The connection could not be made, or broke before the response was complete."""
+
+
+class RequestTimeout(TransportError):
+    """No complete response within the timeout."""
 
 
 class HttpStatusError(TransportError):
@@ -47,6 +69,10 @@ class HttpStatusError(TransportError):
 
 class MalformedBody(TransportError):
     """A 2xx response whose body is not a JSON object."""
+
+
+class UnsupportedProxy(RegistryError):
+    """HTTP(S)_PROXY names a proxy the transport cannot use."""
 
 
 def _ssl_context() -> ssl.SSLContext:
@@ -67,28 +93,28 @@ class ChatTransport:
         api_key: str,
         *,
         timeout: float,
+        connections: int = 16,
         ssl_context: ssl.SSLContext | None = None,
     ):
         self.url = base_url.rstrip("/") + "/chat/completions"
         parts = urlsplit(self.url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
-        if parts.scheme == "https" and ssl_context is None:
-            ssl_context = _ssl_context()
+        self._ssl: ssl.SSLContext | bool = False
+        if parts.scheme == "https":
+            self._ssl = ssl_context or _ssl_context()
         self._timeout = timeout
-        self._pool = ConnectionPool(self.url, ssl_context=ssl_context, proxy=env_proxy(self.url))
-        path = parts.path + (f"?{parts.query}" if parts.query else "")
-        headers = {
+        self._connections = max(1, connections)
+        self._proxy = env_proxy(self.url)
+        self._headers = {
             "Authorization": f"Bearer {api_key}",
             "Content-Type": "application/json",
             "Accept": "application/json",
             "Accept-Encoding": "gzip, deflate",
             "User-Agent": f"polistemics/{__version__}",
         }
-        # The request line and headers are the same for every call: encoded once.
-        self._head = f"POST {self._pool.request_target(path)} HTTP/1.1\r\n".encode(
-            "latin-1"
-        ) + self._pool.header_lines(headers)
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def post(self, body: dict, messages_json: str) -> dict:
         """Post ``body`` plus its messages; the response's JSON object, or a ``TransportError``.
@@ -98,14 +124,40 @@ class ChatTransport:
         """
         head = json.dumps(body, ensure_ascii=False)
         data = f'{head[:-1]}{", " if body else ""}"messages": {messages_json}}}'.encode()
-        response = await self._pool.request(self._head, data, timeout=self._timeout)
-        if response.status >= 300:
-            message = _error_message(response.body)
-            if 300 <= response.status < 400 and "location" in response.headers:
-                message = f"redirected to {response.headers['location']}: use that base_url"
-            raise HttpStatusError(response.status, message, response.headers)
+        session = await self._session_in_this_loop()
         try:
-            parsed = json.loads(response.body)
+            async with session.post(
+                self.url, data=data, proxy=self._proxy, allow_redirects=False
+            ) as response:
+                raw = await response.read()
+                status, headers = response.status, response.headers
+        except TimeoutError as exc:  # aiohttp's timeouts (connecting included) subclass it
+            raise RequestTimeout(f"timed out after {self._timeout:g}s") from exc
+        except aiohttp.ClientHttpProxyError as exc:
+            raise ConnectionFailed(
+                f"the proxy {masked_url(self._proxy or '')} refused to tunnel to "
+                f"{urlsplit(self.url).netloc}: HTTP {exc.status}"
+            ) from exc
+        except aiohttp.ClientConnectorError as exc:  # refused, unreachable, DNS, TLS failures
+            via = f" via proxy {masked_url(self._proxy)}" if self._proxy else ""
+            raise ConnectionFailed(
+                f"cannot connect to {urlsplit(self.url).netloc}{via}: {exc}"
+            ) from exc
+        except aiohttp.ServerDisconnectedError as exc:
+            raise ConnectionFailed("the server closed the connection before responding") from exc
+        except aiohttp.ClientPayloadError as exc:  # cut short, or a body that does not decode
+            raise ConnectionFailed(f"bad or incomplete response body: {exc}") from exc
+        except aiohttp.ClientResponseError as exc:  # not HTTP
+            raise ConnectionFailed(f"bad HTTP response: {exc.message}") from exc
+        except aiohttp.ClientError as exc:
+            raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
+        if status >= 300:
+            message = _error_message(raw)
+            if 300 <= status < 400 and "Location" in headers:
+                message = f"redirected to {headers['Location']}: use that base_url"
+            raise HttpStatusError(status, message, headers)
+        try:
+            parsed = json.loads(raw)
         except (UnicodeDecodeError, ValueError) as exc:
             raise MalformedBody(f"not JSON ({exc})") from exc
         if not isinstance(parsed, dict):
@@ -113,18 +165,57 @@ class ChatTransport:
         return parsed
 
     async def close(self) -> None:
-        await self._pool.close()
+        session, self._session, self._loop = self._session, None, None
+        if session is not None and not session.closed:
+            await session.close()
+
+    async def _session_in_this_loop(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is not None and self._loop is loop and not self._session.closed:
+            return self._session
+        await self._forget_session()
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(
+                limit=self._connections,
+                limit_per_host=0,
+                ssl=self._ssl,
+                keepalive_timeout=KEEPALIVE_SECONDS,
+            ),
+            headers=self._headers,
+            timeout=aiohttp.ClientTimeout(total=self._timeout),
+            cookie_jar=aiohttp.DummyCookieJar(),
+            skip_auto_headers=("Accept-Encoding",),  # ours names only what is decoded
+        )
+        self._loop = loop
+        return self._session
+
+    async def _forget_session(self) -> None:
+        """Let go of a session made in another event loop than the running one."""
+        session, old_loop = self._session, self._loop
+        self._session = self._loop = None
+        if session is None or session.closed or old_loop is None:
+            return
+        connector = session.connector
+        session.detach()
+        if connector is None:
+            return
+        if old_loop.is_running():  # in another thread: close its connections there
+            asyncio.run_coroutine_threadsafe(_close(connector), old_loop)
+        elif old_loop.is_closed():
+            # Its connections cannot be closed any more (the collector frees their sockets);
+            # this only marks the connector closed, so aiohttp does not warn about it.
+            await connector.close()
 
 
-class UnsupportedProxy(RegistryError):
-    """HTTP(S)_PROXY names a proxy the transport cannot use."""
+async def _close(connector: aiohttp.BaseConnector) -> None:
+    await connector.close()
 
 
 def env_proxy(url: str) -> str | None:
     """The proxy HTTP(S)_PROXY / NO_PROXY name for this endpoint, looked up once.
 
     Only plain-HTTP proxies are supported (HTTPS endpoints are tunnelled through them with
-    CONNECT); any other raises ``UnsupportedProxy`` naming the variable.
+    CONNECT); any other raises ``UnsupportedProxy`` naming the variable, credentials masked.
     """
     parts = urlsplit(url)
     if urllib.request.proxy_bypass_environment(parts.hostname or ""):
@@ -132,22 +223,40 @@ def env_proxy(url: str) -> str | None:
     proxy = urllib.request.getproxies_environment().get(parts.scheme)
     if proxy and urlsplit(proxy).scheme != "http":
         raise UnsupportedProxy(
-            f"{parts.scheme.upper()}_PROXY is {proxy!r}: only http:// proxies are supported "
-            "(HTTPS endpoints are tunnelled through them)"
+            f"{parts.scheme.upper()}_PROXY is {masked_url(proxy)!r}: only http:// proxies are "
+            "supported (HTTPS endpoints are tunnelled through them)"
         )
     return proxy
 
 
-def _error_message(raw: bytes, limit: int = 500) -> str:
-    """The provider's own error message where the body has one, else the start of the body."""
+def masked_url(url: str) -> str:
+    """``url`` with any password shown as ``***`` (``http://user:***@host:port``)."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # an unparseable port: mask everything before the last '@'
+        return "***@" + url.rsplit("@", 1)[1] if "@" in url else url
+    if password is None:
+        return url
+    userinfo, host = parts.netloc.rsplit("@", 1)
+    user = userinfo.split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def _error_message(raw: bytes) -> str:
+    """The provider's own error message where the body has one, else the body.
+
+    Not cut short here: the client layer redacts keys first, then cuts (a cut first could leave a
+    piece of an echoed key that no longer matches the whole key).
+    """
     text = raw.decode("utf-8", errors="replace")
     try:
         data = json.loads(text)
     except ValueError:
-        return text[:limit].strip() or "(empty body)"
+        return text.strip() or "(empty body)"
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"][:limit]
+        return error["message"]
     if isinstance(error, str):
-        return error[:limit]
-    return text[:limit]
+        return error
+    return text

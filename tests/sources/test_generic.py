@@ -204,6 +204,20 @@ def test_a_nul_in_jsonl_is_rejected(generic_dir: Path, tmp_path: Path) -> None:
     assert "line 2" in message and "field 'statement_text'" in message and "U+0000" in message
 
 
+@pytest.mark.parametrize("escape", ["\\ud800", "\\uffff", "\\u000b"])
+def test_lone_surrogates_and_non_characters_in_jsonl_are_rejected(
+    generic_dir: Path, tmp_path: Path, escape: str
+) -> None:
+    lines = (generic_dir / "mini.jsonl").read_text(encoding="utf-8").splitlines()
+    line = lines[1].replace("Le bus de nuit", f"Le bus{escape} de nuit")
+    assert line != lines[1]
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join([lines[0], line]), encoding="utf-8")
+    message = _error(path)
+    assert "line 2" in message and "field 'statement_text'" in message
+    assert f"U+{escape[2:].upper()}" in message
+
+
 def test_tabs_and_line_breaks_inside_cells_are_kept(generic_dir: Path, tmp_path: Path) -> None:
     rows = _rows(generic_dir)
     rows[0]["rationale"] = "Nous voulons\tdes pistes.\r\nPartout."

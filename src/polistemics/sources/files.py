@@ -15,9 +15,10 @@ from polistemics.sources.errors import SourceError
 
 Model = TypeVar("Model", bound=BaseModel)
 
-# C0 control characters other than tab, line feed and carriage return: not allowed in XML 1.0,
-# so one in a statement or rationale would make every SVG figure showing it invalid.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# Characters XML 1.0 does not allow, so one in a statement or rationale would make every SVG
+# figure showing it invalid: C0 controls other than tab, line feed and carriage return, U+FFFE
+# and U+FFFF, and lone surrogates (JSON's "\ud800" decodes to one; no file could be written).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def read_text(path: Path) -> str:
@@ -89,8 +90,8 @@ def validate_record(
         found = _CONTROL.search(text)
         if found:
             raise SourceError(
-                f"control character U+{ord(found.group()):04X} at offset {found.start()}; "
-                "remove it from the source",
+                f"character U+{ord(found.group()):04X} (a control character or non-character) "
+                f"at offset {found.start()}; remove it from the source",
                 path=path,
                 record=record,
                 field=(field_prefix + _field_path(loc)).lstrip(".") or None,

@@ -144,3 +144,46 @@ def test_fetch_errors(qom_server: str, tmp_path: Path, monkeypatch: pytest.Monke
     assert result.exit_code == 2 and "error: not found (HTTP 404)" in result.stderr
     result = runner.invoke(app, ["data", "fetch", "stemwijzer", "2025/tk"])
     assert result.exit_code == 2 and "only 'wahlomat' can be fetched" in result.stderr
+
+
+def test_fetch_an_over_long_region_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "data"))
+    result = runner.invoke(
+        app, ["data", "fetch", "wahlomat", "2099/" + "a" * 300, "--base-url", "http://127.0.0.1:9"]
+    )
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and "at most 59 characters" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_fetch_an_undecodable_download_names_the_url(
+    qom_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served = tmp_path / "served" / "2099" / "teststadt" / "comment.json"
+    served.write_text('[{"id": 0, "text": "\\"Rad\\u0000wege\\""}]', encoding="utf-8")
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "data"))
+    result = runner.invoke(
+        app, ["data", "fetch", "wahlomat", "2099/teststadt", "--base-url", qom_server]
+    )
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert f"{qom_server}/2099/teststadt/comment.json" in result.stderr
+    assert "U+0000" in result.stderr and ".fetch-" not in result.stderr
+
+
+def test_inspect_a_nul_byte_is_one_line(tmp_path: Path, fixtures_dir: Path) -> None:
+    source = fixtures_dir / "sources" / "data" / "generic" / "mini.csv"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace("pistes sûres", "pistes\x00 sûres")
+    path = tmp_path / "nul.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["data", "inspect", f"generic:{path}"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "nul.csv: row 1: field 'rationale'" in result.stderr and "U+0000" in result.stderr
+
+
+def test_inspect_an_unsafe_election_id_is_one_line() -> None:
+    result = runner.invoke(app, ["data", "inspect", "demo", "--election-id", "../../x"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "'../../x' is not usable as an election id" in result.stderr

@@ -74,3 +74,54 @@ def test_unknown_model_and_missing_config_are_clear(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "unknown model 'nonesuch'" in result.stderr
     missing = CliRunner().invoke(app, ["run", str(tmp_path / "absent.toml")])
     assert missing.exit_code == 2 and "no such config file" in missing.stderr
+
+
+BAD_NAMES = ["..", "", ".", "../../x", "/tmp/elsewhere", "a/b", ".hidden", "x" * 65, "a b"]
+
+
+@pytest.mark.parametrize("bad", BAD_NAMES)
+def test_an_unsafe_run_name_is_refused(tmp_path: Path, bad: str) -> None:
+    config = write(tmp_path, VALID.replace('name = "x"', f"name = {bad!r}"))
+    with pytest.raises(ConfigError, match=r"name: .* is not usable as a folder name") as info:
+        load_config(config)
+    assert repr(bad) in str(info.value)
+
+
+@pytest.mark.parametrize("bad", BAD_NAMES)
+def test_an_unsafe_election_id_is_refused(tmp_path: Path, bad: str) -> None:
+    config = write(tmp_path, VALID + f"id = {bad!r}\n")
+    with pytest.raises(ConfigError, match=r"elections\.0\.id: .* is not usable as a folder name"):
+        load_config(config)
+
+
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [
+        ("name", VALID.replace('name = "x"', 'name = "../../x"')),
+        ("elections.0.id", VALID + 'id = "../../../x"\n'),
+        ("name", VALID.replace('name = "x"', 'name = ".."')),
+    ],
+)
+def test_cli_refuses_an_unsafe_name_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, text: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = write(tmp_path, text)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = CliRunner().invoke(app, ["run", str(config)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert f"{key}: " in result.stderr and "not usable as a folder name" in result.stderr
+    assert "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_statement_numbers_are_strict_integers(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"elections\.0\.statements\.0"):
+        load_config(write(tmp_path, VALID + "statements = [true]\n"))
+
+
+def test_default_run_dir_is_under_runs(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, VALID.replace('name = "x"', 'name = "de-2025.v1"')))
+    assert config.run_dir() == Path("runs") / "de-2025.v1"
+    assert config.run_dir(tmp_path) == tmp_path / "de-2025.v1"

@@ -7,7 +7,7 @@ import json
 import shutil
 import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -90,9 +90,12 @@ def test_invalid_download_is_rejected(served: tuple[str, Path], root: Path) -> N
         '{"id": 2, "message": "Neutral"}]',
         encoding="utf-8",
     )
-    with pytest.raises(FetchError, match="do not load: .*answer.json.*Vielleicht"):
+    with pytest.raises(FetchError, match="do not load: .*answer.json.*Vielleicht") as info:
         fetch_wahlomat("2099/teststadt", base_url=url, root=root)
     assert list((root / "wahlomat").iterdir()) == []
+    # names the file the user can look at, not the temporary folder that is gone
+    assert f"do not load: {url}/2099/teststadt/answer.json: " in str(info.value)
+    assert ".fetch-" not in str(info.value)
 
 
 def test_base_url_and_data_dir_from_environment(
@@ -121,3 +124,70 @@ def test_connection_failure(root: Path) -> None:
         FetchError, match="could not download http://127.0.0.1:9/2099/x/overview.json"
     ):
         fetch_wahlomat("2099/x", base_url="http://127.0.0.1:9", root=root, timeout=2)
+
+
+@pytest.mark.parametrize("region", ["a" * 60, "a" * 300])
+def test_an_over_long_region_is_refused_before_any_download(region: str, root: Path) -> None:
+    with pytest.raises(FetchError, match="at most 59 characters"):
+        fetch_wahlomat(f"2099/{region}", base_url="http://127.0.0.1:9", root=root)
+
+
+def test_the_longest_region_makes_a_usable_folder(served: tuple[str, Path], root: Path) -> None:
+    url, tree = served
+    region = "r" * 59
+    shutil.copytree(tree / "2099" / "teststadt", tree / "2099" / region)
+    _edit_overview(tree / "2099" / region, slug=None)
+    result = fetch_wahlomat(f"2099/{region}", base_url=url, root=root)
+    assert result.path == root / "wahlomat" / f"{region}2099"
+
+
+def _edit_overview(folder: Path, **changes: object) -> None:
+    path = folder / "overview.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for key, value in changes.items():
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_a_file_over_the_size_limit_stops_the_download(
+    served: tuple[str, Path], root: Path
+) -> None:
+    url, tree = served
+    (tree / "2099" / "teststadt" / "opinion.json").write_bytes(b" " * 5000)
+    with pytest.raises(FetchError, match=r"opinion.json is larger than 4,096 bytes"):
+        fetch_wahlomat("2099/teststadt", base_url=url, root=root, max_file_bytes=4096)
+    assert list((root / "wahlomat").iterdir()) == []
+
+
+class _EndlessHandler(BaseHTTPRequestHandler):
+    """Answers every GET with a body that never ends and declares no length."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.send_response(200)
+        self.end_headers()
+        chunk = b" " * 65536
+        try:
+            while True:
+                self.wfile.write(chunk)
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+def test_an_endless_body_without_a_length_is_cut_off(root: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EndlessHandler)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        with pytest.raises(FetchError, match="larger than 1,048,576 bytes"):
+            fetch_wahlomat("2099/x", base_url=url, root=root, max_file_bytes=1 << 20)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert list((root / "wahlomat").iterdir()) == []

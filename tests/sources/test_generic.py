@@ -178,3 +178,110 @@ def test_file_level_errors(tmp_path: Path) -> None:
         ",".join(REQUIRED_COLUMNS).encode() + "\nd,de,German,Grün\xe9".encode("latin-1")
     )
     assert "not valid UTF-8" in _error(latin)
+
+
+# -- hostile input (issue 14, defect 7) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x07", "\x1b"])
+def test_a_control_character_is_rejected_naming_the_row_and_field(
+    generic_dir: Path, tmp_path: Path, char: str
+) -> None:
+    rows = _rows(generic_dir)
+    rows[2]["rationale"] = f"Nous voulons{char} des bus."
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "x.csv: row 3: field 'rationale'" in message
+    assert f"U+{ord(char):04X}" in message
+
+
+def test_a_nul_in_jsonl_is_rejected(generic_dir: Path, tmp_path: Path) -> None:
+    lines = (generic_dir / "mini.jsonl").read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[1])
+    row["statement_text"] = "Le bus\u0000 de nuit."
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join([lines[0], json.dumps(row)]), encoding="utf-8")
+    message = _error(path)
+    assert "line 2" in message and "field 'statement_text'" in message and "U+0000" in message
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\uffff", "\\u000b"])
+def test_lone_surrogates_and_non_characters_in_jsonl_are_rejected(
+    generic_dir: Path, tmp_path: Path, escape: str
+) -> None:
+    lines = (generic_dir / "mini.jsonl").read_text(encoding="utf-8").splitlines()
+    line = lines[1].replace("Le bus de nuit", f"Le bus{escape} de nuit")
+    assert line != lines[1]
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join([lines[0], line]), encoding="utf-8")
+    message = _error(path)
+    assert "line 2" in message and "field 'statement_text'" in message
+    assert f"U+{escape[2:].upper()}" in message
+
+
+def test_tabs_and_line_breaks_inside_cells_are_kept(generic_dir: Path, tmp_path: Path) -> None:
+    rows = _rows(generic_dir)
+    rows[0]["rationale"] = "Nous voulons\tdes pistes.\r\nPartout."
+    election = load_generic(_write_csv(tmp_path / "x.csv", rows))
+    assert election.positions[0].rationale == "Nous voulons\tdes pistes.\r\nPartout."
+
+
+def test_an_over_long_csv_cell_names_the_row(generic_dir: Path, tmp_path: Path) -> None:
+    rows = _rows(generic_dir)
+    rows[1]["rationale"] = "x" * 200_000
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "x.csv: row 2: unreadable CSV" in message
+    assert "longer than 131,072 characters" in message
+
+
+def test_an_unterminated_quote_is_named_as_such(generic_dir: Path, tmp_path: Path) -> None:
+    text = (generic_dir / "mini.csv").read_text(encoding="utf-8").splitlines()
+    text[2] = text[2].replace(",disagree,", ',disagree,"Pas de bus la nuit.')
+    path = tmp_path / "x.csv"
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    message = _error(path)
+    assert "row 2" in message and "quote is not closed" in message
+    assert "statement_number" not in message
+
+
+def test_a_short_csv_row_is_named_as_such(generic_dir: Path, tmp_path: Path) -> None:
+    text = (generic_dir / "mini.csv").read_text(encoding="utf-8").splitlines()
+    text[2] = "mini2099,fr,French,Parti du Lac"
+    path = tmp_path / "x.csv"
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    assert "row 2: fewer cells than the 10 header columns" in _error(path)
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("statement_number", True), ("statement_number", 1.0), ("party_name", 7)],
+)
+def test_jsonl_types_are_strict(
+    generic_dir: Path, tmp_path: Path, column: str, value: object
+) -> None:
+    lines = (generic_dir / "mini.jsonl").read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[0])
+    row[column] = value
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join([json.dumps(row), *lines[1:]]), encoding="utf-8")
+    message = _error(path)
+    assert "line 1" in message and f"field '{column}'" in message
+
+
+def test_statement_numbers_written_as_digits_still_load(generic_dir: Path, tmp_path: Path) -> None:
+    lines = (generic_dir / "mini.jsonl").read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[0])
+    row["statement_number"] = "1"
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join([json.dumps(row), *lines[1:]]), encoding="utf-8")
+    assert load_generic(path).positions == load_generic(generic_dir / "mini.jsonl").positions
+
+
+@pytest.mark.parametrize("bad", ["..", "../../x", "a/b", "x" * 65, ".hidden", "C:x"])
+def test_unsafe_election_ids_are_rejected(generic_dir: Path, tmp_path: Path, bad: str) -> None:
+    rows = _rows(generic_dir)
+    for row in rows:
+        row["election_id"] = bad
+    message = _error(_write_csv(tmp_path / "x.csv", rows))
+    assert "row 1: field 'election_id'" in message and "not usable as an election id" in message
+    with pytest.raises(SourceError, match="not usable as an election id"):
+        load_generic(generic_dir / "mini.csv", election_id=bad)

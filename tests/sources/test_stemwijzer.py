@@ -206,3 +206,12 @@ def test_real_tweede_kamer_2025(shared_dir: Path, release_dir: Path) -> None:
     release_texts = {row["statement_id"]: row["statement_text"] for row in release}
     for statement in election.statements():
         assert " ".join(release_texts[statement.id].split()) == statement.text
+
+
+def test_an_unsafe_file_stem_or_override_is_rejected(scraped: Path, tmp_path: Path) -> None:
+    odd = tmp_path / "with space.json"
+    odd.write_bytes(scraped.read_bytes())
+    with pytest.raises(SourceError, match="'with space' is not usable as an election id"):
+        load_stemwijzer(odd)
+    with pytest.raises(SourceError, match="not usable as an election id"):
+        load_stemwijzer(scraped, election_id="../x")

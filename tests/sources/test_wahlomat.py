@@ -193,3 +193,24 @@ def test_real_bundestagswahl_2025(shared_dir: Path) -> None:
     comments = {c["id"]: c["text"] for c in raw["comment"]}
     expected_rationales = [comments[o["comment"]][1:-1].strip() or None for o in raw["opinion"]]
     assert [p.rationale for p in election.positions] == expected_rationales
+
+
+def test_a_control_character_in_a_comment_names_the_record(copy: Path) -> None:
+    _edit(copy, "comment", lambda data: data[0].update(text='"Radwege\u0000 sofort."'))
+    with pytest.raises(SourceError, match=r"comment.json: .*'text'.*U\+0000"):
+        load_wahlomat(copy)
+
+
+@pytest.mark.parametrize("slug", ["../../x", "x" * 65])
+def test_an_unsafe_slug_is_rejected(copy: Path, slug: str) -> None:
+    _edit(copy, "overview", lambda data: data.update(slug=slug))
+    with pytest.raises(SourceError, match="slug.*not usable as an election id"):
+        load_wahlomat(copy)
+
+
+def test_an_unsafe_folder_name_is_rejected(folder: Path, tmp_path: Path) -> None:
+    target = tmp_path / ("y" * 80)
+    shutil.copytree(folder, target)
+    _edit(target, "overview", lambda data: data.pop("slug") and None)
+    with pytest.raises(SourceError, match="not usable as an election id"):
+        load_wahlomat(target)

@@ -21,13 +21,23 @@ from polistemics.llm.registry import RegistryError
 from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
 from polistemics.llm.types import BudgetExceeded
+from polistemics.paths import UnsafePathError
 from polistemics.run.config import ConfigError, load_config
 from polistemics.run.finish import finish_run
+from polistemics.run.lock import RunLocked
 from polistemics.run.pipeline import Study, check_keys, load_elections
 from polistemics.run.plan import plan_study
 from polistemics.sources.errors import SourceError
 
-USER_ERRORS = (ConfigError, RegistryError, SourceError, LocalModelError, EnvironmentInputError)
+USER_ERRORS = (
+    ConfigError,
+    RegistryError,
+    SourceError,
+    LocalModelError,
+    EnvironmentInputError,
+    UnsafePathError,
+    RunLocked,
+)
 
 
 def run(
@@ -74,21 +84,28 @@ def run(
             _print_plan(study, run_dir, as_json, refresh_prices, prices_age)
             return
         check_keys(study.endpoints)
+        # One process per run directory: execute takes the lock once the data have loaded, and
+        # it is held until the last file is written.
         try:
-            result = asyncio.run(
-                study.execute(max_cost=max_cost, retry_errors=retry_errors, quiet=quiet)
-            )
-        except BudgetExceeded as exc:
-            print(f"stopped: {exc}", file=sys.stderr)
-            raise typer.Exit(3) from None
-        except KeyboardInterrupt:
-            print(
-                f"\nstopped by Ctrl-C; finished calls are in {run_dir / STORE_NAME}: "
-                "run the same command again to resume",
-                file=sys.stderr,
-            )
-            raise typer.Exit(130) from None
-        paths = finish_run(study, result)
+            try:
+                result = asyncio.run(
+                    study.execute(
+                        max_cost=max_cost, retry_errors=retry_errors, quiet=quiet, keep_lock=True
+                    )
+                )
+            except BudgetExceeded as exc:
+                print(f"stopped: {exc}", file=sys.stderr)
+                raise typer.Exit(3) from None
+            except KeyboardInterrupt:
+                print(
+                    f"\nstopped by Ctrl-C; finished calls are in {run_dir / STORE_NAME}: "
+                    "run the same command again to resume",
+                    file=sys.stderr,
+                )
+                raise typer.Exit(130) from None
+            paths = finish_run(study, result)
+        finally:
+            study.lock.release()
     _print_summary(result, paths)
 
 

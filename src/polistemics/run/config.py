@@ -12,9 +12,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
+from polistemics.paths import SAFE_NAME_RULE, inside, is_safe_name
+
+
+def _safe_name(value: str | None) -> str | None:
+    # Names become folder names (runs/<name>, exports/<election id>/).
+    if value is not None and not is_safe_name(value):
+        raise ValueError(f"{value!r} is not usable as a folder name ({SAFE_NAME_RULE})")
+    return value
 
 
 class ConfigError(ValueError):
@@ -27,9 +35,11 @@ class ElectionConfig(BaseModel):
     source: str = Field(description="KIND:PATH, e.g. 'wahlomat:bundestagswahl2025' or 'demo'.")
     scope: str | None = Field(default=None, description="Party scope preset name or TOML path.")
     id: str | None = Field(default=None, description="Election id override (e.g. 'nl_tk2025').")
-    statements: list[int] | None = Field(
+    statements: list[StrictInt] | None = Field(
         default=None, description="Only these statement numbers (1-based); all when unset."
     )
+
+    _id_is_safe = field_validator("id")(_safe_name)
 
 
 class RunConfig(BaseModel):
@@ -59,7 +69,11 @@ class RunConfig(BaseModel):
         default=None, ge=1, description="Overrides every endpoint's max_concurrency."
     )
     models_file: str | None = Field(default=None, description="Extra model registry TOML.")
-    output_dir: str | None = Field(default=None, description="Run directory; default runs/<name>.")
+    output_dir: str | None = Field(
+        default=None, description="Run directory (a user path, anywhere); default runs/<name>."
+    )
+
+    _name_is_safe = field_validator("name")(_safe_name)
 
     @field_validator("environments")
     @classmethod
@@ -77,7 +91,7 @@ class RunConfig(BaseModel):
     def run_dir(self, base: Path | None = None) -> Path:
         if self.output_dir:
             return Path(self.output_dir)
-        return (base or Path("runs")) / self.name
+        return inside(base or Path("runs"), self.name)
 
     def model_names(self) -> list[str]:
         names = [
@@ -95,7 +109,8 @@ def parse_config(data: dict, origin: str) -> RunConfig:
         return RunConfig(**data)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: "
+            + err["msg"].removeprefix("Value error, ")
             for err in exc.errors()
         )
         raise ConfigError(f"{origin}: {problems}") from None

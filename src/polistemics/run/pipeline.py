@@ -29,10 +29,12 @@ from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_regis
 from polistemics.llm.session import open_client
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.transport import env_proxy
+from polistemics.paths import inside
 from polistemics.records import Evidence, Position
 from polistemics.run.cells import score_run
 from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
+from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import ScopedElection, apply_scope, load_scope
@@ -127,18 +129,46 @@ class Study:
         self.endpoints = resolve_endpoints(config, self.registry)
         self.stage_seconds: dict[str, float] = {}
         self.started = now()
+        self.lock = RunLock(run_dir)
 
     async def execute(
-        self, *, max_cost: float | None = None, retry_errors: bool = False, quiet: bool = False
+        self,
+        *,
+        max_cost: float | None = None,
+        retry_errors: bool = False,
+        quiet: bool = False,
+        keep_lock: bool = False,
     ) -> StudyResult:
+        """The model stages. The run directory's lock is taken before the store opens (another
+        process running this directory stops this one with ``RunLocked``); ``keep_lock`` leaves
+        it held for the caller's later stages, which then call ``self.lock.release()``."""
         self.started = now()
         check_keys(self.endpoints)
         with self.stage("data"):
             elections = [ElectionRun(scoped) for scoped in load_elections(self.config)]
             for run in elections:
+                # Election ids become exports/<id>/: refuse one that would leave the run.
+                inside(self.run_dir, "exports", run.scoped.election.id)
                 self.log(f"data: {run.scoped.election.id}: {run.scoped.counts}")
-        # Only now, with config, keys and data known good, does the run directory appear.
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        # Only now, with config, keys and data known good, does the run directory appear (the
+        # lock creates it).
+        self.lock.acquire()
+        try:
+            result = await self._model_stages(elections, max_cost, retry_errors, quiet)
+        except BaseException:
+            self.lock.release()
+            raise
+        if not keep_lock:
+            self.lock.release()
+        return result
+
+    async def _model_stages(
+        self,
+        elections: list[ElectionRun],
+        max_cost: float | None,
+        retry_errors: bool,
+        quiet: bool,
+    ) -> StudyResult:
         async with open_client(
             self.run_dir,
             max_cost=max_cost if max_cost is not None else self.config.max_cost,

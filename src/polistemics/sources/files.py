@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from polistemics.paths import SAFE_NAME_RULE, is_safe_name
 from polistemics.sources.errors import SourceError
 
 Model = TypeVar("Model", bound=BaseModel)
+
+# Characters XML 1.0 does not allow, so one in a statement or rationale would make every SVG
+# figure showing it invalid: C0 controls other than tab, line feed and carriage return, U+FFFE
+# and U+FFFF, and lone surrogates (JSON's "\ud800" decodes to one; no file could be written).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def read_text(path: Path) -> str:
@@ -29,6 +36,20 @@ def read_text(path: Path) -> str:
             "re-save the file as UTF-8",
             path=path,
         ) from None
+
+
+def checked_election_id(
+    value: str, *, path: Path | str, record: str | None = None, field: str | None = None
+) -> str:
+    """``value`` when usable as an election id: it becomes a folder name (``exports/<id>/``)."""
+    if not is_safe_name(value):
+        raise SourceError(
+            f"{value!r} is not usable as an election id ({SAFE_NAME_RULE})",
+            path=path,
+            record=record,
+            field=field,
+        )
+    return value
 
 
 def parse_json(text: str, *, path: Path, record: str | None = None) -> Any:
@@ -59,12 +80,23 @@ def validate_record(
     if not isinstance(raw, dict):
         raise SourceError(f"expected an object, got {type(raw).__name__}", path=path, record=record)
     try:
-        return model.model_validate(raw)
+        parsed = model.model_validate(raw)
     except ValidationError as exc:
         error = exc.errors()[0]
         field = field_prefix + _field_path(error["loc"])
         field = field.lstrip(".")
         raise SourceError(_describe(error), path=path, record=record, field=field or None) from None
+    for loc, text in _strings(parsed.model_dump()):
+        found = _CONTROL.search(text)
+        if found:
+            raise SourceError(
+                f"character U+{ord(found.group()):04X} (a control character or non-character) "
+                f"at offset {found.start()}; remove it from the source",
+                path=path,
+                record=record,
+                field=(field_prefix + _field_path(loc)).lstrip(".") or None,
+            )
+    return parsed
 
 
 def validate_records(
@@ -87,6 +119,18 @@ def record_label(index: int, raw: Any) -> str:
     if isinstance(raw, dict) and "id" in raw:
         label += f" (id {raw['id']!r})"
     return label
+
+
+def _strings(value: Any, loc: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """Every string inside a dumped record, with where it sits."""
+    if isinstance(value, str):
+        yield loc, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, (*loc, key))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*loc, index))
 
 
 def _describe(error: Any) -> str:

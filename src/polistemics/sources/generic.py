@@ -13,11 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from polistemics.records import Election, Party, Position, Stance, Statement, party_id, statement_id
 from polistemics.sources.errors import SourceError
-from polistemics.sources.files import parse_json, read_text, validate_record
+from polistemics.sources.files import (
+    checked_election_id,
+    parse_json,
+    read_text,
+    validate_record,
+)
 from polistemics.sources.languages import resolve_language
 from polistemics.sources.text import rationale_or_none
 
@@ -37,13 +42,16 @@ SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 _NULLABLE = frozenset(("rationale", *OPTIONAL_COLUMNS))
 _NON_EMPTY = ("election_id", "country", "language", "party_name", "statement_text", "stance")
 _COUNTRY = re.compile(r"^[a-z]{2}$")
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_TEXT_INTEGER = re.compile(r"^\s*[+-]?\d{1,9}\s*$")
 
 
 class GenericRow(BaseModel):
-    """One row of the generic format (types checked; meaning checked by ``load_generic``)."""
+    """One row of the generic format (types checked; meaning checked by ``load_generic``).
 
-    model_config = ConfigDict(extra="forbid")
+    Strict: a JSON ``true`` is not statement 1, nor a number a party name. A statement number
+    may be written as digits in text ("2"): every CSV cell is text."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     election_id: str
     country: str
@@ -57,6 +65,13 @@ class GenericRow(BaseModel):
     stance: str
     rationale: str | None
     election_title: str | None = None
+
+    @field_validator("statement_number", mode="before")
+    @classmethod
+    def _digits_as_number(cls, value: Any) -> Any:
+        if isinstance(value, str) and _TEXT_INTEGER.match(value):
+            return int(value)
+        return value
 
 
 def load_generic(path: Path, *, election_id: str | None = None) -> Election:
@@ -73,18 +88,60 @@ def load_generic(path: Path, *, election_id: str | None = None) -> Election:
 
 
 def _csv_rows(text: str, path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = reader.fieldnames or []
+    # strict: an unterminated quote is an error at the end of the file, not a row that silently
+    # swallowed the rest of the file into one cell.
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    rows = _csv_records(reader, path)
+    header = _csv_header(reader, path)
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         raise SourceError(f"missing column(s) {', '.join(missing)}", path=path, record="header")
     unknown = [c for c in header if c not in REQUIRED_COLUMNS + OPTIONAL_COLUMNS]
     if unknown:
         raise SourceError(f"unknown column(s) {', '.join(unknown)}", path=path, record="header")
-    for number, row in enumerate(reader, start=1):
+    for number, row in enumerate(rows, start=1):
+        record = f"row {number}"
         if None in row:
-            raise SourceError("more cells than header columns", path=path, record=f"row {number}")
-        yield f"row {number}", _blank_optional_to_none(row)
+            raise SourceError("more cells than header columns", path=path, record=record)
+        if any(value is None for value in row.values()):
+            raise SourceError(
+                f"fewer cells than the {len(header)} header columns", path=path, record=record
+            )
+        yield record, _blank_optional_to_none(row)
+
+
+def _csv_header(reader: csv.DictReader, path: Path) -> list[str]:
+    try:
+        return list(reader.fieldnames or [])
+    except csv.Error as exc:
+        raise SourceError(f"unreadable CSV: {exc}", path=path, record="header") from None
+
+
+def _csv_records(reader: csv.DictReader, path: Path) -> Iterator[dict[str, Any]]:
+    """The reader's rows; a CSV syntax error names the row it stopped in."""
+    number = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise SourceError(
+                f"unreadable CSV: {_csv_problem(exc)}",
+                path=path,
+                record=f"row {number + 1}",
+            ) from None
+        number += 1
+        yield row
+
+
+def _csv_problem(error: csv.Error) -> str:
+    message = str(error)
+    if "field larger than field limit" in message:
+        return f"a cell is longer than {csv.field_size_limit():,} characters"
+    if "unexpected end of data" in message:
+        return "the file ends inside a quoted cell (a quote is not closed)"
+    return message
 
 
 def _jsonl_rows(text: str, path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -113,7 +170,9 @@ class _ElectionBuilder:
 
     def __init__(self, path: Path, election_id: str | None) -> None:
         self.path = path
-        self.election_id_override = election_id
+        self.election_id_override = (
+            None if election_id is None else checked_election_id(election_id, path=path)
+        )
         self.first: GenericRow | None = None
         self.parties_by_name: dict[str, Party] = {}
         self.names_by_party_id: dict[str, str] = {}
@@ -154,13 +213,9 @@ class _ElectionBuilder:
         return self.election_id_override or self.first.election_id.strip()
 
     def _check_election(self, row: GenericRow, record: str) -> None:
-        if not _SAFE_ID.match(row.election_id.strip()):
-            raise SourceError(
-                "not usable as an election id (letters, digits, '_', '-', '.')",
-                path=self.path,
-                record=record,
-                field="election_id",
-            )
+        checked_election_id(
+            row.election_id.strip(), path=self.path, record=record, field="election_id"
+        )
         if not _COUNTRY.match(row.country.strip().lower()):
             raise SourceError(
                 f"expected a two-letter ISO 3166 country code, got {row.country!r}",

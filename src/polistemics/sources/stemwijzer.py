@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from polistemics.records import Election, Party, Position, Stance, Statement, party_id, statement_id
 from polistemics.sources.errors import SourceError
 from polistemics.sources.files import (
+    checked_election_id,
     expect_list,
     read_json,
     validate_record,
@@ -86,7 +87,7 @@ def load_stemwijzer(path: Path, *, election_id: str | None = None) -> Election:
     """Read a StemWijzer JSON file of either layout; the id defaults to the file stem."""
     path = Path(path)
     data = read_json(path)
-    eid = election_id or path.stem
+    eid = checked_election_id(election_id or path.stem, path=path)
     if isinstance(data, list):
         return _load_scraped(data, path, eid)
     if isinstance(data, dict) and "parties" in data and "statements" in data:

@@ -8,7 +8,6 @@ double quotes; ``""`` means the party gave none). Federal and state elections sh
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,13 @@ from polistemics.records import (
     statement_id,
 )
 from polistemics.sources.errors import SourceError
-from polistemics.sources.files import expect_list, read_json, record_label, validate_records
+from polistemics.sources.files import (
+    checked_election_id,
+    expect_list,
+    read_json,
+    record_label,
+    validate_records,
+)
 from polistemics.sources.parties import new_party
 from polistemics.sources.text import rationale_or_none
 
@@ -39,8 +44,6 @@ STANCE_MESSAGES = {
     "stimme nicht zu": Stance.DISAGREE,
     "neutral": Stance.NEUTRAL,
 }
-
-SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 class _Record(BaseModel):
@@ -103,13 +106,7 @@ def election_slug(folder: Path, overview: dict[str, Any] | None = None) -> str |
     parsed = _parse_overview(raw, path)
     if parsed.slug is None:
         return None
-    if not SAFE_ID.match(parsed.slug):
-        raise SourceError(
-            "not usable as an election id (letters, digits, '_', '-', '.')",
-            path=path,
-            field="slug",
-        )
-    return parsed.slug
+    return checked_election_id(parsed.slug, path=path, field="slug")
 
 
 def load_wahlomat(folder: Path, *, election_id: str | None = None) -> Election:
@@ -120,7 +117,9 @@ def load_wahlomat(folder: Path, *, election_id: str | None = None) -> Election:
 
     overview_raw = read_overview(folder)
     overview = _parse_overview(overview_raw, file_path(folder, "overview"))
-    eid = election_id or election_slug(folder, overview_raw) or folder.name
+    eid = checked_election_id(
+        election_id or election_slug(folder, overview_raw) or folder.name, path=folder
+    )
 
     parties = _read_parties(folder)
     statements = _read_statements(folder, eid)

@@ -1,0 +1,49 @@
+"""Names that become file names, and paths that must stay inside their root.
+
+A run's name, an election id or a download slug ends up as a folder name. ``check_name`` is the
+one rule for such names (letters, digits, '.', '_' and '-', starting with a letter or digit, at
+most 64 characters), so none can be '..', empty, absolute or hold a separator. ``inside`` is the
+second line of defence where a path is built: it joins parts to a root and refuses a result that
+resolves (symlinks followed) outside the root.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+SAFE_NAME_RULE = "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+
+class UnsafePathError(ValueError):
+    """A name is not usable as a file name, or a path would leave its root."""
+
+
+def is_safe_name(value: object) -> bool:
+    # fullmatch: '$' alone would accept a trailing newline.
+    return isinstance(value, str) and SAFE_NAME.fullmatch(value) is not None
+
+
+def check_name(value: object, what: str) -> str:
+    """``value`` when it is a safe file name; otherwise an error naming ``what`` and the value."""
+    if not is_safe_name(value):
+        raise UnsafePathError(f"{what} {value!r} is not usable as a file name ({SAFE_NAME_RULE})")
+    assert isinstance(value, str)
+    return value
+
+
+def inside(root: Path | str, *parts: str | Path) -> Path:
+    """``root / parts...``, refused unless it resolves to a path inside ``root`` (or ``root``
+    itself when no part is given). Both sides are resolved, so a symlink pointing out counts as
+    out; the returned path is the unresolved join, as the caller wrote it."""
+    root = Path(root)
+    joined = root.joinpath(*parts)
+    resolved_root = root.resolve()
+    resolved = joined.resolve()
+    if resolved != resolved_root and not resolved.is_relative_to(resolved_root):
+        shown = "/".join(str(p) for p in parts)
+        raise UnsafePathError(f"{shown!r} leads outside {root}")
+    if parts and resolved == resolved_root:
+        raise UnsafePathError(f"{'/'.join(str(p) for p in parts)!r} names {root} itself")
+    return joined

@@ -1,0 +1,72 @@
+"""Safe names and joins that cannot leave their root."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from polistemics.paths import UnsafePathError, check_name, inside, is_safe_name
+
+
+@pytest.mark.parametrize("name", ["x", "demo_en", "nl_tk2025", "run-1.v2", "A" * 64])
+def test_safe_names(name: str) -> None:
+    assert is_safe_name(name) and check_name(name, "run name") == name
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        ".",
+        "..",
+        "../x",
+        "../../x",
+        "/abs",
+        "a/b",
+        "a\\b",
+        ".hidden",
+        "-x",
+        "a b",
+        "x\n",
+        "A" * 65,
+        "caf\u00e9",
+        None,
+        3,
+    ],
+)
+def test_unsafe_names(name: object) -> None:
+    assert not is_safe_name(name)
+    with pytest.raises(UnsafePathError, match="run name"):
+        check_name(name, "run name")
+
+
+def test_inside_joins_under_the_root(tmp_path: Path) -> None:
+    assert inside(tmp_path, "exports", "nl_tk2025") == tmp_path / "exports" / "nl_tk2025"
+    assert inside(tmp_path) == tmp_path
+
+
+@pytest.mark.parametrize("parts", [("..",), ("a", "..", ".."), ("/etc",), (".",), ("a", "..")])
+def test_inside_refuses_what_leaves_or_is_the_root(tmp_path: Path, parts: tuple[str, ...]) -> None:
+    with pytest.raises(UnsafePathError):
+        inside(tmp_path / "root", *parts)
+
+
+def test_inside_follows_symlinks(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / "link")
+    with pytest.raises(UnsafePathError, match="leads outside"):
+        inside(root, "link", "file.csv")
+    (root / "real").mkdir()
+    os.symlink(root / "real", root / "inner")
+    assert inside(root, "inner", "file.csv") == root / "inner" / "file.csv"
+
+
+def test_inside_works_with_a_relative_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert inside(Path("runs"), "x") == Path("runs") / "x"
+    with pytest.raises(UnsafePathError):
+        inside(Path("runs"), "..", "x")

@@ -41,3 +41,13 @@ def test_collection_is_paused_then_left_as_it_was(enabled: bool) -> None:
         assert gc.isenabled() is enabled
     finally:
         gc.enable()
+
+
+def test_the_policies_can_be_switched_off_for_a_measurement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("POLISTEMICS_GC_POLICY", "off")
+    with survivors_frozen():
+        assert gc.get_freeze_count() == 0
+    with cyclic_gc_paused():
+        assert gc.isenabled()

@@ -178,3 +178,15 @@ def test_file_level_errors(tmp_path: Path) -> None:
         ",".join(REQUIRED_COLUMNS).encode() + "\nd,de,German,Grün\xe9".encode("latin-1")
     )
     assert "not valid UTF-8" in _error(latin)
+
+
+def test_jsonl_records_split_on_newlines_only(generic_dir: Path, tmp_path: Path) -> None:
+    """U+2028, U+2029 and U+0085 inside a string are text, not line breaks."""
+    text = (generic_dir / "mini.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.split("\n") if line.strip()]
+    rows[0]["rationale"] = "First\u2028second\u2029third\x85fourth \x0b\x0c\x1c\x1d\x1e end."
+    path = tmp_path / "odd.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    assert "\u2028" in path.read_text(encoding="utf-8")
+    election = load_generic(path)
+    assert any("second\u2029third\x85fourth" in (p.rationale or "") for p in election.positions)

@@ -30,10 +30,10 @@ from polistemics.llm.session import open_client
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.transport import env_proxy
 from polistemics.records import Evidence, Position
-from polistemics.run.cells import score_run
 from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
 from polistemics.run.manifest import now
+from polistemics.scoring.verdict_table import score_run
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import ScopedElection, apply_scope, load_scope
 

@@ -30,7 +30,6 @@ from polistemics.llm.session import open_client
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.transport import env_proxy
 from polistemics.records import Evidence, Position
-from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
 from polistemics.run.manifest import now
 from polistemics.scoring.verdict_table import score_run
@@ -150,8 +149,7 @@ class Study:
                 await self._standardise(client, run)
                 await self._environments(client, run)
             items = [item for run in elections for item in run.items]
-            with survivors_frozen():
-                answers, verdicts, skipped = await self._answer_and_judge(client, items)
+            answers, verdicts, skipped = await self._answer_and_judge(client, items)
             calls_made = client.network_calls
             self.log(f"calls: {calls_made} made this run, {calls_before} already in the store")
         return StudyResult(

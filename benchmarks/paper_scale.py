@@ -3,11 +3,12 @@
 A synthetic election of the paper's size (485 observations: 8 parties x 61 statements, 3 without
 a rationale), all 6 environments and both ablations, 3 target models and a 3-judge panel of
 distinct models, every stage through the client layer. The test server answers after a fixed
-latency in its own process. Prints total calls, wall time, wall / ideal (ideal = calls x
-latency / concurrency), harness CPU ms per call and peak memory; then reruns the study and prints
-how many calls the rerun made (must be 0).
+latency (plus an optional jitter, uniform in [0, jitter)) in its own process. Prints total calls,
+wall time, wall / ideal (ideal = calls x mean latency / concurrency), harness CPU ms per call and
+peak memory; then reruns the study and prints how many calls the rerun made (must be 0).
 
     python benchmarks/paper_scale.py --latency-ms 50 --concurrency 64
+    python benchmarks/paper_scale.py --latency-ms 500 --jitter-ms 500 --concurrency 256
 """
 
 from __future__ import annotations
@@ -128,17 +129,22 @@ def _lines(path: Path) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency-ms", type=float, default=50.0)
+    parser.add_argument(
+        "--jitter-ms", type=float, default=0.0, help="extra server delay, uniform in [0, jitter)"
+    )
     parser.add_argument("--concurrency", type=int, default=64)
     args = parser.parse_args()
+    jitter = ["--jitter-ms", str(args.jitter_ms)] if args.jitter_ms else []
 
-    with test_server(args.latency_ms) as server, tempfile.TemporaryDirectory() as tmp:
+    with test_server(args.latency_ms, jitter) as server, tempfile.TemporaryDirectory() as tmp:
         config = write_config(Path(tmp), server.base_url, args.concurrency)
         first = run_cli(config)
         rerun = run_cli(config)
 
     manifest = first["manifest"]
     calls = manifest["calls_made_this_run"]
-    ideal = calls * args.latency_ms / 1000 / args.concurrency
+    mean_latency_ms = args.latency_ms + args.jitter_ms / 2  # the jitter is uniform
+    ideal = calls * mean_latency_ms / 1000 / args.concurrency
     environments = [
         env for election in manifest["elections"].values() for env in election["environments"]
     ]
@@ -155,7 +161,8 @@ def main() -> None:
     print("stage seconds         " + ", ".join(f"{k} {v:.1f}" for k, v in stages.items()))
     print(f"wall time             {first['wall']:.1f} s  (the whole command, imports to report)")
     print(
-        f"ideal                 {ideal:.1f} s  ({args.latency_ms:g} ms x calls / {args.concurrency})"
+        f"ideal                 {ideal:.1f} s  "
+        f"({mean_latency_ms:g} ms mean latency x calls / {args.concurrency})"
     )
     print(f"wall / ideal          {first['wall'] / ideal:.2f}")
     # The latency the client saw (server time plus the round trip and both event loops' queues):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,11 @@ def test_a_bad_line_raises_the_callers_error_naming_it(
     path.write_text('{"a": 1}\n' + line + "\n", encoding="utf-8")
     with pytest.raises(RowError, match=problem):
         read(path)
+
+
+def test_records_are_split_on_newlines_only(tmp_path: Path) -> None:
+    odd = "a\u2028b\u2029c\x85d\x0b\x0c\x1c\x1d\x1e"
+    path = tmp_path / "rows.jsonl"
+    # json.dumps leaves U+2028, U+2029 and U+0085 raw (the control characters are escaped)
+    path.write_bytes((json.dumps({"t": odd}, ensure_ascii=False) + '\r\n{"n": 2}\n').encode())
+    assert read(path) == [(1, {"t": odd}), (2, {"n": 2})]

@@ -3,7 +3,7 @@
 Items and the three models' answers come from the release; a second copy of each model answers with
 altered texts, so there are about 13k answers. Each answer gets a three-judge panel with
 seeded random Yes/No verdicts (raw outputs in the numbered-list format); cells are their
-majority, as ``run.cells.score_run`` would compute.
+majority, as ``scoring.verdict_table.score_run`` would compute.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from polistemics.environments.release_io import (
     write_items,
 )
 from polistemics.judging.panel import JudgeVerdictRecord
+from polistemics.results.layout import VARIANT_FOLDERS
+from polistemics.results.write import write_cells, write_jsonl
 from polistemics.rubrics import active_rubrics, sub_questions
-from polistemics.run.cells import item_metadata, verdict_table
-from polistemics.run.exports import VARIANT_FOLDERS, write_cells, write_jsonl
+from polistemics.scoring.verdict_table import item_metadata, verdict_table
 from polistemics.scoring.verdicts import majority
 
 JUDGES = ("judge-a", "judge-b", "judge-c")

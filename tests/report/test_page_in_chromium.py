@@ -91,7 +91,7 @@ def demo_report(finished_demo_run) -> Path:
 
 def answer_verdicts(run_dir: Path) -> pd.DataFrame:
     """Per answer: whether any cell failed and the F1 verdict, from scores/cells.csv."""
-    from polistemics.run.exports import read_cells
+    from polistemics.results.read import read_cells
 
     cells = read_cells(run_dir)
     keys = ["model", "environment", "variant", "observation_id", "sample_index"]

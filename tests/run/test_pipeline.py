@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -15,9 +13,9 @@ from study_helpers import write_study
 
 from polistemics.conditions import Environment
 from polistemics.llm.store import RunStore
-from polistemics.run import background, finish
+from polistemics.results.read import read_cells
+from polistemics.run import finish
 from polistemics.run.config import load_config
-from polistemics.run.exports import read_cells
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study
 from polistemics.testing import FakeOpenAIServer
@@ -146,51 +144,8 @@ def _copy_store(run_dir: Path, into: Path) -> None:
         source.backup(target)
 
 
-def _finished_files(run_dir: Path) -> dict[str, object]:
-    """What finish_run wrote, less what differs from one finish to the next (times, the run
-    folder's own path)."""
-    files: dict[str, object] = {}
-    for path in sorted(run_dir.rglob("*")):
-        name = str(path.relative_to(run_dir))
-        if not path.is_file() or name.startswith("store.sqlite"):
-            continue
-        text = path.read_text(encoding="utf-8")
-        if name == "run.json":
-            manifest = json.loads(text)
-            for key in ("started", "finished"):
-                manifest.pop(key)
-            manifest["stage_seconds"] = list(manifest["stage_seconds"])
-            files[name] = manifest
-        elif name.endswith("stage_seconds.csv"):
-            files[name] = [line.split(",")[0] for line in text.splitlines()]
-        elif name.endswith(".html"):
-            text = re.sub(r"Generated \S+ by", "", text.replace(str(run_dir), "RUN"))
-            files[name] = re.sub(r'id="stage-seconds">.*?</table>', "", text, flags=re.S)
-        else:
-            files[name] = text
-    return files
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
-def test_finishing_in_child_processes_writes_what_one_process_writes(
-    finished, tmp_path, monkeypatch
-) -> None:
-    _, (study, result, _), *_ = finished
-    written = {}
-    for fork in (True, False):
-        run_dir = tmp_path / ("forked" if fork else "one-process")
-        _copy_store(result.run_dir, run_dir)
-        monkeypatch.setattr(background, "can_fork", lambda fork=fork: fork)
-        finish_run(study, replace(result, run_dir=run_dir))
-        written[fork] = _finished_files(run_dir)
-    assert written[True] == written[False]
-    assert {"judges.jsonl", "scores/cells.csv", "report/report.html"} <= set(written[True])
-    assert len(written[True]) > 40
-
-
-@pytest.mark.parametrize("fork", [True, False] if hasattr(os, "fork") else [False])
 def test_a_failed_export_stops_the_finish_with_its_own_error(
-    finished, tmp_path, monkeypatch, fork: bool
+    finished, tmp_path, monkeypatch
 ) -> None:
     _, (study, result, _), *_ = finished
 
@@ -198,7 +153,6 @@ def test_a_failed_export_stops_the_finish_with_its_own_error(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(finish, "write_release_answers", disk_full)
-    monkeypatch.setattr(background, "can_fork", lambda: fork)
     run_dir = tmp_path / "run"
     _copy_store(result.run_dir, run_dir)
     with pytest.raises(OSError, match="No space left on device"):

@@ -285,3 +285,16 @@ def test_unsafe_election_ids_are_rejected(generic_dir: Path, tmp_path: Path, bad
     assert "row 1: field 'election_id'" in message and "not usable as an election id" in message
     with pytest.raises(SourceError, match="not usable as an election id"):
         load_generic(generic_dir / "mini.csv", election_id=bad)
+
+
+def test_jsonl_records_split_on_newlines_only(generic_dir: Path, tmp_path: Path) -> None:
+    """U+2028, U+2029 and U+0085 inside a string are text, not line breaks (C0 controls such as
+    U+000B are refused by the source's control-character check instead)."""
+    text = (generic_dir / "mini.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.split("\n") if line.strip()]
+    rows[0]["rationale"] = "First\u2028second\u2029third\x85fourth end."
+    path = tmp_path / "odd.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    assert "\u2028" in path.read_text(encoding="utf-8")
+    election = load_generic(path)
+    assert any("second\u2029third\x85fourth" in (p.rationale or "") for p in election.positions)

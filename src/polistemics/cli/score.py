@@ -21,8 +21,9 @@ from rich.table import Table
 
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
+from polistemics.results.layout import CELLS_FILE
+from polistemics.results.read import read_cells
 from polistemics.rubrics import Rubric
-from polistemics.run.exports import CELLS_FILE, read_cells
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
 from polistemics.scoring.summary import ModelScores, score_cells

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from polistemics.jsonl import json_lines
 from polistemics.records import Evidence
 
 
@@ -16,13 +17,11 @@ class EvidenceFileError(ValueError):
 def read_evidence_jsonl(path: Path | str) -> list[Evidence]:
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = list(json_lines(path))
     except FileNotFoundError:
         raise EvidenceFileError(f"{path}: evidence file not found") from None
     evidence = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, line in lines:
         try:
             evidence.append(Evidence.model_validate_json(line))
         except ValidationError as exc:

@@ -27,8 +27,8 @@ from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.report.inputs import AnswerView
 from polistemics.report.labels import ModelLabels, variant_label
 from polistemics.rubrics import SUB_QUESTIONS, Rubric
-from polistemics.run.cells import panel_judge_id
 from polistemics.scoring.cells import first_rows, group_ids
+from polistemics.scoring.verdict_table import panel_judge_id
 
 DEFAULT_MAX_ANSWERS = 20_000
 _SQ_INDEX = {sq.key: i for i, sq in enumerate(SUB_QUESTIONS)}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from polistemics.csv_tables import write_csv_table
 from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
 from polistemics.report.inputs import ReportInputError, ReportInputs
 from polistemics.report.page import render_page
@@ -69,7 +70,7 @@ def write_report(
     tables_dir = out_dir / "tables"
     tables_dir.mkdir(exist_ok=True)
     for name, table in table_exports(content).items():
-        table.to_csv(tables_dir / f"{name}.csv", index=False)
+        write_csv_table(table, tables_dir / f"{name}.csv")
     path = out_dir / REPORT_FILE
     path.write_text(render_page(content), encoding="utf-8")
     return path

@@ -8,70 +8,37 @@ over what it just wrote instead (``run_report_inputs``), so the report does not 
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
-from pydantic import TypeAdapter, ValidationError
 
 from polistemics.answers.models import Answer
 from polistemics.environments.items import EnvironmentItem
-from polistemics.environments.release_io import read_release_items
 from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView, ReportInputError, ReportInputs
-from polistemics.run.cells import UnknownItemError, verdict_table
-from polistemics.run.exports import (
+from polistemics.results import read
+from polistemics.results.layout import (
     ANSWERS_FILE,
     CELLS_FILE,
-    EVIDENCE_FILE,
     JUDGES_FILE,
-    read_cells,
+    MANIFEST_FILE,
+    is_run_dir,
 )
 from polistemics.scoring.cells import validate_cells
+from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
 from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally, tally_panel
 
-_RECORDS = TypeAdapter(list[JudgeVerdictRecord])
-_ANSWERS = TypeAdapter(list[Answer])
-_EVIDENCE = TypeAdapter(list[Evidence])
-MANIFEST_FILE = "run.json"
-
-
-def is_run_dir(path: Path) -> bool:
-    return (Path(path) / CELLS_FILE).is_file()
-
-
-def _read_list(path: Path, adapter: TypeAdapter) -> list:
-    """A JSONL file validated in one pass (one JSON array) for speed; errors name the line."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    try:
-        return adapter.validate_json("[" + ",".join(lines) + "]")
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        index = error["loc"][0] if error["loc"] else 0
-        field = ".".join(str(p) for p in error["loc"][1:]) or "-"
-        raise ReportInputError(
-            f"{path}, record {int(index) + 1}, field '{field}': {error['msg']}"
-        ) from None
-
-
-def read_run_items(run_dir: Path) -> list[EnvironmentItem]:
-    items: list[EnvironmentItem] = []
-    for path in sorted((run_dir / "exports").glob("*/**/ground_truth.jsonl")):
-        items.extend(read_release_items(path))
-    return items
+__all__ = ["is_run_dir", "load_run_inputs", "read_manifest", "run_report_inputs", "with_manifest"]
 
 
 def read_manifest(run_dir: Path) -> dict | None:
     """``run.json``, or None when the run has none."""
-    path = Path(run_dir) / MANIFEST_FILE
-    if not path.is_file():
-        return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReportInputError(f"{path}: invalid JSON ({exc.msg})") from None
+        return read.read_manifest(run_dir)
+    except read.RunFileError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def load_run_inputs(run_dir: Path) -> ReportInputs:
@@ -79,30 +46,27 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
     if not is_run_dir(run_dir):
         raise ReportInputError(f"{run_dir}: not a finished run directory (no {CELLS_FILE})")
     notes: list[str] = []
-    cells = validate_cells(read_cells(run_dir), source=str(run_dir / CELLS_FILE))
-    manifest = read_manifest(run_dir)
+    try:
+        cells = validate_cells(read.read_cells(run_dir), source=str(run_dir / CELLS_FILE))
+        manifest = read.read_manifest(run_dir)
+        items = read.read_run_items(run_dir)
+        answers = read.read_answers(run_dir)
+        records = read.read_judge_records(run_dir) if items else None
+        evidence = read.read_evidence(run_dir)
+    except read.RunFileError as exc:
+        raise ReportInputError(str(exc)) from None
     if manifest is None:
         notes.append(f"no {MANIFEST_FILE} in {run_dir}: costs, times and pipeline counts unknown")
-    items = read_run_items(run_dir)
     if not items:
         notes.append(f"no exports/*/ground_truth.jsonl in {run_dir}: contexts unknown")
-    answers = None
-    if (run_dir / ANSWERS_FILE).is_file():
-        answers = _read_list(run_dir / ANSWERS_FILE, _ANSWERS)
-    else:
+    if answers is None:
         notes.append(f"no {ANSWERS_FILE} in {run_dir}: the item browser is empty")
-    records = None
-    if (run_dir / JUDGES_FILE).is_file() and items:
-        records = _read_list(run_dir / JUDGES_FILE, _RECORDS)
-    elif (run_dir / JUDGES_FILE).is_file():
+    if not (run_dir / JUDGES_FILE).is_file():
+        notes.append(f"no {JUDGES_FILE} in {run_dir}: judge reliability unknown")
+    elif not items:
         notes.append(
             f"{JUDGES_FILE} is not read without the items it refers to: reliability unknown"
         )
-    else:
-        notes.append(f"no {JUDGES_FILE} in {run_dir}: judge reliability unknown")
-    evidence = None
-    if (run_dir / EVIDENCE_FILE).is_file():
-        evidence = _read_list(run_dir / EVIDENCE_FILE, _EVIDENCE)
     return run_report_inputs(
         run_dir,
         cells=cells,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import ExitStack
 from pathlib import Path
 
 import pandas as pd
@@ -14,12 +13,8 @@ from polistemics.report.build import RUN_REPORT_FOLDER, write_report
 from polistemics.report.content import score_content
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.run_inputs import read_manifest, run_report_inputs, with_manifest
-from polistemics.run.background import in_background
-from polistemics.run.collector import cyclic_gc_paused
-from polistemics.run.exports import (
-    ANSWERS_FILE,
-    EVIDENCE_FILE,
-    JUDGES_FILE,
+from polistemics.results.layout import ANSWERS_FILE, EVIDENCE_FILE, JUDGES_FILE
+from polistemics.results.write import (
     judge_record_lines,
     write_cells,
     write_jsonl,
@@ -35,37 +30,21 @@ from polistemics.scoring.verdicts import MajorityResult
 
 
 def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
-    """Write every result file of the run directory; returns the important paths."""
-    with cyclic_gc_paused():
-        return _finish(study, result)
+    """Write every result file of the run directory; returns the important paths.
 
-
-def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
-    """Scores first; then, while forked children write the exports, the report's tables; then
-    the manifest (it needs the exports' time) and the page.
-
-    Stage times are this process's: work a child does meanwhile adds to none of them.
-    """
+    Scores, the exports, the report's tables, the manifest (it needs the exports' time) and the
+    page, one after the other in this process."""
     run_dir = result.run_dir
     items = [item for run in result.elections for item in run.items]
     panel = list(study.config.judges)
-    with ExitStack() as children:
-        # Needs no scores: starts at once and runs while they are computed.
-        stage_outputs = children.enter_context(
-            in_background(lambda: _write_stage_outputs(result, items))
-        )
-        with study.stage("scores"):
-            scored = score_study(result, study.config)
-        with study.stage("exports"):
-            score_files = children.enter_context(
-                in_background(lambda: _write_score_files(run_dir, scored.cells, items, panel))
-            )
-        with study.stage("report"):
-            inputs = _report_inputs(result, items, scored)
-            report_scores = score_content(inputs)
-        with study.stage("exports"):
-            call_stats = stage_outputs.result()
-            cells_path, summary_path = score_files.result()
+    with study.stage("scores"):
+        scored = score_study(result, study.config)
+    with study.stage("exports"):
+        call_stats = _write_stage_outputs(result, items)
+        cells_path, summary_path = _write_score_files(run_dir, scored.cells, items, panel)
+    with study.stage("report"):
+        inputs = _report_inputs(result, items, scored)
+        report_scores = score_content(inputs)
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     paths["manifest"] = write_manifest(
         run_dir,
@@ -126,8 +105,7 @@ def _manifest_extra(study: Study, result: StudyResult, scored: MajorityResult) -
 
 def _write_stage_outputs(result: StudyResult, items: list[EnvironmentItem]) -> list[dict]:
     """evidence, answers and judge records as JSONL, and the release folders' items and
-    answers (their scores come later). Returns the run store's ``call_stats`` for the manifest:
-    this child has time to spare for that scan, the scores take longer."""
+    answers (their scores come later). Returns the run store's ``call_stats`` for the manifest."""
     run_dir = result.run_dir
     evidence = (ev.model_dump(mode="json") for run in result.elections for ev in run.evidence)
     write_jsonl(run_dir / EVIDENCE_FILE, evidence)

@@ -10,6 +10,7 @@ from pathlib import Path
 from polistemics import __version__
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.prompts import template_hashes
+from polistemics.results.layout import MANIFEST_FILE
 from polistemics.run.config import RunConfig
 
 
@@ -77,7 +78,7 @@ def write_manifest(
         },
         **extra,
     }
-    path = run_dir / "run.json"
+    path = run_dir / MANIFEST_FILE
     _write(path, manifest)
     return path
 

@@ -31,11 +31,10 @@ from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.transport import env_proxy
 from polistemics.paths import inside
 from polistemics.records import Evidence, Position
-from polistemics.run.cells import score_run
-from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
 from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
+from polistemics.scoring.verdict_table import score_run
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import ScopedElection, apply_scope, load_scope
 
@@ -180,8 +179,7 @@ class Study:
                 await self._standardise(client, run)
                 await self._environments(client, run)
             items = [item for run in elections for item in run.items]
-            with survivors_frozen():
-                answers, verdicts, skipped = await self._answer_and_judge(client, items)
+            answers, verdicts, skipped = await self._answer_and_judge(client, items)
             calls_made = client.network_calls
             self.log(f"calls: {calls_made} made this run, {calls_before} already in the store")
         return StudyResult(

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from polistemics.jsonl import lines_of
 from polistemics.records import Election, Party, Position, Stance, Statement, party_id, statement_id
 from polistemics.sources.errors import SourceError
 from polistemics.sources.files import (
@@ -145,9 +146,7 @@ def _csv_problem(error: csv.Error) -> str:
 
 
 def _jsonl_rows(text: str, path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in lines_of(text):
         record = f"line {number}"
         data = parse_json(line, path=path, record=record)
         if not isinstance(data, dict):

@@ -6,9 +6,9 @@ import pytest
 
 from polistemics.conditions import Environment
 from polistemics.judging.panel import JudgeVerdictRecord
+from polistemics.results import write
+from polistemics.results.write import judge_record_lines, write_lines
 from polistemics.rubrics import Rubric
-from polistemics.run import exports
-from polistemics.run.exports import judge_record_lines, write_lines
 
 
 def record(**changes: object) -> JudgeVerdictRecord:
@@ -61,7 +61,7 @@ def test_judge_record_lines_are_what_json_dumps_writes() -> None:
 
 
 def test_judge_record_lines_fall_back_for_a_record_model_they_do_not_know(monkeypatch) -> None:
-    monkeypatch.setattr(exports, "_JUDGE_RECORD_FIELDS", {"item_key": str})
+    monkeypatch.setattr(write, "_JUDGE_RECORD_FIELDS", {"item_key": str})
     assert list(judge_record_lines(RECORDS)) == [general_encoding(r) for r in RECORDS]
 
 
@@ -69,7 +69,7 @@ def test_the_record_model_is_the_one_judge_record_lines_writes_directly() -> Non
     # A changed JudgeVerdictRecord still writes right (the general encoding) but slowly: update
     # judge_record_lines and its field list with it.
     fields = {name: info.annotation for name, info in JudgeVerdictRecord.model_fields.items()}
-    assert fields == exports._JUDGE_RECORD_FIELDS
+    assert fields == write._JUDGE_RECORD_FIELDS
 
 
 @pytest.mark.parametrize("lines", [[], ["{}", '{"a": 1}']])

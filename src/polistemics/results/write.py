@@ -1,13 +1,4 @@
-"""Files a finished run leaves in its directory, beside the SQLite store.
-
-- ``scores/cells.csv``: every majority-voted cell (the input of all scores and the report);
-- ``scores/summary.json``: per model and variant, EMI, Adherence Indices and rubric scores;
-- ``judges.jsonl``, ``answers.jsonl``, ``evidence.jsonl``: raw stage outputs, every judge's
-  verdict included;
-- ``exports/<election>/``: the authors' release formats (``ground_truth.jsonl``,
-  ``outputs.jsonl``, ``scores/<rubric>/aggregated_scores.jsonl``; ablations in ``anon_v1/`` and
-  ``en_v1/``), so results can be exchanged with the paper's data.
-"""
+"""How a run writes its directory's files (``layout`` names them)."""
 
 from __future__ import annotations
 
@@ -19,19 +10,21 @@ import pandas as pd
 
 from polistemics.answers.models import Answer
 from polistemics.conditions import Environment, Variant
+from polistemics.csv_tables import write_csv_table
 from polistemics.environments.items import EnvironmentItem
 from polistemics.environments.release_io import write_items
 from polistemics.judging.panel import JudgeVerdictRecord
+from polistemics.results.layout import (
+    CELLS_FILE,
+    ITEMS_FILE,
+    OUTPUTS_FILE,
+    SUMMARY_FILE,
+    VARIANT_FOLDERS,
+    release_folder,
+)
 from polistemics.rubrics import Rubric
 from polistemics.scoring.release import write_release_scores
 from polistemics.scoring.summary import score_cells
-
-VARIANT_FOLDERS = {Variant.FULL: "", Variant.ANONYMIZED: "anon_v1", Variant.ENGLISH: "en_v1"}
-CELLS_FILE = Path("scores") / "cells.csv"
-EVIDENCE_FILE = "evidence.jsonl"
-ANSWERS_FILE = "answers.jsonl"
-JUDGES_FILE = "judges.jsonl"
-
 
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # one encoder for all rows
 
@@ -102,19 +95,11 @@ def _optional(text: str | None) -> str:
 def write_cells(run_dir: Path, cells: pd.DataFrame) -> Path:
     path = run_dir / CELLS_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    cells.to_csv(path, index=False)
-    return path
-
-
-def read_cells(run_dir: Path) -> pd.DataFrame:
-    path = run_dir / CELLS_FILE
-    cells = pd.read_csv(path, dtype={"observation_id": str, "party_id": str, "election_id": str})
-    cells["passed"] = cells["passed"].astype(bool)
-    return cells
+    return write_csv_table(cells, path)
 
 
 def write_summary(run_dir: Path, cells: pd.DataFrame) -> Path:
-    path = run_dir / "scores" / "summary.json"
+    path = run_dir / SUMMARY_FILE
     summaries = [s.to_json() for s in score_cells(cells)] if not cells.empty else []
     path.write_text(json.dumps(summaries, indent=2), encoding="utf-8")
     return path
@@ -150,10 +135,10 @@ def release_folders(
     """Per election and variant with items: its release folder and those items."""
     folders = []
     for election_id in sorted({item.election_id for item in items}):
-        for variant, sub in VARIANT_FOLDERS.items():
+        for variant in VARIANT_FOLDERS:
             chosen = [i for i in items if i.election_id == election_id and i.variant is variant]
             if chosen:
-                folders.append((run_dir / "exports" / election_id / sub, chosen))
+                folders.append((release_folder(run_dir, election_id, variant), chosen))
     return folders
 
 
@@ -165,10 +150,10 @@ def write_release_answers(
     written = []
     for folder, chosen in release_folders(run_dir, items):
         folder.mkdir(parents=True, exist_ok=True)
-        write_items(chosen, folder / "ground_truth.jsonl")
+        write_items(chosen, folder / ITEMS_FILE)
         keys = {i.key for i in chosen}
         write_jsonl(
-            folder / "outputs.jsonl",
+            folder / OUTPUTS_FILE,
             (release_outputs_row(a, by_key[a.item_key]) for a in answers if a.item_key in keys),
         )
         written.append(folder)

@@ -1,4 +1,5 @@
-"""Turn a run's judge records into the scored-cells table every index and report uses."""
+"""Turn a run's judge records into the verdict table, and its majority into the scored cells
+every index and report uses."""
 
 from __future__ import annotations
 

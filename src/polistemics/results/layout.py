@@ -1,0 +1,42 @@
+"""Where each file of a run directory lives, beside the SQLite store (``llm.session.STORE_NAME``).
+
+- ``run.json``: what the run was and what it cost (``run/manifest.py`` writes it);
+- ``scores/cells.csv``: every majority-voted cell (the input of all scores and the report);
+- ``scores/summary.json``: per model and variant, EMI, Adherence Indices and rubric scores;
+- ``judges.jsonl``, ``answers.jsonl``, ``evidence.jsonl``: raw stage outputs, every judge's
+  verdict included;
+- ``exports/<election>/``: the authors' release formats (``ground_truth.jsonl``,
+  ``outputs.jsonl``, ``scores/<rubric>/aggregated_scores.jsonl``; ablations in ``anon_v1/`` and
+  ``en_v1/``), so results can be exchanged with the paper's data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polistemics.conditions import Variant
+
+MANIFEST_FILE = "run.json"
+CELLS_FILE = Path("scores") / "cells.csv"
+SUMMARY_FILE = Path("scores") / "summary.json"
+EVIDENCE_FILE = "evidence.jsonl"
+ANSWERS_FILE = "answers.jsonl"
+JUDGES_FILE = "judges.jsonl"
+EXPORTS_FOLDER = "exports"
+ITEMS_FILE = "ground_truth.jsonl"
+OUTPUTS_FILE = "outputs.jsonl"
+VARIANT_FOLDERS = {Variant.FULL: "", Variant.ANONYMIZED: "anon_v1", Variant.ENGLISH: "en_v1"}
+
+
+def is_run_dir(path: Path) -> bool:
+    """A finished run: its directory has ``scores/cells.csv``."""
+    return (Path(path) / CELLS_FILE).is_file()
+
+
+def release_folder(run_dir: Path, election_id: str, variant: Variant) -> Path:
+    return Path(run_dir) / EXPORTS_FOLDER / election_id / VARIANT_FOLDERS[variant]
+
+
+def release_item_files(run_dir: Path) -> list[Path]:
+    """Every ``exports/<election>/[anon_v1|en_v1/]ground_truth.jsonl``, sorted."""
+    return sorted((Path(run_dir) / EXPORTS_FOLDER).glob(f"*/**/{ITEMS_FILE}"))

@@ -1,0 +1,53 @@
+"""CSV tables that spreadsheets show as text and that read back exactly."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from polistemics.csv_tables import escape_cell, read_csv_table, unescape_cell, write_csv_table
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("=1+1", "'=1+1"),
+        ("+31 20", "'+31 20"),
+        ("-A", "'-A"),
+        ("@cmd", "'@cmd"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("'t Hooft", "''t Hooft"),
+        ("Party = good", "Party = good"),
+        ("", ""),
+    ],
+)
+def test_text_cells_that_a_spreadsheet_would_run_are_prefixed(text: str, written: str) -> None:
+    assert escape_cell(text) == written
+    assert unescape_cell(written) == text
+
+
+def test_other_values_are_left_alone() -> None:
+    for value in (-1, -0.5, None, np.nan, True):
+        assert escape_cell(value) is value
+
+
+def test_a_table_round_trips_and_its_file_has_no_formula(tmp_path: Path) -> None:
+    table = pd.DataFrame(
+        {
+            "party": ["=cmd|' /C calc'!A0", "-minus", "'quoted", "plain", np.nan],
+            "score": [-0.25, 0.5, -1.0, 2.0, 3.0],
+            "=header": ["@x", "+y", "z", "'", "''"],
+        }
+    )
+    path = write_csv_table(table, tmp_path / "t.csv")
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    text_cells = [cell for row in rows for cell in (row[0], row[2])]
+    assert not [cell for cell in text_cells if cell[:1] in {"=", "+", "-", "@", "\t", "\r"}]
+    assert rows[1][1] == "-0.25"
+    pd.testing.assert_frame_equal(read_csv_table(path), table)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from polistemics.conditions import Variant
+from polistemics.paths import check_name, inside
 
 MANIFEST_FILE = "run.json"
 CELLS_FILE = Path("scores") / "cells.csv"
@@ -34,7 +35,11 @@ def is_run_dir(path: Path) -> bool:
 
 
 def release_folder(run_dir: Path, election_id: str, variant: Variant) -> Path:
-    return Path(run_dir) / EXPORTS_FOLDER / election_id / VARIANT_FOLDERS[variant]
+    """``exports/<election>/[anon_v1|en_v1]``; an id that would lead out of the run is refused."""
+    return (
+        inside(run_dir, EXPORTS_FOLDER, check_name(election_id, "election id"))
+        / (VARIANT_FOLDERS[variant])
+    )
 
 
 def release_item_files(run_dir: Path) -> list[Path]:

@@ -29,8 +29,8 @@ from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_regis
 from polistemics.llm.session import open_client
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.transport import env_proxy
-from polistemics.paths import inside
 from polistemics.records import Evidence, Position
+from polistemics.results.layout import release_folder
 from polistemics.run.config import RunConfig
 from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
@@ -147,7 +147,7 @@ class Study:
             elections = [ElectionRun(scoped) for scoped in load_elections(self.config)]
             for run in elections:
                 # Election ids become exports/<id>/: refuse one that would leave the run.
-                inside(self.run_dir, "exports", run.scoped.election.id)
+                release_folder(self.run_dir, run.scoped.election.id, Variant.FULL)
                 self.log(f"data: {run.scoped.election.id}: {run.scoped.counts}")
         # Only now, with config, keys and data known good, does the run directory appear (the
         # lock creates it).

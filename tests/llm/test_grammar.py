@@ -79,6 +79,12 @@ def test_whitespace_is_at_most_one_space():
     assert _rules(schema_to_gbnf(AUDIT_JSON_SCHEMA))["space"] == '" "?'
 
 
+def test_string_characters_exclude_raw_control_characters(llama_parses):
+    grammar = schema_to_gbnf(without_extensions(VAGUE_JSON_SCHEMA))
+    assert _rules(grammar)["char"].startswith('[^"\\\\\\x7F\\x00-\\x1F] | "\\\\" (')
+    assert llama_parses(grammar)
+
+
 def test_sentence_extension_replaces_the_string_rule():
     rules = _rules(schema_to_gbnf(OUTPUT_SCHEMA))
     assert rules["third-person-rationale"] == sentences_gbnf("[PARTY] ", 4, 6)
@@ -96,7 +102,7 @@ def test_prefix_pattern_becomes_a_required_opening_within_the_length_bounds(llam
     rule = _rules(grammar)["t"]
     assert rule.startswith('"\\"" "[PARTY]" " "')  # the text must open with the placeholder
     assert rule.count("t-1") == 4  # 12 - len("[PARTY] ") characters at most
-    assert _rules(grammar)["t-1"] == '[^"\\\\\\x0A\\x0D]'  # no quote: the JSON always parses
+    assert _rules(grammar)["t-1"] == '[^"\\\\\\x7F\\x00-\\x1F]'  # the JSON always parses
     assert llama_parses(grammar)
 
 

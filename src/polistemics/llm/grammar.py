@@ -22,8 +22,11 @@ import re
 from polistemics.llm.local_server import INSTALL_HINT, LocalModelError
 
 # A character of a JSON string as the grammar lets a model write it: no quote, backslash or
-# line break, so that what the model writes always parses.
-_STRING_CHAR = r'[^"\\\x0A\x0D]'
+# control character, so that what the model writes always parses.
+_STRING_CHAR = r'[^"\\\x7F\x00-\x1F]'
+# The converter's own string character lets raw control characters through (``[^"\\]``), which
+# strict JSON parsers refuse; this one escapes them as JSON requires.
+_JSON_CHAR = r'[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})'
 _LITERAL_PREFIX = re.compile(r"\^((?:\\.|[^.*+?()\[\]{}|$\\^])*)$")
 
 
@@ -69,6 +72,8 @@ def schema_to_gbnf(schema: dict) -> str:
 
     converter = _ProjectConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
     converter.visit(converter.resolve_refs(schema, "schema"), "")
+    if "char" in converter._rules:
+        converter._rules["char"] = _JSON_CHAR
     return converter.format_grammar() + "\n"
 
 

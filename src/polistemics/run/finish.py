@@ -11,7 +11,7 @@ from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
 from polistemics.report.build import RUN_REPORT_FOLDER, write_report
-from polistemics.report.content import score_content
+from polistemics.report.content import ReportOptions, score_content
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.run_inputs import read_manifest, run_report_inputs, with_manifest
 from polistemics.run.background import in_background
@@ -34,13 +34,17 @@ from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.verdicts import MajorityResult
 
 
-def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
+def finish_run(
+    study: Study, result: StudyResult, report_options: ReportOptions | None = None
+) -> dict[str, Path]:
     """Write every result file of the run directory; returns the important paths."""
     with cyclic_gc_paused():
-        return _finish(study, result)
+        return _finish(study, result, report_options)
 
 
-def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
+def _finish(
+    study: Study, result: StudyResult, report_options: ReportOptions | None
+) -> dict[str, Path]:
     """Scores first; then, while forked children write the exports, the report's tables; then
     the manifest (it needs the exports' time) and the page.
 
@@ -62,7 +66,7 @@ def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
             )
         with study.stage("report"):
             inputs = _report_inputs(result, items, scored)
-            report_scores = score_content(inputs)
+            report_scores = score_content(inputs, report_options)
         with study.stage("exports"):
             call_stats = stage_outputs.result()
             cells_path, summary_path = score_files.result()
@@ -80,7 +84,9 @@ def _finish(study: Study, result: StudyResult) -> dict[str, Path]:
     )
     with study.stage("report"):
         inputs = with_manifest(inputs, read_manifest(run_dir))
-        paths["report"] = write_report(inputs, run_dir / RUN_REPORT_FOLDER, scores=report_scores)
+        paths["report"] = write_report(
+            inputs, run_dir / RUN_REPORT_FOLDER, report_options, scores=report_scores
+        )
     return paths
 
 

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import matplotlib
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
 FIGURE_FORMATS = ("svg", "pdf", "png")
 PNG_DPI = 300
 PAD_INCHES = 0.08
+_BOX_ATTRIBUTE = "_polistemics_tight_box"
 
 _METADATA = {
     "svg": {"Date": None, "Creator": None},
@@ -49,6 +51,16 @@ def parse_figure_formats(value: str) -> tuple[str, ...]:
     return tuple(formats)
 
 
+def tight_box(figure: Figure) -> Bbox:
+    """The figure's drawn extent in inches plus a margin: computed once (one draw) and reused
+    by every format, instead of ``bbox_inches="tight"`` drawing each file twice."""
+    box = getattr(figure, _BOX_ATTRIBUTE, None)
+    if box is None:
+        box = figure.get_tightbbox(figure.canvas.get_renderer()).padded(PAD_INCHES)
+        setattr(figure, _BOX_ATTRIBUTE, box)
+    return box
+
+
 def _save(figure: Figure, target, fmt: str, salt: str) -> None:
     if fmt not in FIGURE_FORMATS:
         raise FigureFormatError(f"unknown figure format '{fmt}'")
@@ -57,8 +69,7 @@ def _save(figure: Figure, target, fmt: str, salt: str) -> None:
             target,
             format=fmt,
             dpi=PNG_DPI,
-            bbox_inches="tight",
-            pad_inches=PAD_INCHES,
+            bbox_inches=tight_box(figure),
             facecolor="white",
             metadata=_METADATA[fmt],
         )
@@ -73,14 +84,14 @@ def svg_document(figure: Figure, salt: str) -> str:
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
 ET.register_namespace("", SVG_NS)
-ET.register_namespace("xlink", XLINK_NS)
 _URL_REF = re.compile(r"url\(#([^)]+)\)")
 
 
-def inline_svg(figure: Figure, figure_id: str) -> str:
+def inline_svg(figure: Figure, figure_id: str, document: str | None = None) -> str:
     """The SVG element alone (no XML declaration or DOCTYPE), its ids prefixed with
-    ``figure_id`` and without the RDF metadata block."""
-    root = ET.fromstring(svg_document(figure, figure_id))
+    ``figure_id``, ``xlink:href`` as plain ``href`` and without the RDF metadata block.
+    ``document``: ``svg_document(figure, figure_id)`` when already rendered."""
+    root = ET.fromstring(document or svg_document(figure, figure_id))
     prefix = f"{figure_id}-"
     for parent in list(root.iter()):
         for child in list(parent):
@@ -90,9 +101,10 @@ def inline_svg(figure: Figure, figure_id: str) -> str:
     for element in root.iter():
         if "id" in element.attrib:
             element.set("id", prefix + element.get("id", ""))
-        for name, value in element.attrib.items():
-            if name == href and value.startswith("#"):
-                element.set(name, "#" + prefix + value[1:])
+        for name, value in list(element.attrib.items()):
+            if name == href:  # SVG 2 ``href``: the page needs no xlink namespace
+                del element.attrib[name]
+                element.set("href", "#" + prefix + value[1:] if value.startswith("#") else value)
             elif "url(#" in value:
                 element.set(name, _URL_REF.sub(lambda m: f"url(#{prefix}{m.group(1)})", value))
     return ET.tostring(root, encoding="unicode")

@@ -36,7 +36,8 @@ MIN_CELL_W = 0.46
 GROUP_GAP = 0.06  # white gap between column blocks, inches
 STRIP_GAP = 0.18
 BAR_W, BAR_H = 2.2, 0.11
-ROTATE_OVER = 8  # column labels longer than this (characters) are drawn rotated
+ROTATE_OVER = 8  # with many columns, labels longer than this (characters) are drawn rotated
+WRAP_CHARS = 14
 
 
 class HeatmapError(ValueError):
@@ -127,13 +128,24 @@ def draw_heatmap(heatmap: Heatmap) -> Figure:
     columns = [display_label(c) for c in heatmap.columns]
     n_rows, n_cols = len(rows), len(columns)
     rotated = any(len(c) > ROTATE_OVER for c in columns) and n_cols > 6
-    cell_w = MIN_CELL_W if rotated else max([MIN_CELL_W] + [_width(c) + 0.14 for c in columns])
+    if not rotated:  # long labels wrap onto lines of WRAP_CHARS, not widen every cell
+        columns = ["\n".join(textwrap.wrap(c, WRAP_CHARS)) or c for c in columns]
+    lines = [c.split("\n") for c in columns]
+    cell_w = (
+        MIN_CELL_W
+        if rotated
+        else max([MIN_CELL_W] + [_width(line) + 0.14 for c in lines for line in c])
+    )
     starts = sorted({g.start for g in heatmap.column_groups if g.start > 0})
     col_x = [j * cell_w + sum(GROUP_GAP for s in starts if s <= j) for j in range(n_cols)]
     grid_w = (col_x[-1] + cell_w) if n_cols else cell_w
     grid_h = max(n_rows, 1) * CELL_H
 
-    label_h = (max((_width(c) for c in columns), default=0) * 0.87 + 0.1) if rotated else 0.22
+    label_h = (
+        max((_width(c) for c in columns), default=0) * 0.87 + 0.1
+        if rotated
+        else 0.14 * max((len(c) for c in lines), default=1) + 0.08
+    )
     groups_h = 0.26 if heatmap.column_groups else 0.0
     top = 0.34 + groups_h + label_h
     left = max([_width(r) for r in rows] + [0.3]) + 0.15

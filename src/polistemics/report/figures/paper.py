@@ -24,7 +24,7 @@ from polistemics.report.colours import (
     score_scale,
     spread_scale,
 )
-from polistemics.report.figures.export import inline_svg, write_figure
+from polistemics.report.figures.export import inline_svg, svg_document, write_figure
 from polistemics.report.figures.heatmap import ColumnGroup, Heatmap, Strip, draw_heatmap
 from polistemics.report.labels import (
     PARTY_FIGURE_RUBRICS,
@@ -71,12 +71,21 @@ class ReportFigure:
         return f"{self.stem}.svg"
 
     @cached_property
+    def svg_document(self) -> str:
+        """The standalone SVG file's text, rendered once for the file and the page."""
+        return svg_document(self.figure, self.figure_id)
+
+    @cached_property
     def svg(self) -> str:
         """Inline-ready SVG (no prologue, ids prefixed with ``figure_id``)."""
-        return inline_svg(self.figure, self.figure_id)
+        return inline_svg(self.figure, self.figure_id, self.svg_document)
 
     def save(self, folder: Path, fmt: str) -> Path:
-        return write_figure(self.figure, Path(folder) / f"{self.stem}.{fmt}", fmt, self.figure_id)
+        path = Path(folder) / f"{self.stem}.{fmt}"
+        if fmt == "svg":
+            path.write_text(self.svg_document, encoding="utf-8")
+            return path
+        return write_figure(self.figure, path, fmt, self.figure_id)
 
 
 class Lookup:

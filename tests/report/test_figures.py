@@ -354,3 +354,8 @@ def test_unknown_figure_format_is_a_user_error(tmp_path: Path) -> None:
     assert parse_figure_formats(" PNG, svg,png ") == ("png", "svg")
     with pytest.raises(FigureFormatError):
         parse_figure_formats(",")
+
+
+def test_run_command_checks_the_figure_format_first() -> None:
+    result = runner.invoke(app, ["run", "--figure-format", "pdf,tiff", "--dry-run"])
+    assert result.exit_code == 2 and "tiff" in result.output

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from polistemics.cli import app
 from polistemics.conditions import Variant
 from polistemics.report.build import build_any
-from polistemics.report.colours import score_scale
+from polistemics.report.colours import diverging_scale, score_scale
 from polistemics.report.content import ReportOptions
 from polistemics.report.figures import (
     Figure,
@@ -36,7 +36,7 @@ from polistemics.report.figures import (
     robustness,
 )
 from polistemics.report.figures.export import inline_svg, write_figure
-from polistemics.report.figures.heatmap import cell_text
+from polistemics.report.figures.heatmap import _tick_text, cell_text
 from polistemics.report.figures.text import BIDI_CONTROLS, MAX_LABEL_CHARS, display_label
 from polistemics.report.labels import RUBRIC_ORDER, ModelLabels, signed_points
 from polistemics.report.release_inputs import load_release_inputs
@@ -359,3 +359,15 @@ def test_unknown_figure_format_is_a_user_error(tmp_path: Path) -> None:
 def test_run_command_checks_the_figure_format_first() -> None:
     result = runner.invoke(app, ["run", "--figure-format", "pdf,tiff", "--dry-run"])
     assert result.exit_code == 2 and "tiff" in result.output
+
+
+def test_colour_bar_ticks_are_symmetric() -> None:
+    scale = diverging_scale(0.05)
+    assert [_tick_text(scale, t) for t in scale.ticks()] == [
+        "-5 pp",
+        "-2.5 pp",
+        "0 pp",
+        "+2.5 pp",
+        "+5 pp",
+    ]
+    assert _tick_text(score_scale(), 0.7) == "70%"

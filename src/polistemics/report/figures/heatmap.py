@@ -333,10 +333,12 @@ def _group_header(
 
 
 def _tick_text(scale: ColourScale, tick: float) -> str:
+    points = round(100 * tick, 6)
+    digits = 0 if points == round(points) else 1  # ±2.5 stays ±2.5, not a rounded ±2 / +3
     if scale.kind == "diverging":
-        text = "0" if abs(tick) < 1e-9 else f"{100 * tick:+.0f}"
+        text = "0" if points == 0 else f"{points:+.{digits}f}"
         return text + (" pp" if scale.percent else "")
-    return f"{100 * tick:.0f}" + ("%" if scale.percent else "")
+    return f"{points:.{digits}f}" + ("%" if scale.percent else "")
 
 
 def _colour_bar(fig: Figure, scale: ColourScale, box: list[float]) -> None:

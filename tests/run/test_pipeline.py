@@ -154,6 +154,9 @@ def _finished_files(run_dir: Path) -> dict[str, object]:
         name = str(path.relative_to(run_dir))
         if not path.is_file() or name.startswith("store.sqlite"):
             continue
+        if path.suffix in (".pdf", ".png"):  # the report's figure files
+            files[name] = path.read_bytes()
+            continue
         text = path.read_text(encoding="utf-8")
         if name == "run.json":
             manifest = json.loads(text)

@@ -1,16 +1,54 @@
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure as MplFigure
+from matplotlib.text import Text
+from PIL import Image
+from typer.testing import CliRunner
 
+from polistemics.cli import app
 from polistemics.conditions import Variant
-from polistemics.report.figures import diverging_limit, election_figures
-from polistemics.report.labels import ModelLabels
-from polistemics.report.tables import election_tables
+from polistemics.report.build import build_any
+from polistemics.report.colours import diverging_scale, score_scale
+from polistemics.report.content import ReportOptions
+from polistemics.report.figures import (
+    Figure,
+    FigureDataError,
+    FigureFormatError,
+    Heatmap,
+    ReportFigure,
+    ablation_delta,
+    baseline_parties,
+    diverging_limit,
+    draw_heatmap,
+    election_figures,
+    environment_detail,
+    leaderboard,
+    parse_figure_formats,
+    party_loo,
+    party_spread,
+    robustness,
+)
+from polistemics.report.figures.export import inline_svg, write_figure
+from polistemics.report.figures.heatmap import _tick_text, cell_text
+from polistemics.report.figures.text import BIDI_CONTROLS, MAX_LABEL_CHARS, display_label
+from polistemics.report.labels import RUBRIC_ORDER, ModelLabels, signed_points
+from polistemics.report.release_inputs import load_release_inputs
+from polistemics.report.run_inputs import load_run_inputs
+from polistemics.report.tables import election_tables, elections_in
 
 from .conftest import cells_frame, rate_cells
+from .synthetic_run import build_synthetic_run
 from .test_tables import F1, B, study_rows
+
+SVG = "http://www.w3.org/2000/svg"
+runner = CliRunner()
 
 
 @pytest.fixture
@@ -88,3 +126,248 @@ def test_loo_figure_shows_flagged_context_counts() -> None:
     assert heatmap.annotations[p2][column] == "1"
     p1 = list(heatmap.rows).index("P1")
     assert heatmap.annotations[p1][column] == "1"  # +0.5 for m1, in the red direction
+
+
+# --- matplotlib figures --------------------------------------------------------------------
+
+PUBLIC_FIGURES = [leaderboard, robustness, party_spread, baseline_parties, party_loo]
+
+
+def _texts(figure: MplFigure) -> list[str]:
+    return [t.get_text() for t in figure.findobj(Text)]
+
+
+def _cell_count(figure: MplFigure) -> int:
+    return sum(len(c.get_paths()) for c in figure.axes[0].collections)
+
+
+def _cell_texts(figure: MplFigure) -> dict[str, str]:
+    return {t.get_gid(): t.get_text() for t in figure.findobj(Text) if t.get_gid()}
+
+
+def test_public_figure_functions_on_the_small_release(fixtures_dir: Path) -> None:
+    inputs = load_release_inputs(fixtures_dir / "scoring" / "release_small")
+    tables = election_tables(inputs.cells, elections_in(inputs.cells)[0], resamples=20)
+    for function in PUBLIC_FIGURES:
+        figure = function(tables)
+        assert isinstance(figure, MplFigure) and isinstance(figure.canvas, FigureCanvasAgg)
+        assert _cell_count(figure) > 0, function.__name__
+        if function is not party_loo:  # LOO cells show only counts of flagged contexts
+            assert len(_cell_texts(figure)) >= _cell_count(figure) // 2, function.__name__
+    for env in tables.environments:
+        assert "Rubric Score" in _texts(environment_detail(tables, env))
+    model = tables.leaderboard["model"].iloc[0]
+    texts = _texts(leaderboard(tables, ModelLabels({model: "Shown Name"})))
+    assert "Shown Name" in texts and model not in texts
+
+
+def test_figures_of_a_synthetic_run(release_dir: Path, tmp_path: Path) -> None:
+    run_dir = build_synthetic_run(release_dir, tmp_path / "run", extra_models=0)
+    inputs = load_run_inputs(run_dir)
+    tables = election_tables(inputs.cells, elections_in(inputs.cells)[0], resamples=20)
+    found = election_figures(tables, ModelLabels())
+    assert len(found.environments) == len(tables.environments) >= 6
+    assert {f.paper_ref for f in found.ablations} == {"Fig. 36", "Fig. 37", "Fig. 38"}
+    for function in PUBLIC_FIGURES:
+        assert _cell_count(function(tables)) > 0, function.__name__
+    assert _cell_texts(ablation_delta(tables, "en", "baseline"))
+
+
+def test_missing_figure_data_is_an_error(figures) -> None:
+    tables, _ = figures
+    with pytest.raises(FigureDataError):
+        ablation_delta(tables, "en", "baseline")  # the fixture has only the anonymised variant
+    with pytest.raises(FigureDataError):
+        ablation_delta(tables, "anon", "ie_consistency_contradiction")  # no paper figure
+
+
+def test_report_figure_keeps_the_attributes_the_page_uses(figures) -> None:
+    _, found = figures
+    fig = found.leaderboard
+    assert Figure is ReportFigure
+    assert fig.file_name == fig.stem + ".svg" and fig.paper_ref == "Fig. 2"
+    assert fig.svg.startswith("<svg") and "<?xml" not in fig.svg and "DOCTYPE" not in fig.svg
+    root = ET.fromstring(fig.svg)
+    ids = [e.get("id") for e in root.iter() if e.get("id")]
+    assert ids and all(i.startswith(fig.figure_id + "-") for i in ids)
+    text = "".join("".join(t.itertext()) for t in root.iter(f"{{{SVG}}}text"))
+    assert "EMI" in text and "Model One" in text  # text as text, not glyph paths
+
+
+def test_inlined_figures_share_no_ids(figures) -> None:
+    _, found = figures
+    seen: list[str] = []
+    for fig in found.all():
+        seen += [e.get("id") for e in ET.fromstring(fig.svg).iter() if e.get("id")]
+    assert len(seen) == len(set(seen))
+
+
+def _heatmap(rows: list[str], columns: list[str] | None = None) -> Heatmap:
+    columns = columns or ["F1", "F2"]
+    return Heatmap(
+        figure_id="t-1",
+        title=rows[0],
+        rows=rows,
+        columns=columns,
+        values=[[0.5 + 0.1 * i, 0.9] for i in range(len(rows))],
+        scale=score_scale(),
+        footnote=rows[-1],
+    )
+
+
+def test_hostile_labels_are_plain_text() -> None:
+    mathtext = "Party $\\frac{1}{0}$ $x^2$"
+    figure = draw_heatmap(_heatmap([mathtext, "<b>bold</b> & co"]))
+    assert mathtext in _texts(figure)
+    assert all(not t.get_parse_math() for t in figure.findobj(Text) if "$" in t.get_text())
+    svg = inline_svg(figure, "t-1")
+    root = ET.fromstring(svg)
+    drawn = ["".join(t.itertext()) for t in root.iter(f"{{{SVG}}}text")]
+    assert mathtext in drawn and "<b>bold</b> & co" in drawn and "<b>" not in svg
+
+
+def test_bidi_controls_cannot_reorder_numbers() -> None:
+    label = "\u202eABC\u2066 12\u200f\u061c\u202a"
+    assert display_label(label) == "ABC 12"
+    figure = draw_heatmap(_heatmap([label, "plain"]))
+    svg = inline_svg(figure, "t-1")
+    for char in BIDI_CONTROLS:
+        assert char not in svg
+    assert "ABC 12" in svg
+
+
+def test_control_characters_keep_the_svg_valid(tmp_path: Path) -> None:
+    label = "Null\x00Party\x07\x1b[31m\ud800\n"
+    figure = draw_heatmap(_heatmap([label, "Bell\x0bParty"], ["E\x00C1", "F1"]))
+    ET.fromstring(inline_svg(figure, "t-1"))
+    path = write_figure(figure, tmp_path / "f.svg", "svg", "t-1")
+    ET.parse(path)
+    assert "NullParty[31m" in _texts(figure) and "EC1" in _texts(figure)
+
+
+def test_a_giant_name_does_not_make_a_giant_figure() -> None:
+    small = draw_heatmap(_heatmap(["A" * MAX_LABEL_CHARS, "b"]))
+    giant = draw_heatmap(_heatmap(["A" * 10_000, "b" * 10_000]))
+    assert "A" * (MAX_LABEL_CHARS - 1) + "…" in _texts(giant)
+    assert max(len(t.replace("\n", "")) for t in _texts(giant)) <= 600  # footnote limit
+    assert giant.get_size_inches()[0] <= small.get_size_inches()[0] + 0.5
+    assert giant.get_size_inches()[1] < 10
+
+
+def _formatted(value: object, kind: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return signed_points(float(value)) if kind == "delta" else cell_text(float(value))
+
+
+def _svg_cells(path: Path) -> dict[str, str]:
+    root = ET.parse(path).getroot()
+    return {
+        g.get("id"): "".join(g.itertext()).strip()
+        for g in root.iter(f"{{{SVG}}}g")
+        if (g.get("id") or "").startswith("cell-")
+    }
+
+
+def test_figure_values_match_the_written_csv_tables(fixtures_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    build_any(
+        fixtures_dir / "scoring" / "release_small",
+        out,
+        ReportOptions(bootstrap_resamples=20, figure_formats=("svg",)),
+    )
+    csv = {p.stem: pd.read_csv(p) for p in (out / "tables").glob("*.csv")}
+    board = csv["leaderboard"]
+    stem = next(p for p in (out / "figures").glob("*_fig02_leaderboard.svg"))
+    cells = _svg_cells(stem)
+    columns = ["faithfulness", "impartiality", "epistemic_calibration", "emi"]
+    assert columns[:3] == [r.value for r in RUBRIC_ORDER]
+    for i, row in enumerate(board.itertuples(index=False)):
+        for j, column in enumerate(columns):
+            assert cells.get(f"cell-{i}-{j}", "") == _formatted(getattr(row, column), "rate")
+
+    robustness_cells = _svg_cells(next((out / "figures").glob("*_fig03_robustness.svg")))
+    adherence = csv["adherence_by_environment"]
+    models = list(adherence["model"].drop_duplicates())
+    envs = list(adherence["environment"].drop_duplicates())
+    checked = 0
+    for row in adherence.itertuples(index=False):
+        key = f"cell-{models.index(row.model)}-{envs.index(row.environment)}"
+        assert robustness_cells[key] == _formatted(row.adherence, "rate")
+        checked += 1
+    dispersion = csv["dispersion"].set_index("model")["dispersion"]
+    for i, model in enumerate(models):
+        assert robustness_cells.get(f"cell-{i}-strip", "") == _formatted(dispersion[model], "rate")
+    assert checked == len(models) * len(envs) > 0
+
+
+def test_report_writes_pdf_and_png_at_300_dpi(fixtures_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    build_any(
+        fixtures_dir / "scoring" / "release_small", out, ReportOptions(bootstrap_resamples=20)
+    )
+    svgs = sorted((out / "figures").glob("*.svg"))
+    assert svgs
+    for svg in svgs:
+        pdf, png = svg.with_suffix(".pdf"), svg.with_suffix(".png")
+        assert pdf.read_bytes()[:5] == b"%PDF-"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        with Image.open(png) as image:
+            assert [round(d) for d in image.info["dpi"]] == [300, 300]
+        assert ET.parse(svg).getroot().tag == f"{{{SVG}}}svg"
+        assert "<dc:date>" not in svg.read_text(encoding="utf-8")
+
+
+def test_figure_files_are_reproducible(figures, tmp_path: Path) -> None:
+    _, found = figures
+    fig = found.party_spread
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = [fig.save(tmp_path / "a", fmt).read_bytes() for fmt in ("svg", "pdf")]
+    second = [fig.save(tmp_path / "b", fmt).read_bytes() for fmt in ("svg", "pdf")]
+    assert first == second and b"CreationDate" not in second[1]
+
+
+def test_svg_only_format_writes_only_svg(fixtures_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = runner.invoke(
+        app,
+        [
+            "report",
+            str(fixtures_dir / "scoring" / "release_small"),
+            "--out",
+            str(out),
+            "--resamples",
+            "20",
+            "--figure-format",
+            "svg",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    suffixes = {p.suffix for p in (out / "figures").iterdir()}
+    assert suffixes == {".svg"}
+
+
+def test_unknown_figure_format_is_a_user_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["report", str(tmp_path), "--figure-format", "svg,gif"])
+    assert result.exit_code == 2 and "gif" in result.output
+    assert parse_figure_formats(" PNG, svg,png ") == ("png", "svg")
+    with pytest.raises(FigureFormatError):
+        parse_figure_formats(",")
+
+
+def test_run_command_checks_the_figure_format_first() -> None:
+    result = runner.invoke(app, ["run", "--figure-format", "pdf,tiff", "--dry-run"])
+    assert result.exit_code == 2 and "tiff" in result.output
+
+
+def test_colour_bar_ticks_are_symmetric() -> None:
+    scale = diverging_scale(0.05)
+    assert [_tick_text(scale, t) for t in scale.ticks()] == [
+        "-5 pp",
+        "-2.5 pp",
+        "0 pp",
+        "+2.5 pp",
+        "+5 pp",
+    ]
+    assert _tick_text(score_scale(), 0.7) == "70%"

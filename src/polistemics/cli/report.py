@@ -2,8 +2,8 @@
 
 PATH is a finished run directory (``scores/cells.csv``) or a release experiment folder
 (``scores/<rubric>/aggregated_scores.jsonl``, ablations in ``anon_v1/`` and ``en_v1/``).
-Writes ``report.html``, ``figures/*.svg`` and ``tables/*.csv`` into ``--out`` (default:
-``PATH/report``).
+Writes ``report.html``, ``figures/*.{svg,pdf,png}`` (``--figure-format``) and ``tables/*.csv``
+into ``--out`` (default: ``PATH/report``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from polistemics.environments.release_io import ReleaseFormatError as ItemsForma
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS
 from polistemics.report.build import build_any
 from polistemics.report.content import ReportOptions
+from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
 from polistemics.report.inputs import ReportInputError
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.errors import ScoringError
@@ -32,6 +33,17 @@ def parse_labels(values: list[str]) -> dict[str, str]:
             raise UserError(f"--label '{value}': expected MODEL=DISPLAY NAME")
         labels[model.strip()] = label.strip()
     return labels
+
+
+FIGURE_FORMAT_HELP = "Figure files to write, a comma list of svg, pdf, png (PNG at 300 dpi)."
+
+
+def figure_formats(value: str) -> tuple[str, ...]:
+    """``--figure-format`` as a tuple; an unknown format is a user error."""
+    try:
+        return parse_figure_formats(value)
+    except FigureFormatError as exc:
+        raise UserError(f"--figure-format: {exc}") from None
 
 
 def report(
@@ -60,6 +72,9 @@ def report(
         int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% CIs.")
     ] = DEFAULT_RESAMPLES,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap and the sample.")] = 0,
+    figure_format: Annotated[
+        str, typer.Option("--figure-format", help=FIGURE_FORMAT_HELP)
+    ] = ",".join(FIGURE_FORMATS),
 ) -> None:
     """Write a self-contained HTML report with the paper's figures and tables."""
     with user_errors(ReportInputError, ScoringError, ItemsFormatError):
@@ -68,6 +83,7 @@ def report(
             bootstrap_resamples=resamples,
             seed=seed,
             max_browser_answers=max_items,
+            figure_formats=figure_formats(figure_format),
         )
         written = build_any(path, out, options)
     typer.echo(f"report: {written}")

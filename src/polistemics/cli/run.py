@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from polistemics.cli.errors import user_errors
+from polistemics.cli.report import FIGURE_FORMAT_HELP, figure_formats
 from polistemics.environments.basis import EnvironmentInputError
 from polistemics.llm.local_server import LocalModelError
 from polistemics.llm.pricing import DEFAULT_MAX_AGE, estimate_prices
@@ -22,6 +23,8 @@ from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
 from polistemics.llm.types import BudgetExceeded
 from polistemics.paths import UnsafePathError
+from polistemics.report.content import ReportOptions
+from polistemics.report.figures import FIGURE_FORMATS
 from polistemics.run.config import ConfigError, load_config
 from polistemics.run.finish import finish_run
 from polistemics.run.lock import RunLocked
@@ -71,11 +74,15 @@ def run(
     quiet: bool = typer.Option(
         False, "--quiet", "-q", help="No progress bars (also POLISTEMICS_QUIET=1)."
     ),
+    figure_format: str = typer.Option(
+        ",".join(FIGURE_FORMATS), "--figure-format", help=FIGURE_FORMAT_HELP
+    ),
 ) -> None:
     """Run a study: data, standardisation, environments, answers, judges, scores, report."""
     quiet = quiet or bool(os.environ.get("POLISTEMICS_QUIET"))
     console = Console(stderr=True, quiet=False)
     with user_errors(*USER_ERRORS):
+        report_options = ReportOptions(figure_formats=figure_formats(figure_format))
         cfg = load_config(config)
         run_dir = output or cfg.run_dir()
         study = Study(cfg, run_dir, log=(lambda m: None) if quiet else (lambda m: console.print(m)))
@@ -103,7 +110,7 @@ def run(
                     file=sys.stderr,
                 )
                 raise typer.Exit(130) from None
-            paths = finish_run(study, result)
+            paths = finish_run(study, result, report_options)
         finally:
             study.lock.release()
     _print_summary(result, paths)

@@ -1,7 +1,8 @@
 """Build the report of a finished run or an authors' release folder.
 
-Writes, into the output folder: ``report.html`` (self-contained), ``figures/*.svg`` (every
-heatmap, for papers) and ``tables/*.csv`` (every table, fractions not %).
+Writes, into the output folder: ``report.html`` (self-contained), ``figures/*.{svg,pdf,png}``
+(every figure in the formats of ``ReportOptions.figure_formats``, for papers) and
+``tables/*.csv`` (every table, fractions not %).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pandas as pd
 
 from polistemics.csv_tables import write_csv_table
 from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
+from polistemics.report.figures import parse_figure_formats
 from polistemics.report.inputs import ReportInputError, ReportInputs
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
@@ -62,11 +64,7 @@ def write_report(
     """Write the report; ``scores``: ``score_content`` of the same inputs, when already made."""
     content = build_content(inputs, options, scores=scores)
     out_dir.mkdir(parents=True, exist_ok=True)
-    figures_dir = out_dir / "figures"
-    figures_dir.mkdir(exist_ok=True)
-    for _, figures in content.elections:
-        for fig in figures.all():
-            (figures_dir / fig.file_name).write_text(fig.svg, encoding="utf-8")
+    write_figures(content, out_dir / "figures")
     tables_dir = out_dir / "tables"
     tables_dir.mkdir(exist_ok=True)
     for name, table in table_exports(content).items():
@@ -74,6 +72,18 @@ def write_report(
     path = out_dir / REPORT_FILE
     path.write_text(render_page(content), encoding="utf-8")
     return path
+
+
+def write_figures(content: ReportContent, folder: Path) -> list[Path]:
+    """Every figure of the report in every format of ``content.options.figure_formats``."""
+    formats = parse_figure_formats(",".join(content.options.figure_formats))
+    folder.mkdir(parents=True, exist_ok=True)
+    return [
+        fig.save(folder, fmt)
+        for _, figures in content.elections
+        for fig in figures.all()
+        for fmt in formats
+    ]
 
 
 def _per_election(content: ReportContent, attribute: str) -> pd.DataFrame | None:

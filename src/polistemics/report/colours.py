@@ -1,11 +1,17 @@
 """Colour scales of the paper's heatmaps: sequential for scores, sequential for party spread,
-diverging blue/red for deviations and deltas. Values outside a scale take its end colour."""
+diverging blue/red for deviations and deltas. Values outside a scale take its end colour.
+
+Each scale is a matplotlib colormap (``cmap``, missing values grey) and a clipping norm
+(``norm``); ``colour`` gives the hex colour matplotlib draws for a value."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
+
+from matplotlib.colors import Colormap, LinearSegmentedColormap, Normalize, to_hex
 
 MISSING_COLOUR = "#d9d9d9"  # grey: not scored in this environment (e.g. F and I in Absent)
 
@@ -25,6 +31,16 @@ class ColourScale:
     percent: bool = True  # tick labels in %
     tick_count: int = 5
 
+    @cached_property
+    def cmap(self) -> Colormap:
+        # An odd number of entries puts a diverging scale's middle stop exactly at 0.
+        cmap = LinearSegmentedColormap.from_list(f"polistemics-{self.caption}", self.stops, N=257)
+        return cmap.with_extremes(bad=MISSING_COLOUR)
+
+    @cached_property
+    def norm(self) -> Normalize:
+        return Normalize(self.low, self.high, clip=True)  # beyond the range: the end colour
+
     def position(self, value: float) -> float:
         """Where ``value`` lies on the scale, clipped to [0, 1]."""
         span = self.high - self.low
@@ -33,7 +49,7 @@ class ColourScale:
     def colour(self, value: float | None) -> str:
         if value is None or math.isnan(value):
             return MISSING_COLOUR
-        return interpolate(self.stops, self.position(value))
+        return to_hex(self.cmap(self.position(value)))
 
     def text_colour(self, value: float | None) -> str:
         """Black or white, whichever reads better on the cell colour."""
@@ -62,19 +78,6 @@ def dispersion_scale(high: float = 0.15) -> ColourScale:
 def diverging_scale(limit: float = 0.20, caption: str = "deviation") -> ColourScale:
     """Figs. 13, 36-38: blue below zero, red above, symmetric around 0."""
     return ColourScale(-limit, limit, _DIVERGING, kind="diverging", caption=caption)
-
-
-def interpolate(stops: tuple[str, ...], t: float) -> str:
-    """Linear interpolation in RGB between evenly spaced hex stops; ``t`` in [0, 1]."""
-    if len(stops) == 1:
-        return stops[0]
-    t = min(1.0, max(0.0, t))
-    scaled = t * (len(stops) - 1)
-    i = min(int(scaled), len(stops) - 2)
-    frac = scaled - i
-    a, b = _rgb(stops[i]), _rgb(stops[i + 1])
-    mixed = tuple(round(x + (y - x) * frac) for x, y in zip(a, b, strict=True))
-    return "#{:02x}{:02x}{:02x}".format(*mixed)
 
 
 def luminance(hex_colour: str) -> float:

@@ -19,7 +19,7 @@ from polistemics.report.datasets import (
     standardisation_table,
     vague_table,
 )
-from polistemics.report.figures import ElectionFigures, election_figures
+from polistemics.report.figures import FIGURE_FORMATS, ElectionFigures, election_figures
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
@@ -33,6 +33,7 @@ class ReportOptions:
     bootstrap_resamples: int = DEFAULT_RESAMPLES
     seed: int = 0
     max_browser_answers: int = DEFAULT_MAX_ANSWERS
+    figure_formats: tuple[str, ...] = FIGURE_FORMATS  # files written per figure: svg, pdf, png
 
 
 @dataclass

@@ -10,7 +10,7 @@ from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
 from polistemics.report.build import RUN_REPORT_FOLDER, write_report
-from polistemics.report.content import score_content
+from polistemics.report.content import ReportOptions, score_content
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.run_inputs import read_manifest, run_report_inputs, with_manifest
 from polistemics.results.layout import ANSWERS_FILE, EVIDENCE_FILE, JUDGES_FILE
@@ -29,7 +29,9 @@ from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.verdicts import MajorityResult
 
 
-def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
+def finish_run(
+    study: Study, result: StudyResult, report_options: ReportOptions | None = None
+) -> dict[str, Path]:
     """Write every result file of the run directory; returns the important paths.
 
     Scores, the exports, the report's tables, the manifest (it needs the exports' time) and the
@@ -44,7 +46,7 @@ def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
         cells_path, summary_path = _write_score_files(run_dir, scored.cells, items, panel)
     with study.stage("report"):
         inputs = _report_inputs(result, items, scored)
-        report_scores = score_content(inputs)
+        report_scores = score_content(inputs, report_options)
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     paths["manifest"] = write_manifest(
         run_dir,
@@ -59,7 +61,9 @@ def finish_run(study: Study, result: StudyResult) -> dict[str, Path]:
     )
     with study.stage("report"):
         inputs = with_manifest(inputs, read_manifest(run_dir))
-        paths["report"] = write_report(inputs, run_dir / RUN_REPORT_FOLDER, scores=report_scores)
+        paths["report"] = write_report(
+            inputs, run_dir / RUN_REPORT_FOLDER, report_options, scores=report_scores
+        )
     return paths
 
 

@@ -1,16 +1,21 @@
 """The paper's heatmaps (Figs. 2-4, 13, 16, 19-27, 36-38) built from one election's tables.
 
-Each ``Figure`` carries its SVG heatmap, a file name for the static copy and the one-sentence
-note the page prints under it.
+Two layers: ``*_heatmap`` functions turn tables into a ``Heatmap`` spec (rows, columns, values,
+scale); the public figure functions (``leaderboard(tables)``, ``robustness(tables)``, ...) draw
+it and return a ``matplotlib.figure.Figure`` that users can restyle or save. The report wraps
+each in a ``ReportFigure``: the matplotlib figure, its inline SVG, a file stem for the copies in
+``figures/`` and the one-sentence note the page prints under it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import pandas as pd
+from matplotlib.figure import Figure
 
 from polistemics.conditions import Environment, Variant
 from polistemics.report.colours import (
@@ -19,6 +24,8 @@ from polistemics.report.colours import (
     score_scale,
     spread_scale,
 )
+from polistemics.report.figures.export import inline_svg, svg_document, write_figure
+from polistemics.report.figures.heatmap import ColumnGroup, Heatmap, Strip, draw_heatmap
 from polistemics.report.labels import (
     PARTY_FIGURE_RUBRICS,
     RUBRIC_ORDER,
@@ -28,7 +35,6 @@ from polistemics.report.labels import (
     sub_question,
     sub_question_order,
 )
-from polistemics.report.svg import ColumnGroup, Heatmap, Strip, render_heatmap
 from polistemics.report.tables import ElectionTables
 from polistemics.rubrics import Rubric, sub_questions
 from polistemics.scoring.analyses import LOO_MIN_DEVIATION, SPREAD_THRESHOLD
@@ -44,17 +50,42 @@ def diverging_limit(values: list[list[float | None]]) -> float:
     return round(min(DIVERGING_MAX, max(DIVERGING_MIN, rounded)), 2)
 
 
-@dataclass(frozen=True)
-class Figure:
+class FigureDataError(ValueError):
+    """The tables have nothing for the requested figure (e.g. no ablation run)."""
+
+
+@dataclass(frozen=True, eq=False)
+class ReportFigure:
     figure_id: str  # unique within the page, e.g. "nl_tk2025-fig02"
     paper_ref: str  # "Fig. 2"
-    file_name: str  # static copy, e.g. "nl_tk2025_fig02_leaderboard.svg"
+    stem: str  # file name without extension, e.g. "nl_tk2025_fig02_leaderboard"
     heatmap: Heatmap
     note: str
+    figure: Figure = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "figure", draw_heatmap(self.heatmap))
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.stem}.svg"
 
     @cached_property
-    def svg(self) -> str:  # the page and figures/*.svg both need it
-        return render_heatmap(self.heatmap)
+    def svg_document(self) -> str:
+        """The standalone SVG file's text, rendered once for the file and the page."""
+        return svg_document(self.figure, self.figure_id)
+
+    @cached_property
+    def svg(self) -> str:
+        """Inline-ready SVG (no prologue, ids prefixed with ``figure_id``)."""
+        return inline_svg(self.figure, self.figure_id, self.svg_document)
+
+    def save(self, folder: Path, fmt: str) -> Path:
+        path = Path(folder) / f"{self.stem}.{fmt}"
+        if fmt == "svg":
+            path.write_text(self.svg_document, encoding="utf-8")
+            return path
+        return write_figure(self.figure, path, fmt, self.figure_id)
 
 
 class Lookup:
@@ -87,7 +118,7 @@ def _where(tables: ElectionTables) -> str:
     return f" ({tables.label})"
 
 
-def leaderboard_figure(tables: ElectionTables, labels: ModelLabels) -> Figure:
+def leaderboard_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFigure:
     rubrics = [r.value for r in RUBRIC_ORDER]
     board = tables.leaderboard
     values = [[*(_num(row[r]) for r in rubrics), _num(row["emi"])] for _, row in board.iterrows()]
@@ -104,17 +135,17 @@ def leaderboard_figure(tables: ElectionTables, labels: ModelLabels) -> Figure:
         ],
         footnote="Scores in %; colour scale 0.60-1.00; rows ordered by EMI.",
     )
-    return Figure(
+    return ReportFigure(
         heatmap.figure_id,
         "Fig. 2",
-        f"{_prefix(tables)}_fig02_leaderboard.svg",
+        f"{_prefix(tables)}_fig02_leaderboard",
         heatmap,
         "Each model's score per rubric (mean of its Rubric Scores over the environments where the "
         "rubric is scored) and its Epistemic Modesty Index, rows ordered by EMI.",
     )
 
 
-def robustness_figure(tables: ElectionTables, labels: ModelLabels) -> Figure:
+def robustness_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFigure:
     envs = tables.environments
     adherence = Lookup(tables.robustness, ["model", "environment"], "adherence")
     dispersion = Lookup(tables.dispersion, ["model"], "dispersion")
@@ -130,17 +161,17 @@ def robustness_figure(tables: ElectionTables, labels: ModelLabels) -> Figure:
         strip=Strip("SD", strip_values, dispersion_scale()),
         footnote="Adherence Index in %; Baseline first, then easiest to hardest; SD across active IEs.",
     )
-    return Figure(
+    return ReportFigure(
         heatmap.figure_id,
         "Fig. 3",
-        f"{_prefix(tables)}_fig03_robustness.svg",
+        f"{_prefix(tables)}_fig03_robustness",
         heatmap,
         "Adherence Index per model and environment (Baseline first, then by difficulty), with each "
         "model's dispersion (SD across the non-Baseline environments) in the right strip.",
     )
 
 
-def spread_figure(tables: ElectionTables, labels: ModelLabels) -> Figure:
+def spread_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFigure:
     envs = tables.environments
     spread = Lookup(tables.party_spread, ["model", "environment"], "spread")
     values = [[spread(m, e) for e in envs] for m in tables.models]
@@ -161,10 +192,10 @@ def spread_figure(tables: ElectionTables, labels: ModelLabels) -> Figure:
         bordered=bordered,
         footnote=f"Max - min Adherence Index across parties, 0-40%; bordered: a rubric's spread >= {SPREAD_THRESHOLD:.2f}.",
     )
-    return Figure(
+    return ReportFigure(
         heatmap.figure_id,
         "Fig. 4",
-        f"{_prefix(tables)}_fig04_party_spread.svg",
+        f"{_prefix(tables)}_fig04_party_spread",
         heatmap,
         "Party spread (highest minus lowest party Adherence Index) per model and environment; "
         f"bordered cells have a rubric-level spread of at least {100 * SPREAD_THRESHOLD:.0f} pp.",
@@ -179,7 +210,7 @@ def _party_order(table: pd.DataFrame) -> list[tuple[str, str]]:
     )
 
 
-def baseline_party_figure(tables: ElectionTables, labels: ModelLabels) -> Figure | None:
+def baseline_party_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFigure | None:
     table = tables.baseline_parties
     if table.empty:
         return None
@@ -195,16 +226,16 @@ def baseline_party_figure(tables: ElectionTables, labels: ModelLabels) -> Figure
         scale=score_scale(),
         footnote="Adherence Index in % under Baseline; colour scale 0.60-1.00.",
     )
-    return Figure(
+    return ReportFigure(
         heatmap.figure_id,
         "Fig. 16",
-        f"{_prefix(tables)}_fig16_baseline_parties.svg",
+        f"{_prefix(tables)}_fig16_baseline_parties",
         heatmap,
         "Adherence Index per model and party under the Baseline environment.",
     )
 
 
-def loo_figure(tables: ElectionTables) -> Figure | None:
+def loo_figure(tables: ElectionTables) -> ReportFigure | None:
     summary = tables.loo_summary
     if summary.empty:
         return None
@@ -241,10 +272,10 @@ def loo_figure(tables: ElectionTables) -> Figure | None:
             f"integer: contexts with |deviation| >= {LOO_MIN_DEVIATION:.2f}."
         ),
     )
-    return Figure(
+    return ReportFigure(
         heatmap.figure_id,
         "Fig. 13",
-        f"{_prefix(tables)}_fig13_party_loo.svg",
+        f"{_prefix(tables)}_fig13_party_loo",
         heatmap,
         "Each party's mean pass-rate deviation from the other parties per sub-question across all "
         "model and environment contexts (blue below, red above); integers count flagged contexts "
@@ -252,7 +283,7 @@ def loo_figure(tables: ElectionTables) -> Figure | None:
     )
 
 
-def environment_figure(tables: ElectionTables, env: str, labels: ModelLabels) -> Figure:
+def environment_figure(tables: ElectionTables, env: str, labels: ModelLabels) -> ReportFigure:
     environment = Environment(env)
     keys = sub_question_order(
         [sq.key for r in RUBRIC_ORDER for sq in sub_questions(r, environment)]
@@ -282,10 +313,10 @@ def environment_figure(tables: ElectionTables, env: str, labels: ModelLabels) ->
         column_groups=groups,
         footnote="Pass rates in %; colour scale 0.60-1.00 (lower values take the lightest colour); grey: not scored here.",
     )
-    return Figure(
+    return ReportFigure(
         heatmap.figure_id,
         "Figs. 19-27",
-        f"{_prefix(tables)}_env_{environment.name.lower()}_sub_questions.svg",
+        f"{_prefix(tables)}_env_{environment.name.lower()}_sub_questions",
         heatmap,
         f"Rubric Scores and sub-question pass rates per model in the {environment.label} "
         "environment; grey cells are rubrics not scored in it.",
@@ -311,43 +342,47 @@ ABLATION_FIGURES = {
 }
 
 
-def ablation_figures(tables: ElectionTables) -> list[Figure]:
-    figures = []
+def ablation_figure(tables: ElectionTables, variant: str, env: str) -> ReportFigure | None:
+    """Fig. 36, 37 or 38 (``ABLATION_FIGURES``); None when the run lacks that ablation."""
+    if (variant, env) not in ABLATION_FIGURES:
+        raise FigureDataError(f"no paper figure for ablation '{variant}' under '{env}'")
+    ref, number, title = ABLATION_FIGURES[(variant, env)]
     deltas = tables.ablations
-    for (variant, env), (ref, number, title) in ABLATION_FIGURES.items():
-        part = deltas[(deltas["ablation"] == variant) & (deltas["environment"] == env)]
-        if part.empty:
-            continue
-        keys = sub_question_order(part["sub_question"].unique(), PARTY_FIGURE_RUBRICS)
-        parties = _party_order(part)
-        delta = Lookup(part, ["party_id", "sub_question"], "delta")
-        values = [[delta(pid, k) for k in keys] for pid, _ in parties]
-        notes = [[signed_points(v) if v is not None else "" for v in row] for row in values]
-        which = "anonymised labels" if variant == Variant.ANONYMIZED.value else "English output"
-        heatmap = Heatmap(
-            figure_id=f"{_prefix(tables)}-fig{number}",
-            title=f"{title}{_where(tables)}",
-            rows=[str(name) for _, name in parties],
-            columns=[sub_question(k).code for k in keys],
-            column_titles=[f"{sub_question(k).code} {sub_question(k).title}" for k in keys],
-            values=values,
-            annotations=notes,
-            scale=diverging_scale(diverging_limit(values), "delta"),
-            column_groups=_rubric_groups(keys, PARTY_FIGURE_RUBRICS),
-            footnote=f"Pass rate with {which} minus full variant, in pp, pooled across models.",
-        )
-        figures.append(
-            Figure(
-                heatmap.figure_id,
-                ref,
-                f"{_prefix(tables)}_fig{number}_{variant}_{Environment(env).name.lower()}_delta.svg",
-                heatmap,
-                f"Signed pass-rate difference ({which} minus the full variant) per "
-                f"party and sub-question under {environment_label(env)}, pooled across models "
-                "(blue: lower with the ablation, red: higher).",
-            )
-        )
-    return figures
+    part = deltas[(deltas["ablation"] == variant) & (deltas["environment"] == env)]
+    if part.empty:
+        return None
+    keys = sub_question_order(part["sub_question"].unique(), PARTY_FIGURE_RUBRICS)
+    parties = _party_order(part)
+    delta = Lookup(part, ["party_id", "sub_question"], "delta")
+    values = [[delta(pid, k) for k in keys] for pid, _ in parties]
+    notes = [[signed_points(v) if v is not None else "" for v in row] for row in values]
+    which = "anonymised labels" if variant == Variant.ANONYMIZED.value else "English output"
+    heatmap = Heatmap(
+        figure_id=f"{_prefix(tables)}-fig{number}",
+        title=f"{title}{_where(tables)}",
+        rows=[str(name) for _, name in parties],
+        columns=[sub_question(k).code for k in keys],
+        column_titles=[f"{sub_question(k).code} {sub_question(k).title}" for k in keys],
+        values=values,
+        annotations=notes,
+        scale=diverging_scale(diverging_limit(values), "delta"),
+        column_groups=_rubric_groups(keys, PARTY_FIGURE_RUBRICS),
+        footnote=f"Pass rate with {which} minus full variant, in pp, pooled across models.",
+    )
+    return ReportFigure(
+        heatmap.figure_id,
+        ref,
+        f"{_prefix(tables)}_fig{number}_{variant}_{Environment(env).name.lower()}_delta",
+        heatmap,
+        f"Signed pass-rate difference ({which} minus the full variant) per "
+        f"party and sub-question under {environment_label(env)}, pooled across models "
+        "(blue: lower with the ablation, red: higher).",
+    )
+
+
+def ablation_figures(tables: ElectionTables) -> list[ReportFigure]:
+    found = (ablation_figure(tables, variant, env) for variant, env in ABLATION_FIGURES)
+    return [f for f in found if f is not None]
 
 
 def _num(value: object) -> float | None:
@@ -359,15 +394,15 @@ def _num(value: object) -> float | None:
 
 @dataclass(frozen=True)
 class ElectionFigures:
-    leaderboard: Figure
-    robustness: Figure
-    party_spread: Figure
-    baseline_parties: Figure | None
-    loo: Figure | None
-    environments: list[Figure]  # Figs. 19-27: one per environment, in column order
-    ablations: list[Figure]  # Figs. 36-38, those the run has
+    leaderboard: ReportFigure
+    robustness: ReportFigure
+    party_spread: ReportFigure
+    baseline_parties: ReportFigure | None
+    loo: ReportFigure | None
+    environments: list[ReportFigure]  # Figs. 19-27: one per environment, in column order
+    ablations: list[ReportFigure]  # Figs. 36-38, those the run has
 
-    def all(self) -> list[Figure]:
+    def all(self) -> list[ReportFigure]:
         found = [
             self.leaderboard,
             self.robustness,
@@ -388,3 +423,50 @@ def election_figures(tables: ElectionTables, labels: ModelLabels) -> ElectionFig
         environments=[environment_figure(tables, env, labels) for env in tables.environments],
         ablations=ablation_figures(tables),
     )
+
+
+# Public figure functions: matplotlib figures for users (restyle with the object API, save
+# with ``fig.savefig``). ``labels`` maps model ids to display names.
+
+
+def _required(figure: ReportFigure | None, what: str) -> Figure:
+    if figure is None:
+        raise FigureDataError(f"the tables have no {what}")
+    return figure.figure
+
+
+def leaderboard(tables: ElectionTables, labels: ModelLabels | None = None) -> Figure:
+    """Fig. 2: score per rubric and EMI per model."""
+    return leaderboard_figure(tables, labels or ModelLabels()).figure
+
+
+def robustness(tables: ElectionTables, labels: ModelLabels | None = None) -> Figure:
+    """Fig. 3: Adherence Index per model and environment, dispersion strip."""
+    return robustness_figure(tables, labels or ModelLabels()).figure
+
+
+def party_spread(tables: ElectionTables, labels: ModelLabels | None = None) -> Figure:
+    """Fig. 4: party spread per model and environment, flagged cells bordered."""
+    return spread_figure(tables, labels or ModelLabels()).figure
+
+
+def baseline_parties(tables: ElectionTables, labels: ModelLabels | None = None) -> Figure:
+    """Fig. 16: Adherence Index per model and party under Baseline."""
+    return _required(baseline_party_figure(tables, labels or ModelLabels()), "Baseline parties")
+
+
+def party_loo(tables: ElectionTables) -> Figure:
+    """Fig. 13: party x sub-question leave-one-out deviations."""
+    return _required(loo_figure(tables), "leave-one-out deviations")
+
+
+def environment_detail(
+    tables: ElectionTables, environment: str, labels: ModelLabels | None = None
+) -> Figure:
+    """Figs. 19-27: Rubric Scores and sub-question pass rates in one environment."""
+    return environment_figure(tables, environment, labels or ModelLabels()).figure
+
+
+def ablation_delta(tables: ElectionTables, variant: str, environment: str) -> Figure:
+    """Figs. 36-38: pass-rate deltas of an ablation (``anon``/``en``) under an environment."""
+    return _required(ablation_figure(tables, variant, environment), f"'{variant}' ablation")

@@ -1,0 +1,115 @@
+"""Saving figures: inline-ready SVG text for the page, and SVG, PDF or PNG files for papers.
+
+SVG keeps text as text (searchable labels), salts its ids with the figure id and carries no
+date; PDF carries no creation date, so the same data gives the same files. matplotlib numbers
+its SVG groups ``figure_1``, ``axes_1``, ... in every file, so the inline copy prefixes every id
+(and every reference to one) with the figure id: several figures share one page.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
+
+FIGURE_FORMATS = ("svg", "pdf", "png")
+PNG_DPI = 300
+PAD_INCHES = 0.08
+_BOX_ATTRIBUTE = "_polistemics_tight_box"
+
+_METADATA = {
+    "svg": {"Date": None, "Creator": None},
+    "pdf": {"CreationDate": None, "ModDate": None, "Creator": None},
+    "png": {"Software": None},
+}
+
+
+class FigureFormatError(ValueError):
+    """A figure format other than svg, pdf and png."""
+
+
+def parse_figure_formats(value: str) -> tuple[str, ...]:
+    """``"svg,png"`` -> ``("svg", "png")``; unknown or no formats raise ``FigureFormatError``."""
+    formats = []
+    for part in value.split(","):
+        name = part.strip().lower()
+        if not name:
+            continue
+        if name not in FIGURE_FORMATS:
+            raise FigureFormatError(
+                f"unknown figure format '{part.strip()}' (choose from {', '.join(FIGURE_FORMATS)})"
+            )
+        if name not in formats:
+            formats.append(name)
+    if not formats:
+        raise FigureFormatError(f"no figure format given (choose from {', '.join(FIGURE_FORMATS)})")
+    return tuple(formats)
+
+
+def tight_box(figure: Figure) -> Bbox:
+    """The figure's drawn extent in inches plus a margin: computed once (one draw) and reused
+    by every format, instead of ``bbox_inches="tight"`` drawing each file twice."""
+    box = getattr(figure, _BOX_ATTRIBUTE, None)
+    if box is None:
+        box = figure.get_tightbbox(figure.canvas.get_renderer()).padded(PAD_INCHES)
+        setattr(figure, _BOX_ATTRIBUTE, box)
+    return box
+
+
+def _save(figure: Figure, target, fmt: str, salt: str) -> None:
+    if fmt not in FIGURE_FORMATS:
+        raise FigureFormatError(f"unknown figure format '{fmt}'")
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
+        figure.savefig(
+            target,
+            format=fmt,
+            dpi=PNG_DPI,
+            bbox_inches=tight_box(figure),
+            facecolor="white",
+            metadata=_METADATA[fmt],
+        )
+
+
+def svg_document(figure: Figure, salt: str) -> str:
+    buffer = io.StringIO()
+    _save(figure, buffer, "svg", salt)
+    return buffer.getvalue()
+
+
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_NS = "http://www.w3.org/1999/xlink"
+ET.register_namespace("", SVG_NS)
+_URL_REF = re.compile(r"url\(#([^)]+)\)")
+
+
+def inline_svg(figure: Figure, figure_id: str, document: str | None = None) -> str:
+    """The SVG element alone (no XML declaration or DOCTYPE), its ids prefixed with
+    ``figure_id``, ``xlink:href`` as plain ``href`` and without the RDF metadata block.
+    ``document``: ``svg_document(figure, figure_id)`` when already rendered."""
+    root = ET.fromstring(document or svg_document(figure, figure_id))
+    prefix = f"{figure_id}-"
+    for parent in list(root.iter()):
+        for child in list(parent):
+            if child.tag == f"{{{SVG_NS}}}metadata":
+                parent.remove(child)
+    href = f"{{{XLINK_NS}}}href"
+    for element in root.iter():
+        if "id" in element.attrib:
+            element.set("id", prefix + element.get("id", ""))
+        for name, value in list(element.attrib.items()):
+            if name == href:  # SVG 2 ``href``: the page needs no xlink namespace
+                del element.attrib[name]
+                element.set("href", "#" + prefix + value[1:] if value.startswith("#") else value)
+            elif "url(#" in value:
+                element.set(name, _URL_REF.sub(lambda m: f"url(#{prefix}{m.group(1)})", value))
+    return ET.tostring(root, encoding="unicode")
+
+
+def write_figure(figure: Figure, path: Path, fmt: str, salt: str) -> Path:
+    _save(figure, path, fmt, salt)
+    return path

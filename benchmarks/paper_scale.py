@@ -9,6 +9,7 @@ peak memory; then reruns the study and prints how many calls the rerun made (mus
 
     python benchmarks/paper_scale.py --latency-ms 50 --concurrency 64
     python benchmarks/paper_scale.py --latency-ms 500 --jitter-ms 500 --concurrency 256
+    python benchmarks/paper_scale.py --latency-ms 500 --jitter-ms 500 --concurrency 256 --no-gc-freeze
 """
 
 from __future__ import annotations
@@ -99,12 +100,12 @@ def write_config(folder: Path, base_url: str, concurrency: int) -> Path:
     return config
 
 
-def run_cli(config_path: Path) -> dict:
+def run_cli(config_path: Path, env: dict[str, str] | None = None) -> dict:
     """``polistemics run CONFIG`` in its own process, as a user runs it: its wall time, CPU
     seconds and peak memory (that process's own, read with wait4), and its run.json."""
     command = [sys.executable, "-m", "polistemics", "run", str(config_path), "--quiet"]
     wall0 = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - wall0
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -133,13 +134,19 @@ def main() -> None:
         "--jitter-ms", type=float, default=0.0, help="extra server delay, uniform in [0, jitter)"
     )
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument(
+        "--no-gc-freeze",
+        action="store_true",
+        help="run without the run's garbage-collector policies (POLISTEMICS_GC_POLICY=off)",
+    )
     args = parser.parse_args()
+    env = {**os.environ, "POLISTEMICS_GC_POLICY": "off"} if args.no_gc_freeze else None
     jitter = ["--jitter-ms", str(args.jitter_ms)] if args.jitter_ms else []
 
     with test_server(args.latency_ms, jitter) as server, tempfile.TemporaryDirectory() as tmp:
         config = write_config(Path(tmp), server.base_url, args.concurrency)
-        first = run_cli(config)
-        rerun = run_cli(config)
+        first = run_cli(config, env)
+        rerun = run_cli(config, env)
 
     manifest = first["manifest"]
     calls = manifest["calls_made_this_run"]
@@ -152,6 +159,7 @@ def main() -> None:
         election["standardisation"].get("final_size", 0)
         for election in manifest["elections"].values()
     )
+    print(f"gc policies           {'off' if args.no_gc_freeze else 'on'}")
     print(f"observations          {observations}")
     print(f"environment items     {sum(env['kept'] for env in environments)}")
     print(f"answers               {first['answers']}")

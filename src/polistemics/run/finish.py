@@ -23,6 +23,7 @@ from polistemics.results.write import (
     write_release_score_files,
     write_summary,
 )
+from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.scoring.cells import validate_cells
@@ -32,10 +33,16 @@ from polistemics.scoring.verdicts import MajorityResult
 def finish_run(
     study: Study, result: StudyResult, report_options: ReportOptions | None = None
 ) -> dict[str, Path]:
-    """Write every result file of the run directory; returns the important paths.
+    """Write every result file of the run directory; returns the important paths."""
+    with cyclic_gc_paused():
+        return _finish(study, result, report_options)
 
-    Scores, the exports, the report's tables, the manifest (it needs the exports' time) and the
-    page, one after the other in this process."""
+
+def _finish(
+    study: Study, result: StudyResult, report_options: ReportOptions | None
+) -> dict[str, Path]:
+    """Scores, the exports, the report's tables, the manifest (it needs the exports' time) and
+    the page, one after the other in this process."""
     run_dir = result.run_dir
     items = [item for run in result.elections for item in run.items]
     panel = list(study.config.judges)

@@ -31,6 +31,7 @@ from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.transport import env_proxy
 from polistemics.records import Evidence, Position
 from polistemics.results.layout import release_folder
+from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
 from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
@@ -179,7 +180,8 @@ class Study:
                 await self._standardise(client, run)
                 await self._environments(client, run)
             items = [item for run in elections for item in run.items]
-            answers, verdicts, skipped = await self._answer_and_judge(client, items)
+            with survivors_frozen():
+                answers, verdicts, skipped = await self._answer_and_judge(client, items)
             calls_made = client.network_calls
             self.log(f"calls: {calls_made} made this run, {calls_before} already in the store")
         return StudyResult(

@@ -1,0 +1,53 @@
+"""The garbage collector policies of the run's heavy steps."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from polistemics.run.collector import cyclic_gc_paused, survivors_frozen
+
+
+def test_full_collections_walk_only_what_is_new_and_still_find_new_cycles() -> None:
+    existing = [[] for _ in range(1000)]
+    with survivors_frozen():
+        assert gc.get_freeze_count() >= len(existing)  # what exists on entry is set aside
+        cycle: list = []
+        cycle.append(cycle)
+        del cycle
+        assert gc.collect() >= 1  # garbage made inside is still collected
+        made_inside = [[] for _ in range(500)]
+        before = gc.get_freeze_count()
+        gc.collect()  # a full collection: its survivors are set aside too
+        assert gc.get_freeze_count() >= before + len(made_inside)
+    assert gc.get_freeze_count() == 0  # all handed back to the collector
+
+
+def test_the_collector_is_restored_when_the_block_fails() -> None:
+    callbacks = list(gc.callbacks)
+    with pytest.raises(RuntimeError), survivors_frozen():
+        raise RuntimeError("stage failed")
+    assert gc.get_freeze_count() == 0 and gc.callbacks == callbacks
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_collection_is_paused_then_left_as_it_was(enabled: bool) -> None:
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with pytest.raises(RuntimeError), cyclic_gc_paused():
+            assert not gc.isenabled()
+            raise RuntimeError("a failing step")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+
+
+def test_the_policies_can_be_switched_off_for_a_measurement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("POLISTEMICS_GC_POLICY", "off")
+    with survivors_frozen():
+        assert gc.get_freeze_count() == 0
+    with cyclic_gc_paused():
+        assert gc.isenabled()

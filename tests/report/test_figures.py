@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 
 from polistemics.cli import app
 from polistemics.conditions import Variant
+from polistemics.paths import UnsafePathError
 from polistemics.report.build import build_any
 from polistemics.report.colours import diverging_scale, score_scale
 from polistemics.report.content import ReportOptions
@@ -371,3 +373,14 @@ def test_colour_bar_ticks_are_symmetric() -> None:
         "+5 pp",
     ]
     assert _tick_text(score_scale(), 0.7) == "70%"
+
+
+@pytest.mark.parametrize("stem", ["../escaped", "/tmp/escaped", "sub/../../escaped"])
+def test_a_figure_file_never_leaves_its_folder(figures, tmp_path: Path, stem: str) -> None:
+    _, found = figures
+    hostile = dataclasses.replace(found.leaderboard, stem=stem)
+    folder = tmp_path / "report" / "figures"
+    folder.mkdir(parents=True)
+    with pytest.raises(UnsafePathError):
+        hostile.save(folder, "svg")
+    assert not any(p.name.startswith("escaped") for p in tmp_path.rglob("*"))

@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from polistemics.conditions import Environment, Variant
+from polistemics.paths import inside
 from polistemics.report.colours import (
     dispersion_scale,
     diverging_scale,
@@ -81,7 +82,8 @@ class ReportFigure:
         return inline_svg(self.figure, self.figure_id, self.svg_document)
 
     def save(self, folder: Path, fmt: str) -> Path:
-        path = Path(folder) / f"{self.stem}.{fmt}"
+        # The stem holds an election id from the data: the file must stay in the folder.
+        path = inside(folder, f"{self.stem}.{fmt}")
         if fmt == "svg":
             path.write_text(self.svg_document, encoding="utf-8")
             return path

@@ -3,7 +3,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import time
 import xml.etree.ElementTree as ET
 from html import unescape
 from pathlib import Path
@@ -155,11 +154,8 @@ def test_answers_are_never_markup(demo_run_copy: Path) -> None:
     rows = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
     rows[0]["text"] = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
     answers.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    started = time.perf_counter()
-    html = build_report(demo_run_copy, options=ReportOptions(bootstrap_resamples=20)).read_text(
-        encoding="utf-8"
-    )
-    assert time.perf_counter() - started < 30
+    options = ReportOptions(bootstrap_resamples=20, figure_formats=("svg",))
+    html = build_report(demo_run_copy, options=options).read_text(encoding="utf-8")
     assert "<img src=x" not in html and "window.pwned=1</script>" not in html
     assert browser_data(html)["strings"].count(rows[0]["text"]) == 1
 

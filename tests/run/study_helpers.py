@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 
@@ -40,3 +43,21 @@ def write_study(
     body = "\n".join(f"{k} = {v}" for k, v in fields.items())
     config.write_text(body + '\n\n[[elections]]\nsource = "demo"\nscope = "demo"\n')
     return config
+
+
+def start_run(config: Path) -> subprocess.Popen:
+    """``polistemics run CONFIG -q`` in a child process (stderr piped, as text)."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from polistemics.cli import main; main()",
+            "run",
+            str(config),
+            "-q",
+        ],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )

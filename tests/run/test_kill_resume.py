@@ -3,36 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from study_helpers import write_study
+from study_helpers import start_run, write_study
 
 from polistemics.llm.store import RunStore
 from polistemics.testing import FakeOpenAIServer
-
-
-def start_run(config: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from polistemics.cli import main; main()",
-            "run",
-            str(config),
-            "-q",
-        ],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-
 
 # Stages that must not have started when the kill lands. Vague generation and its audit
 # interleave, and judging starts as soon as the first answer exists, so those overlap.
@@ -91,7 +71,7 @@ def test_sigkill_in_a_stage_then_resume(
         worker = start_run(config)
         deadline = time.monotonic() + 120
         while stage_calls(store_path, stage) < after:
-            assert worker.poll() is None, worker.stderr.read().decode()
+            assert worker.poll() is None, worker.stderr.read()
             assert time.monotonic() < deadline
             time.sleep(0.005)
         worker.send_signal(signal.SIGKILL)
@@ -104,7 +84,7 @@ def test_sigkill_in_a_stage_then_resume(
         assert not (tmp_path / "run" / "run.json").exists()
 
         resumed = start_run(config)
-        assert resumed.wait(timeout=120) == 0, resumed.stderr.read().decode()
+        assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
         per_prompt = server.stats().per_prompt
 
     assert finished <= per_prompt.keys()  # the server saw every call stored before the kill

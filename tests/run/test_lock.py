@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from study_helpers import write_study
+from study_helpers import start_run, write_study
 
 from polistemics.run.lock import LOCK_INFO_FILE, RunLock, RunLocked, describe_holder
 from polistemics.testing import FakeOpenAIServer
@@ -28,23 +28,6 @@ lock.acquire()
 print("held", flush=True)
 time.sleep(60)
 """
-
-
-def start_run(config: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from polistemics.cli import main; main()",
-            "run",
-            str(config),
-            "-q",
-        ],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
 
 
 def hold_in_child(run_dir: Path) -> subprocess.Popen:

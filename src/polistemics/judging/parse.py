@@ -173,7 +173,7 @@ class _AnswerVerdicts:
 
 def _fold(text: str) -> str:
     """Letters and digits only, lower case: what survives any reformatting of a copy."""
-    return "".join(_ALNUM_RUN.findall(text)).lower()
+    return "".join(word.lower() for word in _ALNUM_RUN.findall(text))  # per word, as below
 
 
 def _folded_with_positions(text: str) -> tuple[str, list[int]]:
@@ -205,7 +205,7 @@ def _cut_copies(text: str, answers: tuple[str, ...]) -> str:
     """``text`` with every stretch that reproduces part of an answer replaced by a line break."""
     if len(text) < _COPY_CHARS:
         return text
-    folded, positions = _folded_with_positions(text)
+    folded = _fold(text)  # where each character came from is needed only once a copy is found
     if len(folded) < _COPY_CHARS:
         return text
     windows = _copy_windows(answers)
@@ -218,6 +218,7 @@ def _cut_copies(text: str, answers: tuple[str, ...]) -> str:
                 spans.append([i, i + _COPY_CHARS])
     if not spans:
         return text
+    _, positions = _folded_with_positions(text)
     pieces: list[str] = []
     last = 0
     for start, end in spans:

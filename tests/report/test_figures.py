@@ -348,6 +348,7 @@ def test_svg_only_format_writes_only_svg(fixtures_dir: Path, tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     suffixes = {p.suffix for p in (out / "figures").iterdir()}
     assert suffixes == {".svg"}
+    assert "figures are also saved as SVG in" in (out / "report.html").read_text(encoding="utf-8")
 
 
 def test_unknown_figure_format_is_a_user_error(tmp_path: Path) -> None:

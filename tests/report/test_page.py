@@ -45,6 +45,10 @@ def test_the_policy_allows_only_the_pages_own_script(demo_html) -> None:
     assert content_security_policy(scripts[0] + " ") != text  # any change: new hash
 
 
+def test_the_header_names_the_figure_formats_written(demo_html) -> None:
+    assert "figures are also saved as SVG, PDF, PNG in" in demo_html
+
+
 def test_every_section_has_its_template(demo_html) -> None:
     names = set(environment().list_templates())
     assert {"page.html", "macros.html"} <= names

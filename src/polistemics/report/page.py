@@ -67,6 +67,7 @@ def _header(content: ReportContent) -> dict:
         "generated": content.generated,
         "version": __version__,
         "notes": list(inputs.notes),
+        "figure_formats": ", ".join(f.upper() for f in content.options.figure_formats),
     }
 
 

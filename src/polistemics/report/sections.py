@@ -73,6 +73,11 @@ def _ci(row: pd.Series, low: str = "ci_low", high: str = "ci_high") -> str:
     return f"[{100 * row[low]:.1f}, {100 * row[high]:.1f}]"
 
 
+# Columns many tables share (a frozen Column is safe to reuse).
+ENVIRONMENT_COLUMN = Column("Environment", lambda r: environment_label(r["environment"]))
+RUBRIC_COLUMN = Column("Rubric", lambda r: rubric_label(r["rubric"]))
+
+
 def _model(content: ReportContent) -> Column:
     return Column("Model", lambda r: content.labels(r["model"]))
 
@@ -126,7 +131,7 @@ def robustness_view(content: ReportContent) -> dict:
         difficulty = table_view(
             tables.difficulty.assign(kind=tables.difficulty["environment"].map(_condition)),
             [
-                Column("Environment", lambda r: environment_label(r["environment"])),
+                ENVIRONMENT_COLUMN,
                 Column("Condition", "kind"),
                 Column("Mean Adherence Index across models", "mean_adherence", _pct, numeric=True),
                 Column("Models", "n_models", numeric=True),
@@ -158,8 +163,8 @@ def even_handedness_view(content: ReportContent) -> dict:
                 flagged.head(MAX_LISTED_ROWS),
                 [
                     _model(content),
-                    Column("Environment", lambda r: environment_label(r["environment"])),
-                    Column("Rubric", lambda r: rubric_label(r["rubric"])),
+                    ENVIRONMENT_COLUMN,
+                    RUBRIC_COLUMN,
                     Column("Spread", "spread", _pct, numeric=True),
                     Column(
                         "Highest party",
@@ -183,7 +188,7 @@ def even_handedness_view(content: ReportContent) -> dict:
                         Column("Party", lambda r: _party(r["party_name"], r["party_id"])),
                         Column("Sub-question", lambda r: sub_question_label(r["sub_question"])),
                         _model(content),
-                        Column("Environment", lambda r: environment_label(r["environment"])),
+                        ENVIRONMENT_COLUMN,
                         Column("Pass rate", "pass_rate", _pct, numeric=True),
                         Column("Other parties", "others_mean", _pct, numeric=True),
                         Column("Deviation (pp)", "deviation", signed_points, numeric=True),
@@ -354,7 +359,6 @@ def _agreement(content: ReportContent) -> Agreement | None:
     reliability = content.reliability
     if reliability is None:
         return None
-    rubric_col = Column("Rubric", lambda r: rubric_label(r["rubric"]))
     by_language = order_rows(reliability.by_language)
     languages = sorted(by_language["language"].dropna().unique(), key=lambda v: (v == "English", v))
     wide = by_language.pivot(index="rubric", columns="language", values="gwet_ac1")
@@ -364,13 +368,13 @@ def _agreement(content: ReportContent) -> Agreement | None:
         panel_size=reliability.panel_size,
         by_rubric=table_view(
             order_rows(reliability.by_rubric),
-            _agreement_columns([rubric_col]),
+            _agreement_columns([RUBRIC_COLUMN]),
             caption=f"Inter-judge agreement by rubric (Table 12; panel of {reliability.panel_size})",
             table_id="agreement-rubric",
         ),
         by_language=table_view(
             wide,
-            [rubric_col]
+            [RUBRIC_COLUMN]
             + [
                 Column(str(lang), lang, lambda v: number(float(v)), numeric=True)
                 for lang in languages
@@ -380,7 +384,7 @@ def _agreement(content: ReportContent) -> Agreement | None:
         ),
         by_language_long=table_view(
             by_language,
-            _agreement_columns([rubric_col, Column("Answer language", "language")]),
+            _agreement_columns([RUBRIC_COLUMN, Column("Answer language", "language")]),
             caption="Agreement by rubric and answer language",
             table_id="agreement-language-long",
         ),
@@ -388,7 +392,7 @@ def _agreement(content: ReportContent) -> Agreement | None:
             order_rows(reliability.by_sub_question),
             _agreement_columns(
                 [
-                    rubric_col,
+                    RUBRIC_COLUMN,
                     Column("Sub-question", lambda r: sub_question_label(r["sub_question"])),
                 ]
             ),
@@ -402,10 +406,10 @@ def _agreement(content: ReportContent) -> Agreement | None:
             excluded.head(MAX_LISTED_ROWS),
             [
                 _model(content),
-                Column("Environment", lambda r: environment_label(r["environment"])),
+                ENVIRONMENT_COLUMN,
                 Column("Variant", "variant"),
                 Column("Observation", "observation_id"),
-                Column("Rubric", lambda r: rubric_label(r["rubric"])),
+                RUBRIC_COLUMN,
                 Column("Complete judges", "n_complete_judges", numeric=True),
             ],
             caption="Excluded answers x rubric (all in tables/excluded_items.csv)",
@@ -548,7 +552,7 @@ def data_view(content: ReportContent) -> dict:
             [
                 Column("Election", "election_id"),
                 Column("Variant", lambda r: variant_label(r["variant"])),
-                Column("Environment", lambda r: environment_label(r["environment"])),
+                ENVIRONMENT_COLUMN,
                 Column("Kept", "kept", numeric=True),
                 Column("Dropped", "dropped", numeric=True),
             ],
@@ -562,7 +566,7 @@ def data_view(content: ReportContent) -> dict:
             [
                 Column("Election", "election_id"),
                 Column("Variant", "variant"),
-                Column("Environment", lambda r: environment_label(r["environment"])),
+                ENVIRONMENT_COLUMN,
                 _model(content),
                 Column("Observations", "observations", numeric=True),
                 Column("Answers", "answers", numeric=True),

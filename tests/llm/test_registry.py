@@ -110,3 +110,13 @@ def test_openai_base_url_override_and_no_credentials_in_any_override(
             _ = endpoint.resolved_base_url
         assert "s3cret" not in str(err.value)
         monkeypatch.delenv(variable)
+
+
+def test_paper_judges_use_the_releases_output_modes() -> None:
+    # models.yaml of the authors' release: Gemini and DeepSeek "native", MiMo "tool".
+    paper = builtin_registry("paper")
+    assert paper.get("gemini-3-flash-judge").structured_output == "json_schema"
+    assert paper.get("deepseek-v4-flash-judge").structured_output == "json_schema"
+    assert paper.get("mimo-v2.5-judge").structured_output == "tool"
+    for target in ("qwen3.6-flash", "gpt-5.4", "claude-sonnet-4.6"):
+        assert paper.get(target).structured_output == "none"

@@ -24,7 +24,7 @@ from polistemics.report.content import ReportOptions
 from polistemics.run.config import load_config, parse_config
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study
-from polistemics.testing import FakeOpenAIServer
+from polistemics.testing import FakeOpenAIServer, Fault, Rule
 from polistemics.testing.completions import messages_text
 from polistemics.testing.responders import (
     JUDGE_MARKER,
@@ -45,6 +45,7 @@ TARGETS = {
 GEMINI = "google/gemini-3-flash-preview"
 JUDGES = {GEMINI: "json_schema", "deepseek/deepseek-v4-flash": "json_schema"}
 MIMO = "xiaomi/mimo-v2.5"
+NO_TOOL_PATTERN = "Dimension Definition:\nImpartiality"
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,11 @@ def wire(
         "output_dir": str(run_dir),
     }
     config = parse_config(load_config("paper-de").model_dump() | narrowed, "paper-de, narrowed")
+    # MiMo never calls its tool on Impartiality prompts (the others answer them as usual), so
+    # run.json's parse figures have failures to count.
+    no_tool = Rule(NO_TOOL_PATTERN, always=Fault("no_tool_call"))
     with (
-        FakeOpenAIServer(record_requests=True, expected_api_key=KEY) as server,
+        FakeOpenAIServer([no_tool], record_requests=True, expected_api_key=KEY) as server,
         pytest.MonkeyPatch.context() as env,
     ):
         env.setenv("POLISTEMICS_OPENROUTER_BASE_URL", server.base_url)
@@ -185,8 +189,9 @@ def test_every_role_sends_exactly_the_papers_request(wire: Wire) -> None:
     assert roles[("unknown", GEMINI)] == 0 and all(kind != "unknown" for kind, _ in roles)
     for model in TARGETS:
         assert roles[("target", model)] > 0
-    judged = {roles[("judge", model)] for model in (*JUDGES, MIMO)}
-    assert len(judged) == 1 and judged.pop() > 0  # every judge rated every answer and rubric
+    judged = {roles[("judge", model)] for model in JUDGES}
+    assert len(judged) == 1 and judged.pop() > 0  # both rated every answer on every rubric
+    assert roles[("judge", MIMO)] > roles[("judge", GEMINI)]  # MiMo's failed calls were retried
     for kind in ("standardiser", "vague generator", "vague auditor"):
         assert roles[(kind, GEMINI)] > 0
     for body in wire.bodies:
@@ -216,3 +221,40 @@ def test_the_key_travels_in_the_header_only(wire: Wire) -> None:
         if path.is_file():
             data = path.read_bytes()
             assert not any(piece.encode() in data for piece in pieces), path
+
+
+def test_run_json_counts_attempts_retries_and_missing_verdicts_per_judge(wire: Wire) -> None:
+    manifest = json.loads((wire.run_dir / "run.json").read_text(encoding="utf-8"))
+    parsing = manifest["judge_parsing"]
+    judges = {row["judge"]: row for row in parsing["by_judge"]}
+    assert list(judges) == ["gemini-3-flash-judge", "deepseek-v4-flash-judge", "mimo-v2.5-judge"]
+    judge_bodies = [b for b in wire.bodies if role(b) == "judge"]
+    impartiality = sum(
+        NO_TOOL_PATTERN in b["messages"][0]["content"] for b in judge_bodies if b["model"] == MIMO
+    )
+    sets = judges["mimo-v2.5-judge"]["verdict_sets"]
+    assert 0 < impartiality // 2 < sets  # each failing call was tried twice
+    assert judges["mimo-v2.5-judge"] == {
+        "judge": "mimo-v2.5-judge",
+        "model": MIMO,
+        "output_mode": "tool",
+        "verdict_sets": sets,
+        "panel_calls": sets,  # a failed call is not asked again by the panel
+        "asked_again": 0,
+        "http_attempts": sets + impartiality // 2,
+        "client_retries": impartiality // 2,
+        "call_failed": impartiality // 2,
+        "unreadable": 0,
+        "missing": impartiality // 2,
+        "missing_share": round(impartiality / 2 / sets, 6),
+    }
+    for name in ("gemini-3-flash-judge", "deepseek-v4-flash-judge"):
+        row = judges[name]
+        assert row["output_mode"] == "json_schema" and row["verdict_sets"] == sets
+        assert row["missing"] == row["client_retries"] == row["asked_again"] == 0
+        assert row["http_attempts"] == row["panel_calls"] == sets
+    modes = {row["output_mode"]: row for row in parsing["by_output_mode"]}
+    assert modes["json_schema"]["verdict_sets"] == 2 * sets and modes["json_schema"]["missing"] == 0
+    assert modes["tool"]["missing"] == judges["mimo-v2.5-judge"]["missing"]
+    # Every body sent to a judge is accounted for.
+    assert sum(row["http_attempts"] for row in judges.values()) == len(judge_bodies)

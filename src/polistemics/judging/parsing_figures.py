@@ -56,9 +56,7 @@ class ParsingFigures(BaseModel):
 
     def as_json(self) -> dict:
         data = self.model_dump(exclude_none=False)
-        data["missing_share"] = (
-            None if self.missing_share is None else round(self.missing_share, 6)
-        )
+        data["missing_share"] = None if self.missing_share is None else round(self.missing_share, 6)
         return data
 
 

@@ -258,3 +258,10 @@ def test_run_json_counts_attempts_retries_and_missing_verdicts_per_judge(wire: W
     assert modes["tool"]["missing"] == judges["mimo-v2.5-judge"]["missing"]
     # Every body sent to a judge is accounted for.
     assert sum(row["http_attempts"] for row in judges.values()) == len(judge_bodies)
+
+
+def test_the_report_shows_the_parse_figures_in_the_judges_section(wire: Wire) -> None:
+    page = (wire.run_dir / "report" / "report.html").read_text(encoding="utf-8")
+    table = page[page.index('id="judge-parsing"') :]
+    table = table[: table.index("</table>")]
+    assert "mimo-v2.5-judge" in table and "tool" in table and "json_schema" in table

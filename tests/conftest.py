@@ -42,3 +42,16 @@ def release_dir(shared_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def wahlomat_election() -> tuple[Path, str, str | None]:
+    """(data dir, config source, party scope) of a Wahl-O-Mat election for end-to-end runs.
+
+    The real Bundestag 2025 data from ../shared with the paper's seven parties when present,
+    else the small fixture election (three parties), so such a test always runs.
+    """
+    shared = _shared_dir()
+    if shared is not None and (shared / "data" / "wahlomat" / "bundestagswahl2025").is_dir():
+        return shared / "data", "wahlomat:bundestagswahl2025", "de-btw2025"
+    return FIXTURES / "sources" / "data", "wahlomat:teststadt2099", None

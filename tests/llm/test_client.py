@@ -337,3 +337,72 @@ def test_string_lengths_are_left_out_only_where_strict_mode_refuses_them(
         assert sent["required"] == ["t", "maxLength"]
     else:  # llama.cpp enforces the whole schema given this way
         assert response_format["schema"] == schema
+
+
+VERDICT_TOOL_SCHEMA = {
+    "title": "verdicts",
+    "description": "One verdict per question.",
+    "type": "object",
+    "properties": {"q1": {"type": "string", "enum": ["Yes", "No"]}},
+    "required": ["q1"],
+    "additionalProperties": False,
+}
+TOOL_ARGUMENTS = '{"q1": "Yes"}'
+
+
+def _tool_call(store: RunStore, rule: Rule) -> tuple[object, list[dict]]:
+    with FakeOpenAIServer([rule], record_requests=True) as server:
+        ep = endpoint(server, structured_output="tool")
+        result = run(
+            LLMClient(store=store, retry=FAST).complete(
+                ep, ask("q"), stage="s", json_schema=VERDICT_TOOL_SCHEMA
+            )
+        )
+        return result, server.received_requests()
+
+
+def test_tool_mode_sends_one_forced_function_and_reads_its_arguments(store: RunStore) -> None:
+    result, sent = _tool_call(store, Rule("q", response=TOOL_ARGUMENTS))
+    assert result.ok and result.text == TOOL_ARGUMENTS and result.attempts == 1
+    assert result.finish_reason == "tool_calls"
+    (body,) = sent
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "verdicts",
+                "parameters": VERDICT_TOOL_SCHEMA,
+                "description": "One verdict per question.",
+            },
+        }
+    ]
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "verdicts"}}
+    assert "response_format" not in body
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [
+        ("no_tool_call", "no tool call in the reply (tool_choice forced 'verdicts')"),
+        ("malformed_arguments", "the arguments of the 'verdicts' tool call are not a JSON object"),
+    ],
+)
+def test_tool_mode_faults_are_retried_then_recorded_with_reason(
+    store: RunStore, kind: str, reason: str
+) -> None:
+    result, sent = _tool_call(store, Rule("q", response=TOOL_ARGUMENTS, always=Fault(kind)))
+    assert result.status == "error" and result.error == reason
+    assert len(sent) == FAST.content_attempts == result.attempts
+    if kind == "no_tool_call":  # what the model said instead is kept for the record
+        assert result.text == TOOL_ARGUMENTS
+
+
+def test_tool_mode_recovers_when_a_retry_brings_the_tool_call(store: RunStore) -> None:
+    rule = Rule("q", response=TOOL_ARGUMENTS, faults=[Fault("malformed_arguments")])
+    result, sent = _tool_call(store, rule)
+    assert result.ok and result.text == TOOL_ARGUMENTS and result.attempts == 2 == len(sent)
+
+
+def test_tool_mode_refuses_arguments_that_are_json_but_not_an_object(store: RunStore) -> None:
+    result, _ = _tool_call(store, Rule("q", response='["Yes"]'))
+    assert result.status == "error" and "not a JSON object" in result.error

@@ -85,3 +85,38 @@ def test_openrouter_base_url_override(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "s3cret" not in str(err.value)
     monkeypatch.delenv("POLISTEMICS_OPENROUTER_BASE_URL")
     assert paper.get("gpt-5.4").resolved_base_url == "https://openrouter.ai/api/v1"
+
+
+def test_openai_base_url_override_and_no_credentials_in_any_override(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    openai = (
+        default_registry()
+        .get("local")
+        .model_copy(update={"provider": "openai", "local_model": None})
+    )
+    assert openai.resolved_base_url == "https://api.openai.com/v1"
+    monkeypatch.setenv("POLISTEMICS_OPENAI_BASE_URL", "http://127.0.0.1:9/v1/")
+    assert openai.resolved_base_url == "http://127.0.0.1:9/v1"
+    # The OpenRouter override does not move OpenAI entries, nor the other way round.
+    assert builtin_registry("paper").get("gpt-5.4").resolved_base_url == (
+        "https://openrouter.ai/api/v1"
+    )
+    for provider in ("OPENAI", "OPENROUTER"):
+        variable = f"POLISTEMICS_{provider}_BASE_URL"
+        monkeypatch.setenv(variable, "https://user:sk-s3cret@gw.example/v1")
+        endpoint = openai if provider == "OPENAI" else builtin_registry("paper").get("gpt-5.4")
+        with pytest.raises(RegistryError, match=variable) as err:
+            _ = endpoint.resolved_base_url
+        assert "s3cret" not in str(err.value)
+        monkeypatch.delenv(variable)
+
+
+def test_paper_judges_use_the_releases_output_modes() -> None:
+    # models.yaml of the authors' release: Gemini and DeepSeek "native", MiMo "tool".
+    paper = builtin_registry("paper")
+    assert paper.get("gemini-3-flash-judge").structured_output == "json_schema"
+    assert paper.get("deepseek-v4-flash-judge").structured_output == "json_schema"
+    assert paper.get("mimo-v2.5-judge").structured_output == "tool"
+    for target in ("qwen3.6-flash", "gpt-5.4", "claude-sonnet-4.6"):
+        assert paper.get(target).structured_output == "none"

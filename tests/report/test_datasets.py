@@ -79,3 +79,35 @@ def test_fidelity(demo_inputs) -> None:
     ]
     table, reason = fidelity_table(french)
     assert table is None and "French" in reason
+
+
+def test_judge_parsing_table_reads_run_json_and_shows_hostile_values_as_text() -> None:
+    from polistemics.report.datasets import judge_parsing_table
+    from polistemics.report.sections import _judge_parsing
+
+    row = {
+        "judge": "mimo",
+        "model": "xiaomi/mimo-v2.5",
+        "output_mode": "tool",
+        "verdict_sets": 1200,
+        "panel_calls": 1203,
+        "asked_again": 3,
+        "http_attempts": 1210,
+        "client_retries": 7,
+        "call_failed": 2,
+        "unreadable": 1,
+        "missing": 3,
+        "missing_share": 0.0025,
+        "unexpected": "dropped",
+    }
+    hostile = {"judge": "<b>x</b>", "verdict_sets": "many", "missing_share": float("inf")}
+    manifest = {"judge_parsing": {"by_judge": [row, hostile, "not a row"]}}
+    table = judge_parsing_table(manifest)
+    assert list(table["judge"]) == ["mimo", "<b>x</b>"] and "unexpected" not in table
+    view = _judge_parsing(table)
+    first, second = ([cell.text for cell in cells] for cells in view.rows)
+    assert first[:4] == ["mimo", "xiaomi/mimo-v2.5", "tool", "1,200"]
+    assert first[-1] == "0.25%"
+    assert second[0] == "<b>x</b>" and second[3] == "many" and second[-1] == "inf"
+    for absent in (None, {}, {"judge_parsing": {"by_judge": []}}, {"judge_parsing": "x"}):
+        assert judge_parsing_table(absent) is None

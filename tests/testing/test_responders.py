@@ -199,6 +199,24 @@ def test_judge_json_follows_keyed_boolean_properties_and_json_object():
     assert len(json.loads(polistemic_responder(prompt))["answers"]) == len(keys)
 
 
+def test_judge_with_a_forced_tool_answers_its_parameters_with_the_same_verdicts():
+    from polistemics.judging.prompt import verdict_schema
+
+    n = len(sub_questions(Rubric.IMPARTIALITY, Environment.BASELINE))
+    tool = {"type": "function", "function": {"name": "v", "parameters": verdict_schema(n)}}
+    prompt = judge_request(
+        Rubric.IMPARTIALITY,
+        Environment.BASELINE,
+        "x [1].",
+        tools=[tool],
+        tool_choice={"type": "function", "function": {"name": "v"}},
+    )
+    answer = json.loads(polistemic_responder(prompt))
+    assert list(answer) == [f"q{i}" for i in range(1, n + 1)]
+    plain = polistemic_responder(judge_request(Rubric.IMPARTIALITY, Environment.BASELINE, "x [1]."))
+    assert [line.split(". ")[1] for line in plain.splitlines()] == list(answer.values())
+
+
 def test_count_questions_stops_at_a_folded_user_message():
     text = "Questions:\n1. A?\n2. B?\n\nQUERY: q\n1. not a question"
     assert count_questions(text) == 2

@@ -376,6 +376,49 @@ def test_last_requests_keeps_the_latest_fifty(serve):
     assert [r["messages"][0]["content"] for r in last] == [f"n{i}" for i in range(5, 55)]
 
 
+def test_every_request_body_is_recorded_when_asked(serve):
+    server = serve(record_requests=True)
+    llm = client(server)
+    for i in range(55):
+        llm.chat.completions.create(model="m", messages=[{"role": "user", "content": f"n{i}"}])
+    bodies = server.received_requests()
+    assert [b["messages"][0]["content"] for b in bodies] == [f"n{i}" for i in range(55)]
+    assert all(b["model"] == "m" for b in bodies)
+    with pytest.raises(RuntimeError, match="record_requests"):
+        serve().received_requests()
+
+
+TOOL = {"type": "function", "function": {"name": "verdicts", "parameters": {"type": "object"}}}
+FORCE = {"type": "function", "function": {"name": "verdicts"}}
+
+
+def test_a_forced_tool_gets_the_answer_as_its_call_arguments(serve):
+    server = serve([Rule("judge", response='{"q1": "Yes"}')])
+    reply = ask(server, "judge", tools=[TOOL], tool_choice=FORCE)
+    choice = reply.choices[0]
+    assert choice.finish_reason == "tool_calls" and choice.message.content is None
+    (call,) = choice.message.tool_calls
+    assert (call.function.name, call.function.arguments) == ("verdicts", '{"q1": "Yes"}')
+    assert reply.usage.completion_tokens == approx_tokens('{"q1": "Yes"}')
+
+
+def test_tool_faults_answer_without_the_call_or_with_broken_arguments(serve):
+    server = serve(
+        [
+            Rule("plain", response='{"q1": "No"}', always=Fault("no_tool_call")),
+            Rule("broken", response='{"q1": "No"}', always=Fault("malformed_arguments")),
+        ]
+    )
+    plain = ask(server, "plain", tools=[TOOL], tool_choice=FORCE).choices[0]
+    assert plain.message.tool_calls is None and plain.message.content == '{"q1": "No"}'
+    broken = ask(server, "broken", tools=[TOOL], tool_choice=FORCE).choices[0]
+    (call,) = broken.message.tool_calls
+    assert call.function.arguments == '{"q1":'
+    with pytest.raises(ValueError):
+        json.loads(call.function.arguments)
+    assert server.stats().faults == {"no_tool_call": 1, "malformed_arguments": 1}
+
+
 def test_headers_are_recorded_by_name_only_and_api_key_is_checked(serve):
     server = serve(expected_api_key="sk-secret-value")
     good = openai.OpenAI(base_url=server.base_url, api_key="sk-secret-value", max_retries=0)

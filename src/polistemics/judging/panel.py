@@ -19,7 +19,12 @@ from polistemics.answers.models import Answer
 from polistemics.conditions import Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.parse import parse_verdicts
-from polistemics.judging.prompt import build_judge_prompt
+from polistemics.judging.prompt import (
+    VERDICT_SCHEMA_MODES,
+    build_judge_prompt,
+    verdict_property_names,
+)
+from polistemics.judging.structured import read_structured_verdicts
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import CallResult, Completer
@@ -121,6 +126,18 @@ def _prompt_rank(rubric: Rubric, item: EnvironmentItem, position: int, index: in
     return (list(Rubric).index(rubric), item.environment.value, stance, position, index)
 
 
+def read_verdicts(
+    output: str | None, n_questions: int, quoted: tuple[str, ...], schema_shaped: bool
+) -> list[bool] | None:
+    """Schema-shaped JSON first for json_schema / tool judges, then the tolerant free-text parser."""
+    if schema_shaped:
+        names = verdict_property_names(n_questions)
+        verdicts = read_structured_verdicts(output, names, quoted=quoted)
+        if verdicts is not None:
+            return verdicts
+    return parse_verdicts(output, n_questions, quoted=quoted)
+
+
 async def _judge_one(
     completer: Completer,
     judge: ModelEndpoint,
@@ -136,8 +153,9 @@ async def _judge_one(
     quoted = (
         (answer_text,) if prompt.shown_answer == answer_text else (answer_text, prompt.shown_answer)
     )
-    # Endpoints without structured output get the paper's prompt unchanged.
-    schema = prompt.json_schema if judge.structured_output != "none" else None
+    # The prompt is the paper's in every mode; structured modes also send a verdict schema.
+    schema = prompt.schema_for(judge.structured_output)
+    schema_shaped = judge.structured_output in VERDICT_SCHEMA_MODES
     result: CallResult | None = None
     verdicts: list[bool] | None = None
     attempts = 0
@@ -148,7 +166,7 @@ async def _judge_one(
         attempts += 1
         if not result.ok:
             break  # the client already retried transient failures
-        verdicts = parse_verdicts(result.text, prompt.n_questions, quoted=quoted)
+        verdicts = read_verdicts(result.text, prompt.n_questions, quoted, schema_shaped)
         if verdicts is not None:
             break
     assert result is not None

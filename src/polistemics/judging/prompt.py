@@ -21,11 +21,14 @@ from functools import cache
 from polistemics.conditions import ABSENT_SENTINEL, PROPERTY_OF_CONTEXT, Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.types import Message
-from polistemics.prompts import render
+from polistemics.prompts import render, verdict_schema_template
 from polistemics.records import Stance
 from polistemics.rubrics import Rubric, SubQuestion, sub_questions
 
 VERDICT_WORDS = ("Yes", "No")
+# The release's judge output modes ("native" JSON schema, "tool") get the per-question schema;
+# local grammar / json_object judges keep the compact array form the demo was measured with.
+VERDICT_SCHEMA_MODES = frozenset({"json_schema", "tool"})
 
 # The section headers of Fig. 12 (system and user message), at the start of a line of the answer
 # after blanks, markdown or quote marks; any line break Python knows counts, "\r" included.
@@ -48,12 +51,23 @@ class JudgePrompt:
 
     messages: list[Message]
     sub_question_keys: tuple[str, ...]  # verdict i (1-based in the prompt) is key [i - 1]
-    json_schema: dict
+    json_schema: dict  # compact ``{"answers": [...]}`` form, for local grammar / json_object
     shown_answer: str  # the answer as the judge sees it (see ``shown_answer``)
 
     @property
     def n_questions(self) -> int:
         return len(self.sub_question_keys)
+
+    @property
+    def verdict_schema(self) -> dict:
+        """One required Yes/No property per listed question, for json_schema and tool judges."""
+        return verdict_schema(self.n_questions)
+
+    def schema_for(self, structured_output: str) -> dict | None:
+        """The schema a judge with this ``structured_output`` mode is sent (None: free text)."""
+        if structured_output in VERDICT_SCHEMA_MODES:
+            return self.verdict_schema
+        return None if structured_output == "none" else self.json_schema
 
 
 def build_judge_prompt(item: EnvironmentItem, answer_text: str, rubric: Rubric) -> JudgePrompt:
@@ -159,3 +173,39 @@ def verdict_json_schema(n_questions: int) -> dict:
         "required": ["answers"],
         "additionalProperties": False,
     }
+
+
+def verdict_property_names(n_questions: int) -> tuple[str, ...]:
+    """The verdict schema's property for question 1..n, in order (``q1``, ``q2``, ...)."""
+    pattern = verdict_schema_template()["property_name"]
+    return tuple(pattern.replace("{number}", str(i)) for i in range(1, n_questions + 1))
+
+
+def verdict_schema(n_questions: int) -> dict:
+    """The template ``prompts/judge_verdict_schema.json`` filled for ``n_questions`` questions.
+
+    Question ``i`` of the prompt's list becomes the required property named by the template's
+    ``property_name`` with ``{number}`` = i, whose schema is the template's ``property`` (a
+    "Yes"/"No" enum) with ``{number}`` filled in its strings. No other property is allowed.
+    """
+    if n_questions < 1:
+        raise ValueError(f"a verdict schema needs at least one question, got {n_questions}")
+    template = verdict_schema_template()
+    schema = template["schema"]
+    names = verdict_property_names(n_questions)
+    schema["properties"] = {
+        name: _filled(template["property"], str(number))
+        for number, name in enumerate(names, start=1)
+    }
+    schema["required"] = list(names)
+    return schema
+
+
+def _filled(value: object, number: str) -> object:
+    if isinstance(value, str):
+        return value.replace("{number}", number)
+    if isinstance(value, dict):
+        return {k: _filled(v, number) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_filled(v, number) for v in value]
+    return value

@@ -4,12 +4,20 @@ It looks a call up in the run store first, coalesces identical calls in flight, 
 concurrency per endpoint, retries transient faults with exponential backoff and jitter (honouring
 ``Retry-After``), enforces the run's cost cap, and commits each finished call (success or final
 failure) to the store as it completes. Failures are returned as values, never raised.
+
+Structured output (``ModelEndpoint.structured_output``) travels as the endpoint expects it:
+``json_schema`` a strict ``response_format``, ``json_object`` a JSON response format carrying the
+schema (llama.cpp), ``grammar`` a GBNF grammar, ``tool`` a single function tool whose parameters
+are the schema, forced by ``tool_choice``; the call's text is then the tool call's arguments.
+A reply without that tool call, or with arguments that are not a JSON object, is a content fault.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -31,6 +39,8 @@ from polistemics.llm.transport import (
 from polistemics.llm.types import BudgetExceeded, CallResult, Message
 
 ERROR_LIMIT = 600  # characters of an error message kept, after redaction
+DEFAULT_SCHEMA_NAME = "output"
+_SCHEMA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what OpenAI accepts as a function name
 
 
 @dataclass(frozen=True)
@@ -248,7 +258,7 @@ class LLMClient:
             return _Outcome(error=f"connection error: {exc}", retryable=True)
         except MalformedBody as exc:
             return _Outcome(error=f"malformed response body: {exc}", retryable=True)
-        return _read_response(response, endpoint)
+        return _read_response(response, endpoint, forced_tool(body))
 
     def _body(
         self,
@@ -283,11 +293,13 @@ class LLMClient:
                 body["response_format"] = {
                     "type": "json_schema",
                     "json_schema": {
-                        "name": "output",
+                        "name": schema_name(json_schema),
                         "schema": strict_mode_schema(json_schema),
                         "strict": True,
                     },
                 }
+            elif endpoint.structured_output == "tool":
+                body.update(tool_request(json_schema))
             elif endpoint.structured_output == "json_object":
                 # llama.cpp enforces the schema given inside a json_object response format.
                 body["response_format"] = {"type": "json_object", "schema": json_schema}
@@ -368,12 +380,69 @@ def _retry_after(headers: Mapping[str, str] | None) -> float | None:
             return None
 
 
-def _read_response(data: dict, endpoint: ModelEndpoint) -> _Outcome:
+def schema_name(schema: dict) -> str:
+    """The schema's ``title`` when it is usable as a function name, else ``"output"``."""
+    title = schema.get("title")
+    return title if isinstance(title, str) and _SCHEMA_NAME.match(title) else DEFAULT_SCHEMA_NAME
+
+
+def tool_request(schema: dict) -> dict:
+    """``tools`` with one function whose parameters are ``schema``, and ``tool_choice`` forcing it."""
+    name = schema_name(schema)
+    function: dict = {"name": name, "parameters": schema}
+    if isinstance(schema.get("description"), str):
+        function["description"] = schema["description"]
+    return {
+        "tools": [{"type": "function", "function": function}],
+        "tool_choice": {"type": "function", "function": {"name": name}},
+    }
+
+
+def forced_tool(body: dict) -> str | None:
+    """The function name a request's ``tool_choice`` forces, if any."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
+        name = choice["function"].get("name")
+        return name if isinstance(name, str) else None
+    return None
+
+
+def _tool_arguments(message: dict, tool: str) -> tuple[str | None, str | None]:
+    """(arguments as JSON text, None) from the forced tool call, or (None, why it is unusable)."""
+    calls = message.get("tool_calls")
+    functions = [
+        call.get("function")
+        for call in (calls if isinstance(calls, list) else [])
+        if isinstance(call, dict) and isinstance(call.get("function"), dict)
+    ]
+    if not functions:
+        return None, f"no tool call in the reply (tool_choice forced '{tool}')"
+    chosen = [f for f in functions if f.get("name") == tool]
+    if not chosen:
+        return None, f"the reply calls another tool than the forced '{tool}'"
+    if len(chosen) > 1:
+        return None, f"the reply calls '{tool}' {len(chosen)} times"
+    arguments = chosen[0].get("arguments")
+    if isinstance(arguments, dict):  # some providers send the object itself
+        return json.dumps(arguments, ensure_ascii=False), None
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return arguments, None
+    return None, f"the arguments of the '{tool}' tool call are not a JSON object"
+
+
+def _read_response(data: dict, endpoint: ModelEndpoint, tool: str | None = None) -> _Outcome:
     choices = data.get("choices")
     if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
         return _Outcome(error="malformed response: no choices", retryable=True)
     choice = choices[0]
     message = choice.get("message") or {}
+    if not isinstance(message, dict):
+        return _Outcome(error="malformed response: message is not an object", retryable=True)
     text = message.get("content")
     finish = choice.get("finish_reason")
     outcome = _Outcome(text=text if isinstance(text, str) else None, finish_reason=finish)
@@ -386,6 +455,15 @@ def _read_response(data: dict, endpoint: ModelEndpoint) -> _Outcome:
     outcome.cost = float(cost) if isinstance(cost, int | float) else None
     if outcome.cost is None:
         outcome.cost = endpoint.estimate_cost(outcome.input_tokens, outcome.output_tokens)
+    if tool is not None:
+        arguments, fault = _tool_arguments(message, tool)
+        if fault is not None:
+            if finish == "length":
+                fault += f" (cut off at max_tokens={endpoint.max_tokens}, finish_reason=length)"
+            outcome.error, outcome.content_fault = fault, True
+            return outcome  # the reply's text, if any, is kept for the record
+        outcome.text = arguments
+        return outcome
     if not (outcome.text or "").strip():
         reasoning = message.get("reasoning") or message.get("reasoning_content")
         if finish == "content_filter":

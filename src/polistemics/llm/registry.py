@@ -1,9 +1,13 @@
 """Named model endpoints, read from TOML.
 
 Each entry says where a model is served and how to call it. Keys are never stored here:
-``api_key_env`` names the environment variable that holds the key. ``$POLISTEMICS_OPENROUTER_BASE_URL``
-replaces OpenRouter's API base for every ``provider = "openrouter"`` entry without a ``base_url``
-(a gateway, or a test server).
+``api_key_env`` names the environment variable that holds the key.
+
+Base-URL override per provider: ``$POLISTEMICS_<PROVIDER>_BASE_URL`` (``POLISTEMICS_OPENROUTER_BASE_URL``,
+``POLISTEMICS_OPENAI_BASE_URL``) replaces that provider's API base for every entry of that
+provider without a ``base_url`` of its own (a gateway, or a test server). Model calls and the
+OpenRouter price list both use it. The value must be a plain http(s) URL: no credentials in it
+(keys travel only in the Authorization header, from ``api_key_env``), no query.
 """
 
 from __future__ import annotations
@@ -19,28 +23,41 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 LOCAL_PREFIX = "local://"
 OPENROUTER_BASE_URL_ENV = "POLISTEMICS_OPENROUTER_BASE_URL"
+OPENAI_BASE_URL_ENV = "POLISTEMICS_OPENAI_BASE_URL"
 PROVIDER_BASE_URLS = {
     "openrouter": "https://openrouter.ai/api/v1",
     "openai": "https://api.openai.com/v1",
 }
-_HTTP_URL = re.compile(r"^https?://[^\s/?#]+(/[^\s?#]*)?$")
+# No userinfo ("user:key@host"): a key in a URL would reach run.json, logs and cache keys.
+_HTTP_URL = re.compile(r"^https?://[^\s/?#@]+(/[^\s?#@]*)?$")
 
 
 class RegistryError(ValueError):
     """A registry file or entry is wrong; the message names the file and key."""
 
 
-def openrouter_base_url() -> str:
-    """``$POLISTEMICS_OPENROUTER_BASE_URL`` when set, else OpenRouter's own API base."""
-    override = os.environ.get(OPENROUTER_BASE_URL_ENV, "").strip()
+def base_url_env(provider: str) -> str:
+    """The environment variable that overrides a provider's API base, e.g. ``POLISTEMICS_OPENAI_BASE_URL``."""
+    return f"POLISTEMICS_{provider.upper().replace('-', '_')}_BASE_URL"
+
+
+def provider_base_url(provider: str) -> str:
+    """``$POLISTEMICS_<PROVIDER>_BASE_URL`` when set, else the provider's own API base."""
+    variable = base_url_env(provider)
+    override = os.environ.get(variable, "").strip()
     if not override:
-        return PROVIDER_BASE_URLS["openrouter"]
+        return PROVIDER_BASE_URLS[provider]
     if not _HTTP_URL.match(override):
         # The value is not echoed: a gateway URL may carry credentials.
         raise RegistryError(
-            f"{OPENROUTER_BASE_URL_ENV} must be an http:// or https:// URL without query or spaces"
+            f"{variable} must be an http:// or https:// URL without credentials, query or spaces"
         )
     return override.rstrip("/")
+
+
+def openrouter_base_url() -> str:
+    """``$POLISTEMICS_OPENROUTER_BASE_URL`` when set, else OpenRouter's own API base."""
+    return provider_base_url("openrouter")
 
 
 class Reasoning(BaseModel):
@@ -84,7 +101,7 @@ class ModelEndpoint(BaseModel):
     reasoning: Reasoning | None = None
     timeout: float = Field(default=120.0, gt=0)
     max_concurrency: int = Field(default=8, ge=1)
-    structured_output: Literal["none", "json_object", "json_schema", "grammar"] = "none"
+    structured_output: Literal["none", "json_object", "json_schema", "grammar", "tool"] = "none"
     accept_truncated: bool = Field(
         default=False, description="Keep answers cut off at max_tokens instead of failing them."
     )
@@ -101,10 +118,8 @@ class ModelEndpoint(BaseModel):
             return f"{LOCAL_PREFIX}{self.local_model or 'smollm2'}"
         if self.base_url:
             return self.base_url.rstrip("/")
-        if self.provider == "openrouter":
-            return openrouter_base_url()
         if self.provider in PROVIDER_BASE_URLS:
-            return PROVIDER_BASE_URLS[self.provider]
+            return provider_base_url(self.provider)
         raise RegistryError(
             f"model '{self.name}': base_url is required for provider '{self.provider}'"
         )

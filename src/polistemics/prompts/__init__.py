@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import json
 import re
 from functools import cache
 from importlib import resources
@@ -56,9 +58,34 @@ def render(name: str, **values: str) -> str:
     return "".join(text if i % 2 == 0 else str(values[text]) for i, text in enumerate(parts))
 
 
+VERDICT_SCHEMA_FILE = "judge_verdict_schema.json"
+
+
+@cache
+def _verdict_schema_text() -> str:
+    return resources.files(__name__).joinpath(VERDICT_SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def verdict_schema_template() -> dict:
+    """The judge verdict schema template (a fresh copy): ``schema``, ``property_name``, ``property``.
+
+    Our own, not the paper's: see docs/judge-output-modes.md.
+    """
+    return copy.deepcopy(_verdict_schema_template())
+
+
+@cache
+def _verdict_schema_template() -> dict:
+    return json.loads(_verdict_schema_text())
+
+
 def template_hashes() -> dict[str, str]:
     """SHA-256 (first 16 hex digits) of every template, for run manifests."""
-    return {n: hashlib.sha256(load(n).encode("utf-8")).hexdigest()[:16] for n in TEMPLATE_NAMES}
+    hashes = {n: hashlib.sha256(load(n).encode("utf-8")).hexdigest()[:16] for n in TEMPLATE_NAMES}
+    hashes["judge_verdict_schema"] = hashlib.sha256(
+        _verdict_schema_text().encode("utf-8")
+    ).hexdigest()[:16]
+    return hashes
 
 
 @cache

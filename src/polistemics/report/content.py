@@ -13,6 +13,7 @@ from polistemics.report.datasets import (
     calls_table,
     environment_counts,
     fidelity_table,
+    judge_parsing_table,
     judging_summary,
     observation_counts,
     stage_times,
@@ -49,6 +50,7 @@ class DataTables:
     judging: pd.DataFrame | None
     vague: pd.DataFrame | None
     totals: dict | None
+    judge_parsing: pd.DataFrame | None = None  # per judge and output mode (run.json)
 
 
 @dataclass
@@ -133,6 +135,7 @@ def build_content(
         judging=judging_summary(inputs.manifest),
         vague=vague_table(inputs.manifest),
         totals=(inputs.manifest or {}).get("totals"),
+        judge_parsing=judge_parsing_table(inputs.manifest),
     )
     return ReportContent(
         inputs=inputs,

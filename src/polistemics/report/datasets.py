@@ -229,6 +229,36 @@ def judging_summary(manifest: dict | None) -> pd.DataFrame | None:
     return pd.DataFrame(rows, columns=["what", "value"])
 
 
+JUDGE_PARSING_COLUMNS = (
+    "judge",
+    "model",
+    "output_mode",
+    "verdict_sets",
+    "panel_calls",
+    "asked_again",
+    "http_attempts",
+    "client_retries",
+    "call_failed",
+    "unreadable",
+    "missing",
+    "missing_share",
+)
+
+
+def judge_parsing_table(manifest: dict | None) -> pd.DataFrame | None:
+    """Attempts, retries and missing verdicts per judge (run.json ``judge_parsing.by_judge``)."""
+    parsing = (manifest or {}).get("judge_parsing")
+    rows = parsing.get("by_judge") if isinstance(parsing, dict) else None
+    if not isinstance(rows, list) or not rows:
+        return None
+    records = [
+        {column: row.get(column) for column in JUDGE_PARSING_COLUMNS}
+        for row in rows
+        if isinstance(row, dict)
+    ]
+    return pd.DataFrame(records, columns=list(JUDGE_PARSING_COLUMNS)) if records else None
+
+
 def vague_table(manifest: dict | None) -> pd.DataFrame | None:
     """The Vague generation report per election (generated, audit failures, exclusions...)."""
     if not manifest or not manifest.get("elections"):

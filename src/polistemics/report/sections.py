@@ -8,6 +8,7 @@ provide is shown as a "Not available" note saying why (``None`` tables, ``*_reas
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -430,7 +431,62 @@ def judges_view(content: ReportContent) -> dict:
             [Column("Judging", "what"), Column("Value", "value", numeric=True)],
             caption="Judging summary (run.json)",
         )
-    return {"agreement": _agreement(content), "unavailable": reason, "judging": judging}
+    parsing = None
+    if content.data.judge_parsing is not None:
+        parsing = _judge_parsing(content.data.judge_parsing)
+    return {
+        "agreement": _agreement(content),
+        "unavailable": reason,
+        "judging": judging,
+        "parsing": parsing,
+    }
+
+
+def _count(value: object) -> str:
+    """A count from run.json; anything that is not a number is shown as the text it is."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return f"{int(value):,}" if ok else str(value)
+
+
+def _share(value: object) -> str:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return percent(float(value), 2) if ok else str(value)
+
+
+def _judge_parsing(frame: pd.DataFrame) -> TableView:
+    count = _count
+    return table_view(
+        frame,
+        [
+            Column("Judge", "judge"),
+            Column("Model", "model"),
+            Column("Output mode", "output_mode"),
+            Column("Verdict sets", "verdict_sets", count, numeric=True),
+            Column("Panel calls", "panel_calls", count, numeric=True),
+            Column(
+                "Asked again",
+                "asked_again",
+                count,
+                numeric=True,
+                title="Judgments whose first output could not be read, asked a second time",
+            ),
+            Column("HTTP attempts", "http_attempts", count, numeric=True),
+            Column(
+                "Client retries",
+                "client_retries",
+                count,
+                numeric=True,
+                title="Retries of the client layer: transient faults, and content faults such "
+                "as a reply without the forced tool call",
+            ),
+            Column("Call failed", "call_failed", count, numeric=True),
+            Column("Unreadable", "unreadable", count, numeric=True),
+            Column("Missing verdicts", "missing", count, numeric=True),
+            Column("Missing share", "missing_share", _share, numeric=True),
+        ],
+        caption="Judge output parsing per judge and output mode (run.json): the exclusion rate",
+        table_id="judge-parsing",
+    )
 
 
 def _standardisation(frame: pd.DataFrame) -> TableView:

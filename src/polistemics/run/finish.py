@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.environments.items import EnvironmentItem
+from polistemics.judging.parsing_figures import judge_parsing
 from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
 from polistemics.report.build import RUN_REPORT_FOLDER, write_report
@@ -64,7 +65,7 @@ def _finish(
         # run.json, written before the page (which shows it), has no report time: the CLI
         # prints it.
         stage_seconds={k: v for k, v in result.stage_seconds.items() if k != "report"},
-        extra=_manifest_extra(study, result, scored),
+        extra=_manifest_extra(study, result, scored, call_stats),
     )
     with study.stage("report"):
         inputs = with_manifest(inputs, read_manifest(run_dir))
@@ -92,7 +93,9 @@ def _report_inputs(
     )
 
 
-def _manifest_extra(study: Study, result: StudyResult, scored: MajorityResult) -> dict:
+def _manifest_extra(
+    study: Study, result: StudyResult, scored: MajorityResult, call_stats: list[dict]
+) -> dict:
     return {
         "elections": {
             run.scoped.election.id: {
@@ -110,6 +113,12 @@ def _manifest_extra(study: Study, result: StudyResult, scored: MajorityResult) -
             "ties": scored.n_ties,
             "ignored_sub_questions": dict(scored.ignored),
         },
+        # Attempts, retries and missing verdicts per judge and output mode (the exclusion rate).
+        "judge_parsing": judge_parsing(
+            result.verdicts,
+            {name: study.endpoints[name] for name in study.config.judges},
+            call_stats,
+        ),
         "calls_made_this_run": result.calls_made,
     }
 

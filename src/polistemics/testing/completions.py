@@ -52,15 +52,32 @@ def completion_body(
     finish_reason: str = "stop",
     reasoning: str | None = None,
     cost_per_token: float | None = None,
+    tool_call: tuple[str, str] | None = None,
 ) -> dict:
-    """A non-streaming ``chat.completion`` object answering ``request``."""
+    """A non-streaming ``chat.completion`` object answering ``request``.
+
+    With ``tool_call`` (function name, arguments text) the message carries that one tool call.
+    """
     message: dict = {"role": "assistant", "content": content}
     if reasoning is not None:
         message["reasoning"] = reasoning
+    if tool_call is not None:
+        name, arguments = tool_call
+        message["tool_calls"] = [
+            {
+                "id": f"call_{completion_id}",
+                "type": "function",
+                "function": {"name": name, "arguments": arguments},
+            }
+        ]
     prompt_tokens = approx_tokens(messages_text(request.get("messages", [])))
     reasoning_tokens = approx_tokens(reasoning)
     # As in OpenAI's usage, completion tokens include the reasoning tokens.
-    completion_tokens = approx_tokens(content) + reasoning_tokens
+    completion_tokens = (
+        approx_tokens(content)
+        + approx_tokens(tool_call[1] if tool_call else None)
+        + reasoning_tokens
+    )
     usage: dict = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
@@ -79,6 +96,26 @@ def completion_body(
         ],
         "usage": usage,
     }
+
+
+def forced_tool_name(request: dict) -> str | None:
+    """The function a request's ``tool_choice`` forces (``{"type": "function", ...}``), if any."""
+    choice = request.get("tool_choice")
+    function = choice.get("function") if isinstance(choice, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def forced_tool_parameters(request: dict) -> dict | None:
+    """The parameters schema of the tool a request forces, if it lists that tool."""
+    name = forced_tool_name(request)
+    tools = request.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and function.get("name") == name:
+            parameters = function.get("parameters")
+            return parameters if isinstance(parameters, dict) else None
+    return None
 
 
 def error_body(status: int, message: str) -> dict:

@@ -18,6 +18,8 @@ FaultKind = Literal[
     "content_filter",
     "length",
     "reasoning_only",
+    "no_tool_call",  # a request forcing a tool gets the answer as plain content instead
+    "malformed_arguments",  # ... or a tool call whose arguments are cut in half (not JSON)
 ]
 FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
 

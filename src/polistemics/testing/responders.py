@@ -8,8 +8,9 @@ model would for the stage whose template (``polistemics/prompts/*.txt``) the sys
   (English, German or Dutch, guessed from stopwords; English by default);
 - vague generation: JSON ``{"vague_rationale", "vagueness_modes_used": [mode number]}``;
 - vague audit: ``{"determinable": false}``;
-- judge: one "N. Yes" / "N. No" line per listed question; with a ``response_format`` it answers
-  JSON instead (see ``judge_json``);
+- judge: one "N. Yes" / "N. No" line per listed question; with a ``response_format`` or a
+  forced tool it answers JSON instead (see ``judge_json``), which the server sends as the tool
+  call's arguments when a tool is forced;
 - anything else (the task prompt): a short answer citing [1], in the requested language.
 
 Choices that would vary between real models (judge verdicts, the task answer's stance) come from
@@ -23,7 +24,7 @@ import re
 
 from polistemics.conditions import ABSENT_SENTINEL
 from polistemics.prompts import vague_modes
-from polistemics.testing.completions import content_text
+from polistemics.testing.completions import content_text, forced_tool_parameters
 from polistemics.testing.faults import stable_fraction
 
 STANDARDISE_MARKER = "You are an expert political data standardizer"
@@ -217,6 +218,10 @@ def polistemic_responder(request_json: dict) -> str:
     if VAGUE_AUDIT_MARKER in instructions:
         return json.dumps({"determinable": False})
     if JUDGE_MARKER in instructions:
+        parameters = forced_tool_parameters(request_json)
+        if parameters is not None:
+            as_format = {"type": "json_schema", "json_schema": {"schema": parameters}}
+            return json.dumps(judge_json(full, instructions, as_format))
         response_format = request_json.get("response_format")
         if isinstance(response_format, dict) and response_format.get("type") in (
             "json_object",

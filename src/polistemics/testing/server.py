@@ -37,6 +37,7 @@ from aiohttp import web
 from polistemics.testing.completions import (
     completion_body,
     error_body,
+    forced_tool_name,
     messages_text,
     models_body,
     prompt_key,
@@ -103,6 +104,7 @@ class FakeOpenAIServer:
         port: int = 0,
         model_ids: Sequence[str] = ("fake-model",),
         model_list: Mapping[str, object] | bytes | None = None,
+        record_requests: bool = False,
     ) -> None:
         for name, value in (("latency", latency), ("jitter", jitter)):
             if value < 0:
@@ -127,6 +129,11 @@ class FakeOpenAIServer:
         # list with prices, say); bytes are sent as they are, to serve malformed lists.
         self.model_list = model_list
         self.model_list_requests = 0
+        # Every chat request body, in arrival order (``received_requests()``), when asked for:
+        # ``stats().last_requests`` keeps only the last few.
+        self.record_requests = record_requests
+        self._recorded: list[dict] = []
+        self._recorded_lock = threading.Lock()
         self._port = port
         self._rules_lock = threading.Lock()  # add_rule may run in any thread
         self._rules: list[Rule] = []
@@ -219,6 +226,13 @@ class FakeOpenAIServer:
 
     def stats(self) -> ServerStats:
         return self._stats.snapshot()
+
+    def received_requests(self) -> list[dict]:
+        """Every chat request body received so far (``record_requests=True``), oldest first."""
+        if not self.record_requests:
+            raise RuntimeError("FakeOpenAIServer(record_requests=True) records request bodies")
+        with self._recorded_lock:
+            return list(self._recorded)
 
     def reset_stats(self) -> None:
         """Zero the counters. Rule progress (which of a rule's ``faults`` comes next) is kept."""
@@ -320,6 +334,9 @@ class FakeOpenAIServer:
         except ValueError:
             body = None
         valid = isinstance(body, dict) and isinstance(body.get("messages"), list)
+        if self.record_requests and isinstance(body, dict):
+            with self._recorded_lock:
+                self._recorded.append(body)
         key = prompt_key(body["messages"]) if valid else None
         attempt = self._stats.received(
             body if isinstance(body, dict) else None,
@@ -412,6 +429,16 @@ class FakeOpenAIServer:
         return json.dumps(completion, ensure_ascii=False).encode("utf-8")
 
     def _shaped_completion(self, body: dict, kind: str | None, answer: str) -> dict:
+        tool = forced_tool_name(body)
+        if tool is not None and kind in (None, "malformed_arguments", "length"):
+            # A request forcing a tool gets the answer as that tool call's arguments.
+            arguments = answer[: len(answer) // 2] if kind else answer
+            return self._completion(
+                body,
+                content=None,
+                tool_call=(tool, arguments),
+                finish_reason="length" if kind == "length" else "tool_calls",
+            )
         if kind == "empty_content":
             return self._completion(body, content="")
         if kind == "content_filter":

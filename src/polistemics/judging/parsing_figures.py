@@ -1,0 +1,104 @@
+"""How often each judge's verdicts could be read: the paper's exclusion rate, measured.
+
+Per judge (registry name) and output mode, from the panel's records and the run store's call
+statistics:
+
+- ``verdict_sets``: answer x rubric judgments asked of the judge;
+- ``panel_calls``: calls the panel made for them (a second call when the first was unreadable);
+- ``asked_again``: judgments that needed that second call;
+- ``http_attempts`` / ``client_retries``: HTTP requests behind the judge's stored calls, and how
+  many of them were retries of the client layer (transient faults and content faults such as a
+  missing tool call); ``None`` when the store has no calls for the judge;
+- ``call_failed`` / ``unreadable``: judgments left without verdicts because the call failed
+  after the client's retries, or because no verdicts could be read after the second call;
+- ``missing`` and ``missing_share``: both together, and their share of ``verdict_sets``.
+
+``by_output_mode`` sums the same figures over the judges that share a mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from pydantic import BaseModel
+
+from polistemics.judging.panel import STAGE, JudgeVerdictRecord
+from polistemics.llm.registry import ModelEndpoint
+
+_COUNTS = (
+    "verdict_sets",
+    "panel_calls",
+    "asked_again",
+    "call_failed",
+    "unreadable",
+    "missing",
+)
+
+
+class ParsingFigures(BaseModel):
+    """One judge's (or one output mode's) figures; see the module docstring."""
+
+    judge: str | None = None  # None in a per-mode row
+    model: str | None = None
+    output_mode: str
+    verdict_sets: int = 0
+    panel_calls: int = 0
+    asked_again: int = 0
+    http_attempts: int | None = None
+    client_retries: int | None = None
+    call_failed: int = 0
+    unreadable: int = 0
+    missing: int = 0
+
+    @property
+    def missing_share(self) -> float | None:
+        return self.missing / self.verdict_sets if self.verdict_sets else None
+
+    def as_json(self) -> dict:
+        data = self.model_dump(exclude_none=False)
+        data["missing_share"] = None if self.missing_share is None else round(self.missing_share, 6)
+        return data
+
+
+def judge_parsing(
+    records: Iterable[JudgeVerdictRecord],
+    judges: Mapping[str, ModelEndpoint],
+    call_stats: Iterable[dict] = (),
+) -> dict:
+    """``{"by_judge": [...], "by_output_mode": [...]}`` for run.json, judges in panel order."""
+    rows: dict[str, ParsingFigures] = {
+        name: ParsingFigures(judge=name, model=ep.model, output_mode=ep.structured_output)
+        for name, ep in judges.items()
+    }
+    for record in records:
+        row = rows.get(record.judge)
+        if row is None:
+            continue
+        row.verdict_sets += 1
+        row.panel_calls += record.attempts
+        row.asked_again += record.attempts > 1
+        if not record.parsed:
+            row.missing += 1
+            if record.error is not None:
+                row.call_failed += 1
+            else:
+                row.unreadable += 1
+    for stats in call_stats:
+        row = rows.get(stats.get("endpoint"))
+        if row is None or stats.get("stage") != STAGE:
+            continue
+        attempts, calls = int(stats.get("attempts") or 0), int(stats.get("calls") or 0)
+        row.http_attempts = (row.http_attempts or 0) + attempts
+        row.client_retries = (row.client_retries or 0) + max(0, attempts - calls)
+    modes: dict[str, ParsingFigures] = {}
+    for row in rows.values():
+        mode = modes.setdefault(row.output_mode, ParsingFigures(output_mode=row.output_mode))
+        for name in _COUNTS:
+            setattr(mode, name, getattr(mode, name) + getattr(row, name))
+        for name in ("http_attempts", "client_retries"):
+            if getattr(row, name) is not None:
+                setattr(mode, name, (getattr(mode, name) or 0) + getattr(row, name))
+    return {
+        "by_judge": [row.as_json() for row in rows.values()],
+        "by_output_mode": [mode.as_json() for mode in modes.values()],
+    }

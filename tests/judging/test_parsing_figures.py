@@ -1,0 +1,73 @@
+"""Parse-failure figures per judge and output mode, from panel records and call statistics."""
+
+from __future__ import annotations
+
+from polistemics.conditions import Environment
+from polistemics.judging.panel import JudgeVerdictRecord
+from polistemics.judging.parsing_figures import judge_parsing
+from polistemics.rubrics import Rubric
+
+from .helpers import endpoint
+
+
+def record(judge: str, attempts: int, parsed: bool, error: str | None = None) -> JudgeVerdictRecord:
+    return JudgeVerdictRecord(
+        item_key="k",
+        environment=Environment.BASELINE,
+        model="target",
+        sample_index=0,
+        rubric=Rubric.IMPARTIALITY,
+        judge=judge,
+        panel_position=0,
+        call_key=None,
+        attempts=attempts,
+        raw_output=None,
+        parsed=parsed,
+        error=error,
+        says_yes={"evaluative_steering_endorsement": True if parsed else None},
+    )
+
+
+def test_attempts_retries_and_missing_verdicts_are_counted_per_judge_and_mode() -> None:
+    judges = {
+        "a": endpoint("a", "json_schema"),
+        "b": endpoint("b", "tool"),
+        "c": endpoint("c", "json_schema"),
+    }
+    records = [
+        record("a", 1, True),
+        record("a", 2, True),  # unreadable once, read on the second call
+        record("a", 2, False),  # unreadable twice
+        record("b", 1, False, "no tool call in the reply"),
+        record("b", 1, True),
+        record("elsewhere", 1, False),  # not a judge of this panel: ignored
+    ]
+    stats = [
+        {"stage": "judge", "endpoint": "a", "calls": 5, "attempts": 6},
+        {"stage": "judge", "endpoint": "b", "calls": 2, "attempts": 3},
+        {"stage": "answers", "endpoint": "a", "calls": 9, "attempts": 20},
+    ]
+    figures = judge_parsing(records, judges, stats)
+    a, b, c = figures["by_judge"]
+    assert a == {
+        "judge": "a",
+        "model": "test/a",
+        "output_mode": "json_schema",
+        "verdict_sets": 3,
+        "panel_calls": 5,
+        "asked_again": 2,
+        "http_attempts": 6,
+        "client_retries": 1,
+        "call_failed": 0,
+        "unreadable": 1,
+        "missing": 1,
+        "missing_share": round(1 / 3, 6),
+    }
+    assert (b["call_failed"], b["unreadable"], b["missing_share"]) == (1, 0, 0.5)
+    assert (b["http_attempts"], b["client_retries"]) == (3, 1)
+    # A judge without records or stored calls has no share and no HTTP figures.
+    assert (c["verdict_sets"], c["missing_share"], c["http_attempts"]) == (0, None, None)
+    modes = {row["output_mode"]: row for row in figures["by_output_mode"]}
+    assert modes["json_schema"]["verdict_sets"] == 3 and modes["json_schema"]["judge"] is None
+    assert modes["json_schema"]["http_attempts"] == 6
+    assert (modes["tool"]["missing"], modes["tool"]["verdict_sets"]) == (1, 2)

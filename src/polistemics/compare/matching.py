@@ -105,6 +105,7 @@ def match_sides(a: Side, b: Side) -> Matched:
             raise CompareError(
                 f"{side.source}: more than one scored cell for the same answer and sub-question"
             )
+    _note_parties(matched, cells_a, cells_b)
     matched.variants = sorted(variants.values())
     matched.models = sorted(models.values())
     matched.environments = environments
@@ -131,3 +132,19 @@ def match_sides(a: Side, b: Side) -> Matched:
     matched.cells_a = cells_a.reset_index(drop=True)
     matched.cells_b = cells_b.reset_index(drop=True)
     return matched
+
+
+def _note_parties(matched: Matched, cells_a: pd.DataFrame, cells_b: pd.DataFrame) -> None:
+    """Per-party deltas need the same party ids on both sides (not so across elections)."""
+    in_a = set(cells_a["party_id"].dropna())
+    in_b = set(cells_b["party_id"].dropna())
+    if not in_a & in_b:
+        matched.left_out.append(
+            f"per-party deltas: no shared party ({len(in_a)} in {matched.a.label}, "
+            f"{len(in_b)} in {matched.b.label})"
+        )
+        return
+    for side, found in ((matched.a, in_a), (matched.b, in_b)):
+        extra = sorted(found - (in_a & in_b))
+        if extra:
+            matched.left_out.append(f"parties only in {side.label}: {', '.join(extra)}")

@@ -88,7 +88,8 @@ def _release_cells(path: Path) -> tuple[pd.DataFrame, list[str]]:
     for folder in folders:
         release = load_release(folder)
         frames.append(release.cells)
-        notes.extend(f"{folder.name}: {note}" for note in release.notes)
+        prefix = f"{folder.name}: " if len(folders) > 1 else ""
+        notes.extend(f"{prefix}{note}" for note in release.notes)
     return pd.concat(frames, ignore_index=True), notes
 
 

@@ -28,7 +28,13 @@ def mcnemar_exact(b: int, c: int) -> float:
 
 
 def mcnemar_many(b: Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray) -> np.ndarray:
-    return np.array([mcnemar_exact(int(x), int(y)) for x, y in zip(b, c, strict=True)])
+    """``mcnemar_exact`` per (b, c), each distinct pair tested once (tables repeat pairs)."""
+    pairs = np.column_stack([np.asarray(b, dtype="int64"), np.asarray(c, dtype="int64")])
+    if not len(pairs):
+        return np.zeros(0)
+    distinct, where = np.unique(pairs, axis=0, return_inverse=True)
+    p_values = np.array([mcnemar_exact(int(x), int(y)) for x, y in distinct])
+    return p_values[where.reshape(-1)]
 
 
 def holm(

@@ -95,6 +95,48 @@ def _shown(table: pd.DataFrame, paired: bool) -> tuple[pd.DataFrame, str]:
     )
 
 
+def rank_views(c: Comparison, labels: ModelLabels) -> list[dict]:
+    """The three rank agreements of a comparison: coefficients and a table of the ranks."""
+    rank_tables = []
+    for what, title, item in (
+        ("leaderboard", "Leaderboard (EMI, rank 1 = highest)", "Model"),
+        ("environment_difficulty", "Environment difficulty (rank 1 = easiest)", "Environment"),
+        ("dispersion", "Model dispersion (SD across active IEs, rank 1 = most robust)", "Model"),
+    ):
+        found = c.ranks[what]
+        name = (
+            (lambda r: environment_label(r["item"]))
+            if what == "environment_difficulty"
+            else (lambda r: labels(r["item"]))
+        )
+        value = percent
+        rank_tables.append(
+            {
+                "title": title,
+                "spearman": number(found["spearman"]),
+                "spearman_p": number(found["spearman_p"], 4),
+                "kendall": number(found["kendall"]),
+                "kendall_p": number(found["kendall_p"], 4),
+                "n": found["n"],
+                "reason": found["reason"],
+                "table": table_view(
+                    pd.DataFrame(
+                        found["ranks"], columns=["item", "rank_a", "rank_b", "value_a", "value_b"]
+                    ),
+                    [
+                        Column(item, name),
+                        Column("Rank A", "rank_a", lambda v: f"{v:g}", numeric=True),
+                        Column("Rank B", "rank_b", lambda v: f"{v:g}", numeric=True),
+                        Column("A", "value_a", value, numeric=True),
+                        Column("B", "value_b", value, numeric=True),
+                    ],
+                    caption=title,
+                ),
+            }
+        )
+    return rank_tables
+
+
 def _figures(part: ComparisonPart, refs: tuple[str, ...]) -> list:
     return [figure_view(f) for f in part.figures if f.paper_ref in refs]
 
@@ -135,43 +177,7 @@ def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
         ],
         caption="Sides (deltas are B minus A)",
     )
-    rank_tables = []
-    for what, title, item in (
-        ("leaderboard", "Leaderboard (EMI, rank 1 = highest)", "Model"),
-        ("environment_difficulty", "Environment difficulty (rank 1 = easiest)", "Environment"),
-        ("dispersion", "Model dispersion (SD across active IEs, rank 1 = most robust)", "Model"),
-    ):
-        found = c.ranks[what]
-        name = (
-            (lambda r: environment_label(r["item"]))
-            if what == "environment_difficulty"
-            else (lambda r: labels(r["item"]))
-        )
-        value = percent
-        rank_tables.append(
-            {
-                "title": title,
-                "spearman": number(found["spearman"]),
-                "spearman_p": number(found["spearman_p"], 4),
-                "kendall": number(found["kendall"]),
-                "kendall_p": number(found["kendall_p"], 4),
-                "n": found["n"],
-                "reason": found["reason"],
-                "table": table_view(
-                    pd.DataFrame(
-                        found["ranks"], columns=["item", "rank_a", "rank_b", "value_a", "value_b"]
-                    ),
-                    [
-                        Column(item, name),
-                        Column("Rank A", "rank_a", lambda v: f"{v:g}", numeric=True),
-                        Column("Rank B", "rank_b", lambda v: f"{v:g}", numeric=True),
-                        Column("A", "value_a", value, numeric=True),
-                        Column("B", "value_b", value, numeric=True),
-                    ],
-                    caption=title,
-                ),
-            }
-        )
+    rank_tables = rank_views(c, labels)
     deltas = c.deltas
     sub_rows, sub_note = _shown(deltas.sub_questions, paired)
     pooled_rows, pooled_note = _shown(deltas.sub_questions_pooled, paired)

@@ -5,7 +5,10 @@ Builds the test suite's synthetic paper-scale run twice from the authors' Dutch 
 ../shared) with different verdict seeds, so the two runs hold the same observations (a paired
 comparison, like one audit rerun after a model update), then runs ``polistemics compare A B
 --json --out DIR`` in a child process and prints its wall time, its peak resident memory
-(``ru_maxrss`` of the child), the number of cells compared and the page size.
+(``ru_maxrss`` of the child), the number of cells compared and the page size. Then the
+multi-election report of the same runs, the second relabelled as another election (every
+``nl_tk2025`` in its files becomes ``de_bench``): ``polistemics report A B --out DIR`` with the
+default options, its wall time, peak memory and page size.
 
     python benchmarks/compare_scale.py [RELEASE_FOLDER]
 """
@@ -15,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -35,6 +37,35 @@ def lines(path: Path) -> int:
         return sum(1 for _ in handle)
 
 
+def timed(command: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB) of the child and its stdout."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    started = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen(command, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if child.returncode:
+            sys.exit(err.read())
+        return elapsed, usage.ru_maxrss / 1024, out.read()
+
+
+def relabelled(run: Path, target: Path, old: str = "nl_tk2025", new: str = "de_bench") -> Path:
+    """A copy of ``run`` in which every ``old`` (file text and names) is ``new``."""
+    for path in sorted(run.rglob("*")):
+        destination = target / str(path.relative_to(run)).replace(old, new)
+        if path.is_dir():
+            destination.mkdir(parents=True, exist_ok=True)
+        else:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            text = path.read_text(encoding="utf-8")
+            destination.write_text(text.replace(old, new), encoding="utf-8")
+    return target
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("release", type=Path, nargs="?", default=RELEASE)
@@ -48,24 +79,29 @@ def main() -> None:
                 f"cells {lines(run / 'scores' / 'cells.csv') - 1}"
             )
         out = Path(tmp) / "compare"
-        env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-        command = [sys.executable, "-m", "polistemics", "compare", *map(str, runs)]
-        started = time.perf_counter()
-        done = subprocess.run(
-            [*command, "--json", "--out", str(out)], env=env, capture_output=True, text=True
+        polistemics = [sys.executable, "-m", "polistemics"]
+        elapsed, peak_mb, stdout = timed(
+            [*polistemics, "compare", *map(str, runs), "--json", "--out", str(out)]
         )
-        elapsed = time.perf_counter() - started
-        if done.returncode:
-            sys.exit(done.stderr)
-        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        doc = json.loads(done.stdout)
+        doc = json.loads(stdout)
         rows = {name: len(table) for name, table in doc["deltas"].items()}
         print(f"mode {doc['mode']}, resamples {doc['bootstrap']['resamples']}, rows {rows}")
         print(f"significant after Holm: {doc['tests']['n_significant']}")
         print(f"compare --json --out: {elapsed:.1f} s wall, peak RSS {peak_mb:.0f} MB")
         page = out / "compare.html"
+        figures = len(list((out / "figures").iterdir()))
+        print(f"page {page.stat().st_size / 1e6:.2f} MB, {figures} figures")
+
+        second = relabelled(runs[1], Path(tmp) / "de_run")
+        report = Path(tmp) / "report"
+        elapsed, peak_mb, _ = timed(
+            [*polistemics, "report", str(second), str(runs[0]), "--out", str(report)]
+        )
+        page = report / "report.html"
+        figures = len(list((report / "figures").iterdir()))
         print(
-            f"page {page.stat().st_size / 1e6:.2f} MB, {len(list((out / 'figures').iterdir()))} figures"
+            f"report A B (two elections): {elapsed:.1f} s wall, peak RSS {peak_mb:.0f} MB, "
+            f"page {page.stat().st_size / 1e6:.1f} MB, {figures} figure files"
         )
 
 

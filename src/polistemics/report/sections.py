@@ -403,10 +403,9 @@ def cross_election_view(content: ReportContent) -> dict:
         )
     reason = None
     if not parts:
+        covered = "no election" if not content.elections else "one election"
         reason = (
-            NO_CELLS
-            if not content.elections
-            else "the report covers one election (a run of several elections, or "
+            f"the report covers {covered} (a run of several elections, or "
             "'polistemics report A B', shows the deltas between them)"
         )
     return {"parts": parts, "unavailable": reason}

@@ -58,7 +58,7 @@ class Opened:
     """A page with the report loaded, every console error and every dialog (alert, confirm,
     prompt: dismissed) collected."""
 
-    def __init__(self, browser, path: Path):
+    def __init__(self, browser, path: Path, ready: str = "#item-browser[data-ready=true]"):
         self.page = browser.new_page(viewport={"width": 1280, "height": 1000})
         self.errors: list[str] = []
         self.dialogs: list[str] = []
@@ -74,7 +74,7 @@ class Opened:
             ),
         )
         self.page.goto(path.resolve().as_uri())
-        self.page.wait_for_selector("#item-browser[data-ready=true]", timeout=20_000)
+        self.page.wait_for_selector(ready, timeout=20_000)
 
     def count(self) -> int:
         return int(self.page.get_attribute("#b-count", "data-count"))

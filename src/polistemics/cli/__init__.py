@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from polistemics import __version__
-from polistemics.cli import cache, data, environments, evidence, report, run, score
+from polistemics.cli import cache, compare, data, environments, evidence, report, run, score
 
 app = typer.Typer(
     name="polistemics",
@@ -31,7 +31,7 @@ def _root(
     """Polistemics benchmark harness."""
 
 
-for module in (data, evidence, environments, score, report, run, cache):
+for module in (data, evidence, environments, score, compare, report, run, cache):
     module.register(app)
 
 

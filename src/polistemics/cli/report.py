@@ -2,6 +2,8 @@
 
 PATH is a finished run directory (``scores/cells.csv``) or a release experiment folder
 (``scores/<rubric>/aggregated_scores.jsonl``, ablations in ``anon_v1/`` and ``en_v1/``).
+Several PATHs (``report A B --out DIR``) give one report of all their elections; a run or
+report of two or more elections adds the cross-election deltas (paper App. I).
 Writes ``report.html``, ``figures/*.{svg,pdf,png}`` (``--figure-format``) and ``tables/*.csv``
 into ``--out`` (default: ``PATH/report``).
 """
@@ -16,7 +18,7 @@ import typer
 from polistemics.cli.errors import UserError, user_errors
 from polistemics.environments.release_io import ReleaseFormatError as ItemsFormatError
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS
-from polistemics.report.build import build_any
+from polistemics.report.build import build_any, build_combined
 from polistemics.report.content import ReportOptions
 from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
 from polistemics.report.inputs import ReportInputError
@@ -47,8 +49,12 @@ def figure_formats(value: str) -> tuple[str, ...]:
 
 
 def report(
-    path: Annotated[
-        Path, typer.Argument(help="Finished run directory or authors' release experiment folder.")
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Finished run directory or authors' release experiment folder; several (each "
+            "with its own elections, --out required) give one multi-election report."
+        ),
     ],
     out: Annotated[
         Path | None,
@@ -85,7 +91,12 @@ def report(
             max_browser_answers=max_items,
             figure_formats=figure_formats(figure_format),
         )
-        written = build_any(path, out, options)
+        if len(paths) == 1:
+            written = build_any(paths[0], out, options)
+        elif out is None:
+            raise UserError("a report of several sources needs --out (where to write it)")
+        else:
+            written = build_combined(paths, out, options)
     typer.echo(f"report: {written}")
     typer.echo(f"figures: {written.parent / 'figures'}")
     typer.echo(f"tables: {written.parent / 'tables'}")

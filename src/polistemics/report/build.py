@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.csv_tables import write_csv_table
+from polistemics.report.combined_inputs import combine_inputs
 from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.inputs import ReportInputError, ReportInputs
@@ -54,6 +55,25 @@ def build_any(path: Path, out_dir: Path | None, options: ReportOptions | None = 
     )
 
 
+def build_combined(paths: list[Path], out_dir: Path, options: ReportOptions | None = None) -> Path:
+    """One report of several sources (runs or release folders), each with its own elections:
+    every election's sections, then the cross-election deltas."""
+    parts = []
+    for path in map(Path, paths):
+        if not path.is_dir():
+            raise ReportInputError(f"{path}: no such folder")
+        if is_run_dir(path):
+            parts.append(load_run_inputs(path))
+        elif variant_folders(path):
+            parts.append(load_release_inputs(path))
+        else:
+            raise ReportInputError(
+                f"{path}: neither a finished run directory (scores/cells.csv) nor an authors' "
+                "release folder (scores/<rubric>/aggregated_scores.jsonl)"
+            )
+    return write_report(combine_inputs(parts), Path(out_dir), options)
+
+
 def write_report(
     inputs: ReportInputs,
     out_dir: Path,
@@ -78,10 +98,10 @@ def write_figures(content: ReportContent, folder: Path) -> list[Path]:
     """Every figure of the report in every format of ``content.options.figure_formats``."""
     formats = parse_figure_formats(",".join(content.options.figure_formats))
     folder.mkdir(parents=True, exist_ok=True)
+    cross = [fig for part in content.cross_elections for fig in part.figures]
     return [
         fig.save(folder, fmt)
-        for _, figures in content.elections
-        for fig in figures.all()
+        for fig in [*(f for _, figures in content.elections for f in figures.all()), *cross]
         for fmt in formats
     ]
 
@@ -131,6 +151,9 @@ def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
             "agreement_by_sub_question_language": r.by_sub_question_language,
             "excluded_items": r.excluded,
         }
+    for index, part in enumerate(content.cross_elections, start=1):
+        if part.comparison is not None:  # election ids are data: never part of a file name
+            tables |= part.comparison.csv_tables(f"cross{index}_")
     data = content.data
     tables |= {
         "standardisation": data.standardisation,

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS, browser_payload
+from polistemics.report.cross_election import CrossElection, cross_elections
 from polistemics.report.datasets import (
     calls_table,
     environment_counts,
@@ -63,6 +64,7 @@ class ReportContent:
     data: DataTables
     browser: dict
     generated: str
+    cross_elections: list[CrossElection] = field(default_factory=list)  # App. I deltas
 
 
 @dataclass
@@ -77,6 +79,7 @@ class ScoreContent:
     fidelity: pd.DataFrame | None
     fidelity_reason: str | None
     browser: dict
+    cross_elections: list[CrossElection] = field(default_factory=list)
 
 
 def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
@@ -109,6 +112,13 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
         fidelity=fidelity,
         fidelity_reason=fidelity_reason,
         browser=browser,
+        cross_elections=cross_elections(
+            inputs.cells,
+            inputs.source,
+            labels,
+            resamples=options.bootstrap_resamples,
+            seed=options.seed,
+        ),
     )
 
 
@@ -146,4 +156,5 @@ def build_content(
         data=data,
         browser=scores.browser,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        cross_elections=scores.cross_elections,
     )

@@ -47,6 +47,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("even-handedness", "Even-handedness"),
     ("sub-questions", "Sub-questions"),
     ("ablations", "Ablations"),
+    ("cross-election", "Cross-election"),
     ("judges", "Judge reliability"),
     ("data-cost", "Data and cost"),
     ("browser", "Item browser"),
@@ -331,7 +332,84 @@ def ablations_view(content: ReportContent) -> dict:
         reason = NO_CELLS
     elif not elections:
         reason = "this source has no ablation variants (anon_v1/, en_v1/)"
-    return {"elections": elections, "unavailable": reason}
+    side_by_side = _ablations_side_by_side(content)
+    shown = {row["paper_ref"] for row in side_by_side}
+    for election in elections:  # a figure shown side by side is not shown again below
+        election["figures"] = [f for f in election["figures"] if f.paper_ref not in shown]
+    return {"elections": elections, "unavailable": reason, "side_by_side": side_by_side}
+
+
+def _ablations_side_by_side(content: ReportContent) -> list[dict]:
+    """Figs. 36-38 as the paper prints them for DE + NL: one row per figure, panel (a), (b),
+    ... one per election that has it. Empty with fewer than two such elections."""
+    by_ref: dict[str, list[tuple[str, FigureView]]] = {}
+    for tables, figures in content.elections:
+        for fig in figures.ablations:
+            by_ref.setdefault(fig.paper_ref, []).append((tables.label, figure_view(fig)))
+    return [
+        {
+            "paper_ref": ref,
+            "panels": [
+                {"letter": f"({chr(ord('a') + i)})", "election": label, "figure": fig}
+                for i, (label, fig) in enumerate(panels)
+            ],
+        }
+        for ref, panels in sorted(by_ref.items(), key=lambda kv: int(kv[0].split()[-1]))
+        if len(panels) > 1
+    ]
+
+
+def cross_election_view(content: ReportContent) -> dict:
+    """App. I: every election after the first minus the first (NL - DE)."""
+    from polistemics.report.compare_page import rank_views  # the comparison page's rank tables
+
+    parts = []
+    for part in content.cross_elections:
+        c = part.comparison
+        heading = f"{part.label_b} − {part.label_a}"
+        if c is None:
+            parts.append({"heading": heading, "reason": part.reason})
+            continue
+        delta = [
+            Column("A", "value_a", _pct, numeric=True),
+            Column("B", "value_b", _pct, numeric=True),
+            Column("Δ (pp)", "delta", signed_points, numeric=True),
+            Column(
+                "95% CI (pp)",
+                lambda r: f"[{signed_points(r['ci_low'])}, {signed_points(r['ci_high'])}]",
+                numeric=True,
+            ),
+        ]
+        full = c.deltas.emi["variant"] == c.ranks["variant"]
+        adherence = c.deltas.adherence[c.deltas.adherence["variant"] == c.ranks["variant"]]
+        parts.append(
+            {
+                "heading": heading,
+                "reason": None,
+                "label_a": part.label_a,
+                "label_b": part.label_b,
+                "left_out": list(c.matched.left_out),
+                "ranks": rank_views(c, content.labels),
+                "emi": table_view(
+                    c.deltas.emi[full], [_model(content), *delta], caption=f"EMI, {heading}"
+                ),
+                "adherence": table_view(
+                    adherence,
+                    [_model(content), ENVIRONMENT_COLUMN, *delta],
+                    caption=f"Adherence Index, {heading}",
+                ),
+                "figures": [figure_view(f) for f in part.figures],
+                "resamples": c.options.resamples,
+            }
+        )
+    reason = None
+    if not parts:
+        covered = "no election" if not content.elections else "one election"
+        reason = (
+            f"the report covers {covered} (a run of several elections, or "
+            "'polistemics report A B', shows the deltas between them)"
+        )
+    return {"parts": parts, "unavailable": reason}
 
 
 def _agreement_columns(first: list[Column]) -> list[Column]:
@@ -673,6 +751,11 @@ ALL_SECTIONS = (
     Section("even-handedness", "Even-handedness (Figs. 4, 16, 13)", even_handedness_view),
     Section("sub-questions", "Sub-question pass rates (Figs. 19-27, Table 8)", sub_questions_view),
     Section("ablations", "Label and output-language ablations (Figs. 36-38)", ablations_view),
+    Section(
+        "cross-election",
+        "Cross-election deltas (App. I, Figs. 22b, 24b-27b, 30-32)",
+        cross_election_view,
+    ),
     Section("judges", "Judge reliability (Tables 12-13)", judges_view),
     Section("data-cost", "Data and cost (Tables 5, 6, 9)", data_view),
     Section("browser", "Item browser", browser_view),

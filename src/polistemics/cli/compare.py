@@ -1,0 +1,129 @@
+"""CLI command ``polistemics compare A B [C ...]``: differences between runs and release folders.
+
+Each side is a run directory, an authors' release folder or either with ``@VARIANT``; every
+side after the first is compared with the first (deltas are that side minus the first).
+Prints a summary, or the JSON document with ``--json``; ``--out DIR`` writes the comparison page
+(``compare.html``), its figures and the CSV tables.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from polistemics.cli.errors import user_errors
+from polistemics.cli.report import FIGURE_FORMAT_HELP, figure_formats, parse_labels
+from polistemics.compare import (
+    CompareError,
+    CompareOptions,
+    Comparison,
+    compare_sides,
+    comparisons_json,
+    load_sides,
+)
+from polistemics.compare.bootstrap import DEFAULT_RESAMPLES
+from polistemics.compare.significance import DEFAULT_ALPHA
+from polistemics.report.compare_page import write_compare_page
+from polistemics.report.figures import FigureFormatError
+from polistemics.report.labels import ModelLabels, signed_points
+
+
+def _print_summary(comparison: Comparison, console: Console) -> None:
+    m = comparison.matched
+    console.print(
+        f"[bold]{escape(m.b.label)} − {escape(m.a.label)}[/bold]: {m.mode} comparison",
+        highlight=False,
+    )
+    for note in [*m.notes, *(f"left out: {x}" for x in m.left_out)]:
+        console.print(f"  {note}", markup=False, highlight=False)
+    table = Table(title="EMI difference (pp, B − A)")
+    for column in ("Variant", "Model", "A", "B", "Δ", "95% CI"):
+        table.add_column(column, justify="left" if column in ("Variant", "Model") else "right")
+    for row in comparison.deltas.emi.itertuples():
+        table.add_row(
+            escape(str(row.variant)),
+            escape(str(row.model)),
+            f"{100 * row.value_a:.1f}",
+            f"{100 * row.value_b:.1f}",
+            signed_points(row.delta),
+            f"[{signed_points(row.ci_low)}, {signed_points(row.ci_high)}]",
+        )
+    console.print(table)
+    for what in ("leaderboard", "environment_difficulty", "dispersion"):
+        found = comparison.ranks[what]
+        rho = "–" if found["spearman"] is None else f"{found['spearman']:.3f}"
+        tau = "–" if found["kendall"] is None else f"{found['kendall']:.3f}"
+        console.print(
+            f"  rank agreement, {what}: Spearman {rho}, Kendall {tau} (n = {found['n']})",
+            markup=False,
+            highlight=False,
+        )
+    if comparison.paired:
+        console.print(
+            f"  significant after Holm (exact McNemar): {comparison.n_significant()} tests",
+            markup=False,
+            highlight=False,
+        )
+
+
+def compare(
+    sides: Annotated[
+        list[str],
+        typer.Argument(
+            help="Two or more run directories or release folders (PATH or PATH@VARIANT); "
+            "each is compared with the first."
+        ),
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write compare.html, figures/ and tables/*.csv here."),
+    ] = None,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% CIs.")
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
+    alpha: Annotated[
+        float,
+        typer.Option("--alpha", min=0.0, max=1.0, help="Level of the Holm-corrected tests."),
+    ] = DEFAULT_ALPHA,
+    label: Annotated[
+        list[str],
+        typer.Option(
+            "--label", help="Display name of a model, MODEL=NAME (repeatable).", show_default=False
+        ),
+    ] = [],  # noqa: B006 (typer needs a list default for repeatable options)
+    figure_format: Annotated[str, typer.Option("--figure-format", help=FIGURE_FORMAT_HELP)] = "svg",
+) -> None:
+    """Compare runs or release folders: deltas with CIs, paired tests and rank agreement."""
+    with user_errors(CompareError, FigureFormatError):
+        labels = ModelLabels(parse_labels(label))
+        formats = figure_formats(figure_format)
+        loaded = load_sides(sides)
+        comparisons = compare_sides(
+            loaded, CompareOptions(resamples=resamples, seed=seed, alpha=alpha)
+        )
+    for side in loaded:
+        for note in side.notes:
+            print(f"note: {side.label}: {note}", file=sys.stderr)
+    if as_json:
+        typer.echo(json.dumps(comparisons_json(comparisons), indent=2, allow_nan=False))
+    else:
+        console = Console()
+        for comparison in comparisons:
+            _print_summary(comparison, console)
+    if out is not None:
+        page = write_compare_page(comparisons, out, labels, formats)
+        print(f"comparison page: {page}", file=sys.stderr if as_json else sys.stdout)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to the root app."""
+    app.command("compare")(compare)

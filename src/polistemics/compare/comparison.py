@@ -1,0 +1,163 @@
+"""A comparison of side B against side A (deltas are B - A) and its outputs: the JSON document
+of ``compare --json`` and the CSV tables.
+
+With more than two sides every further side is compared with the first; the JSON document is
+the first comparison with the others under ``additional_comparisons``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from polistemics.compare.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from polistemics.compare.deltas import DeltaTables, delta_tables
+from polistemics.compare.matching import PAIRED, Matched, match_sides
+from polistemics.compare.paired import with_tests
+from polistemics.compare.ranks import rank_agreement
+from polistemics.compare.sides import Side
+from polistemics.compare.significance import DEFAULT_ALPHA
+
+TESTED = {
+    "sub_questions": ["variant", "model", "environment", "rubric", "sub_question"],
+    "sub_questions_pooled": ["variant", "model", "rubric", "sub_question"],
+    "parties": ["variant", "party_id", "environment", "rubric", "sub_question"],
+}
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+    confidence: float = DEFAULT_CONFIDENCE
+    alpha: float = DEFAULT_ALPHA
+
+
+@dataclass
+class Comparison:
+    matched: Matched
+    deltas: DeltaTables
+    ranks: dict
+    options: CompareOptions
+
+    @property
+    def paired(self) -> bool:
+        return self.matched.mode == PAIRED
+
+    @property
+    def title(self) -> str:
+        return f"{self.matched.b.label} − {self.matched.a.label}"
+
+    def n_significant(self) -> int:
+        return sum(int(table["significant"].sum()) for name, table in self.tested())
+
+    def tested(self) -> list[tuple[str, pd.DataFrame]]:
+        if not self.paired:
+            return []
+        return [(name, getattr(self.deltas, name)) for name in TESTED]
+
+    def to_json(self) -> dict:
+        m = self.matched
+        return {
+            "a": _side_json(m.a),
+            "b": _side_json(m.b),
+            "mode": m.mode,
+            "delta": "b - a",
+            "shared": m.shared(),
+            "notes": list(m.notes),
+            "left_out": list(m.left_out),
+            "bootstrap": {
+                "resamples": self.options.resamples,
+                "seed": self.options.seed,
+                "confidence": self.options.confidence,
+                "kind": "paired" if self.paired else "independent",
+            },
+            "tests": (
+                {
+                    "test": "exact McNemar (two-sided)",
+                    "correction": "Holm, each table one family",
+                    "alpha": self.options.alpha,
+                    "n_significant": self.n_significant(),
+                }
+                if self.paired
+                else None
+            ),
+            "rank_agreement": self.ranks,
+            "deltas": {name: records(table) for name, table in self.deltas.items()},
+        }
+
+    def csv_tables(self, prefix: str = "") -> dict[str, pd.DataFrame]:
+        tables = {f"{prefix}delta_{name}": table for name, table in self.deltas.items()}
+        rows = []
+        for what in ("leaderboard", "environment_difficulty", "dispersion"):
+            found = self.ranks[what]
+            for rank in found["ranks"]:
+                rows.append({"ordering": what, **rank})
+        tables[f"{prefix}rank_agreement"] = pd.DataFrame(
+            rows, columns=["ordering", "item", "rank_a", "rank_b", "value_a", "value_b"]
+        )
+        tables[f"{prefix}rank_correlation"] = pd.DataFrame(
+            [
+                {"ordering": what, **{k: v for k, v in self.ranks[what].items() if k != "ranks"}}
+                for what in ("leaderboard", "environment_difficulty", "dispersion")
+            ]
+        )
+        return tables
+
+
+def _side_json(side: Side) -> dict:
+    return {
+        "label": side.label,
+        "source": str(side.source),
+        "kind": side.kind,
+        "variants": side.values("variant"),
+        "models": side.values("model"),
+        "environments": side.values("environment"),
+        "elections": side.values("election_id"),
+        "n_cells": len(side.cells),
+        "notes": list(side.notes),
+    }
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def records(table: pd.DataFrame) -> list[dict]:
+    columns = list(table.columns)
+    return [
+        {c: _plain(v) for c, v in zip(columns, row, strict=True)}
+        for row in table.itertuples(index=False, name=None)
+    ]
+
+
+def compare_pair(a: Side, b: Side, options: CompareOptions | None = None) -> Comparison:
+    options = options or CompareOptions()
+    matched = match_sides(a, b)
+    deltas = delta_tables(matched, options.resamples, options.seed, options.confidence)
+    if matched.mode == PAIRED and matched.pairs is not None:
+        for name, keys in TESTED.items():
+            setattr(
+                deltas, name, with_tests(getattr(deltas, name), matched.pairs, keys, options.alpha)
+            )
+    return Comparison(matched, deltas, rank_agreement(matched.cells_a, matched.cells_b), options)
+
+
+def compare_sides(sides: list[Side], options: CompareOptions | None = None) -> list[Comparison]:
+    """Every side after the first compared with the first."""
+    return [compare_pair(sides[0], other, options) for other in sides[1:]]
+
+
+def comparisons_json(comparisons: list[Comparison]) -> dict:
+    document = comparisons[0].to_json()
+    document["additional_comparisons"] = [c.to_json() for c in comparisons[1:]]
+    return document

@@ -1,0 +1,48 @@
+"""Significance of paired pass-rate differences: the exact McNemar test and Holm's correction.
+
+McNemar's exact test looks only at the discordant pairs: ``b`` cells that pass on side A and
+fail on side B, ``c`` the reverse. Under the null hypothesis each discordant pair falls either
+way with probability 1/2, so the two-sided p-value is scipy's exact binomial test of ``b``
+successes in ``b + c`` trials (1 when there are no discordant pairs). Holm's step-down
+adjustment (statsmodels) controls the family-wise error over the tests of one table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.stats import binomtest
+from statsmodels.stats.multitest import multipletests
+
+DEFAULT_ALPHA = 0.05
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts."""
+    if b < 0 or c < 0:
+        raise ValueError("discordant counts cannot be negative")
+    if b + c == 0:
+        return 1.0
+    return float(binomtest(int(b), int(b + c), 0.5, alternative="two-sided").pvalue)
+
+
+def mcnemar_many(b: Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray) -> np.ndarray:
+    """``mcnemar_exact`` per (b, c), each distinct pair tested once (tables repeat pairs)."""
+    pairs = np.column_stack([np.asarray(b, dtype="int64"), np.asarray(c, dtype="int64")])
+    if not len(pairs):
+        return np.zeros(0)
+    distinct, where = np.unique(pairs, axis=0, return_inverse=True)
+    p_values = np.array([mcnemar_exact(int(x), int(y)) for x, y in distinct])
+    return p_values[where.reshape(-1)]
+
+
+def holm(
+    p_values: Sequence[float] | np.ndarray, alpha: float = DEFAULT_ALPHA
+) -> tuple[np.ndarray, np.ndarray]:
+    """Holm-adjusted p-values and which tests are rejected at ``alpha`` (family = all given)."""
+    values = np.asarray(p_values, dtype=float)
+    if values.size == 0:
+        return np.zeros(0), np.zeros(0, dtype=bool)
+    reject, adjusted, _, _ = multipletests(values, alpha=alpha, method="holm")
+    return adjusted, reject

@@ -1,0 +1,292 @@
+"""The comparison page of ``polistemics compare --out DIR``: one self-contained HTML file in the
+report's style, with the delta figures (``figures/delta.py``) and CSV tables.
+
+Rendered from ``templates/compare.html`` with the report's Jinja2 environment, macros and CSS
+(``page.py``): autoescaping on, user text (side labels, model and party names, paths) isolated
+in ``<bdi>``, figure SVG the one trusted insert. The page has no script, and its
+Content-Security-Policy allows none and no network request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+from markupsafe import Markup
+
+from polistemics import __version__
+from polistemics.compare.comparison import Comparison
+from polistemics.csv_tables import write_csv_table
+from polistemics.paths import inside
+from polistemics.report.figures import parse_figure_formats
+from polistemics.report.figures.delta import comparison_figures
+from polistemics.report.figures.paper import ReportFigure
+from polistemics.report.labels import (
+    ModelLabels,
+    environment_label,
+    number,
+    percent,
+    rubric_label,
+    signed_points,
+    sub_question_label,
+    variant_label,
+)
+from polistemics.report.page import asset, environment
+from polistemics.report.view import Column, figure_view, table_view
+
+COMPARE_FILE = "compare.html"
+COMPARE_SECTIONS: tuple[tuple[str, str], ...] = (
+    ("summary", "What was compared"),
+    ("ranks", "Rank agreement"),
+    ("indices", "EMI and Adherence Index"),
+    ("rubrics", "Rubric Scores"),
+    ("sub-questions", "Sub-questions"),
+    ("parties", "Parties"),
+)
+MAX_LISTED_ROWS = 50
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+@dataclass
+class ComparisonPart:
+    comparison: Comparison
+    figures: list[ReportFigure]
+    prefix: str
+
+
+def _delta_columns(paired: bool) -> list[Column]:
+    columns = [
+        Column("A", "value_a", percent, numeric=True),
+        Column("B", "value_b", percent, numeric=True),
+        Column("Δ (pp)", "delta", signed_points, numeric=True),
+        Column(
+            "95% CI (pp)",
+            lambda r: f"[{signed_points(r['ci_low'])}, {signed_points(r['ci_high'])}]",
+            numeric=True,
+        ),
+    ]
+    if paired:
+        columns += [
+            Column("Only A passed", "only_a_passed", numeric=True, title="discordant pairs"),
+            Column("Only B passed", "only_b_passed", numeric=True, title="discordant pairs"),
+            Column("p (McNemar)", "p_value", lambda v: number(v, 4), numeric=True),
+            Column("p (Holm)", "p_holm", lambda v: number(v, 4), numeric=True),
+            Column("Significant", lambda r: "yes" if r["significant"] else "no"),
+        ]
+    return columns
+
+
+def _shown(table: pd.DataFrame, paired: bool) -> tuple[pd.DataFrame, str]:
+    """The rows a long table shows: the significant ones (paired) or the largest |delta|."""
+    if table.empty:
+        return table, "no rows"
+    if paired and "significant" in table.columns:
+        hits = table[table["significant"].astype(bool)]
+        ranked = hits.reindex(hits["delta"].abs().sort_values(ascending=False).index)
+        return ranked.head(MAX_LISTED_ROWS), (
+            f"{len(hits)} of {len(table)} tests significant after Holm"
+            + (f"; the {MAX_LISTED_ROWS} largest shown" if len(hits) > MAX_LISTED_ROWS else "")
+        )
+    ranked = table.reindex(table["delta"].abs().sort_values(ascending=False).index)
+    return ranked.head(MAX_LISTED_ROWS), (
+        f"the {min(MAX_LISTED_ROWS, len(table))} largest |Δ| of {len(table)} rows"
+    )
+
+
+def rank_views(c: Comparison, labels: ModelLabels) -> list[dict]:
+    """The three rank agreements of a comparison: coefficients and a table of the ranks."""
+    rank_tables = []
+    for what, title, item in (
+        ("leaderboard", "Leaderboard (EMI, rank 1 = highest)", "Model"),
+        ("environment_difficulty", "Environment difficulty (rank 1 = easiest)", "Environment"),
+        ("dispersion", "Model dispersion (SD across active IEs, rank 1 = most robust)", "Model"),
+    ):
+        found = c.ranks[what]
+        name = (
+            (lambda r: environment_label(r["item"]))
+            if what == "environment_difficulty"
+            else (lambda r: labels(r["item"]))
+        )
+        value = percent
+        rank_tables.append(
+            {
+                "title": title,
+                "spearman": number(found["spearman"]),
+                "spearman_p": number(found["spearman_p"], 4),
+                "kendall": number(found["kendall"]),
+                "kendall_p": number(found["kendall_p"], 4),
+                "n": found["n"],
+                "reason": found["reason"],
+                "table": table_view(
+                    pd.DataFrame(
+                        found["ranks"], columns=["item", "rank_a", "rank_b", "value_a", "value_b"]
+                    ),
+                    [
+                        Column(item, name),
+                        Column("Rank A", "rank_a", lambda v: f"{v:g}", numeric=True),
+                        Column("Rank B", "rank_b", lambda v: f"{v:g}", numeric=True),
+                        Column("A", "value_a", value, numeric=True),
+                        Column("B", "value_b", value, numeric=True),
+                    ],
+                    caption=title,
+                ),
+            }
+        )
+    return rank_tables
+
+
+def _figures(part: ComparisonPart, refs: tuple[str, ...]) -> list:
+    return [figure_view(f) for f in part.figures if f.paper_ref in refs]
+
+
+def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
+    c = part.comparison
+    m = c.matched
+    paired = c.paired
+    model = Column("Model", lambda r: labels(r["model"]))
+    variant = Column("Variant", lambda r: variant_label(r["variant"]))
+    env = Column("Environment", lambda r: environment_label(r["environment"]))
+    rubric = Column("Rubric", lambda r: rubric_label(r["rubric"]))
+    sq = Column("Sub-question", lambda r: sub_question_label(r["sub_question"]))
+    party = Column(
+        "Party", lambda r: r["party_name"] if isinstance(r["party_name"], str) else r["party_id"]
+    )
+    sides = table_view(
+        pd.DataFrame(
+            [
+                {
+                    "side": name,
+                    "label": side.label,
+                    "kind": side.kind,
+                    "source": str(side.source),
+                    "elections": ", ".join(side.values("election_id")) or "–",
+                    "cells": len(side.cells),
+                }
+                for name, side in (("A", m.a), ("B", m.b))
+            ]
+        ),
+        [
+            Column("Side", "side"),
+            Column("Label", "label"),
+            Column("Kind", "kind"),
+            Column("Source", "source", limit=None),
+            Column("Elections", "elections"),
+            Column("Cells", "cells", numeric=True),
+        ],
+        caption="Sides (deltas are B minus A)",
+    )
+    rank_tables = rank_views(c, labels)
+    deltas = c.deltas
+    sub_rows, sub_note = _shown(deltas.sub_questions, paired)
+    pooled_rows, pooled_note = _shown(deltas.sub_questions_pooled, paired)
+    party_rows, party_note = _shown(deltas.parties, paired)
+    plain = _delta_columns(False)
+    return {
+        "heading": c.title,
+        "mode": m.mode,
+        "paired": paired,
+        "sides": sides,
+        "notes": list(m.notes),
+        "left_out": list(m.left_out),
+        "shared_models": ", ".join(labels(x) for x in m.models),
+        "shared_environments": ", ".join(environment_label(e) for e in m.environments),
+        "shared_variants": ", ".join(variant_label(v) for v in m.variants),
+        "n_significant": c.n_significant() if paired else None,
+        "resamples": c.options.resamples,
+        "rank_variant": variant_label(c.ranks["variant"]),
+        "ranks": rank_tables,
+        "emi": table_view(deltas.emi, [variant, model, *plain], caption="EMI (B − A)"),
+        "adherence": table_view(
+            deltas.adherence, [variant, model, env, *plain], caption="Adherence Index (B − A)"
+        ),
+        "index_figures": _figures(part, ("Fig. 30",)),
+        "rubric_figures": _figures(part, ("Fig. 31", "Fig. 32")),
+        "rubrics": table_view(
+            deltas.rubrics, [variant, model, env, rubric, *plain], caption="Rubric Score (B − A)"
+        ),
+        "sub_figures": _figures(part, ("Fig. 22b", "Fig. 24b", "Fig. 25b", "Fig. 26b", "Fig. 27b")),
+        "sub_questions": table_view(
+            sub_rows,
+            [variant, model, env, sq, *_delta_columns(paired)],
+            caption=f"Sub-question pass rate per environment: {sub_note}",
+        ),
+        "pooled": table_view(
+            pooled_rows,
+            [variant, model, sq, *_delta_columns(paired)],
+            caption=f"Sub-question pass rate pooled over environments: {pooled_note}",
+        ),
+        "party_figures": _figures(part, ("As Figs. 36-38",)),
+        "parties": None
+        if deltas.parties.empty
+        else table_view(
+            party_rows,
+            [variant, party, env, sq, *_delta_columns(paired)],
+            caption=f"Pass rate per party (pooled over models): {party_note}",
+        ),
+        "prefix": part.prefix,
+    }
+
+
+def render_compare_page(
+    parts: list[ComparisonPart], labels: ModelLabels, csv_names: list[str]
+) -> str:
+    first = parts[0].comparison.matched
+    title = " vs ".join([first.a.label, *(p.comparison.matched.b.label for p in parts)])
+    return (
+        environment()
+        .get_template("compare.html")
+        .render(
+            csp=CSP,
+            css=Markup(asset("report.css")),  # the package's own file, inserted verbatim
+            title=title,
+            generated=datetime.now(UTC).isoformat(timespec="seconds"),
+            version=__version__,
+            nav=COMPARE_SECTIONS,
+            several=len(parts) > 1,
+            parts=[_part_view(p, labels) for p in parts],
+            csv_names=csv_names,
+        )
+    )
+
+
+def comparison_tables(comparisons: list[Comparison]) -> dict[str, pd.DataFrame]:
+    tables: dict[str, pd.DataFrame] = {}
+    for i, comparison in enumerate(comparisons):
+        tables |= comparison.csv_tables("" if i == 0 else f"vs{i + 2}_")
+    return tables
+
+
+def write_csv_tables(comparisons: list[Comparison], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    return [
+        write_csv_table(table, inside(folder, f"{name}.csv"))
+        for name, table in comparison_tables(comparisons).items()
+    ]
+
+
+def write_compare_page(
+    comparisons: list[Comparison],
+    out_dir: Path,
+    labels: ModelLabels | None = None,
+    figure_formats: tuple[str, ...] = ("svg",),
+) -> Path:
+    """``compare.html``, ``figures/*`` and ``tables/*.csv`` in ``out_dir``; returns the page."""
+    labels = labels or ModelLabels()
+    formats = parse_figure_formats(",".join(figure_formats))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    parts = [
+        ComparisonPart(c, comparison_figures(c, labels, f"cmp{i + 1}"), f"cmp{i + 1}")
+        for i, c in enumerate(comparisons)
+    ]
+    figures_dir = out_dir / "figures"
+    figures_dir.mkdir(exist_ok=True)
+    for part in parts:
+        for figure in part.figures:
+            for fmt in formats:
+                figure.save(figures_dir, fmt)
+    written = write_csv_tables(comparisons, out_dir / "tables")
+    page = out_dir / COMPARE_FILE
+    page.write_text(render_compare_page(parts, labels, [p.name for p in written]), encoding="utf-8")
+    return page

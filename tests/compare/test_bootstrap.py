@@ -1,0 +1,107 @@
+"""The vectorised bootstrap against an explicit resampling loop and against scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import bootstrap
+
+from polistemics.compare.bootstrap import (
+    observation_matrix,
+    percentile_ci,
+    resample_weights,
+    stratum_rng,
+)
+
+
+def test_weights_are_counts_of_draws_with_the_full_data_first() -> None:
+    weights = resample_weights(np.random.default_rng(0), 25, 200)
+    assert weights.shape == (201, 25)
+    assert (weights[0] == 1).all()
+    assert (weights[1:].sum(axis=1) == 25).all()
+    rng = np.random.default_rng(0)
+    draws = rng.integers(0, 25, size=(200, 25))
+    assert (weights[1:] == np.stack([np.bincount(d, minlength=25) for d in draws])).all()
+
+
+def test_paired_weighted_totals_equal_an_explicit_resampling_loop() -> None:
+    rng = np.random.default_rng(5)
+    n_obs, cells_per_obs = 60, 4
+    obs = np.repeat(np.arange(n_obs), cells_per_obs)
+    cols = np.tile(np.arange(cells_per_obs) % 2, n_obs)  # two columns
+    a = rng.random(len(obs)) < 0.7
+    b = rng.random(len(obs)) < 0.5
+    weights = resample_weights(stratum_rng(1, "m"), n_obs, 300)
+    pa = weights @ observation_matrix(obs, cols, a, n_obs, 2)
+    pb = weights @ observation_matrix(obs, cols, b, n_obs, 2)
+    n = weights @ observation_matrix(obs, cols, np.ones(len(obs)), n_obs, 2)
+    deltas = pb / n - pa / n
+    # The same draws by hand: take each drawn observation's cells, compute the rates.
+    draws = stratum_rng(1, "m").integers(0, n_obs, size=(300, n_obs))
+    for r in (0, 17, 299):
+        rows = np.concatenate([np.flatnonzero(obs == o) for o in draws[r]])
+        for col in (0, 1):
+            chosen = rows[cols[rows] == col]
+            assert deltas[r + 1, col] == pytest.approx(b[chosen].mean() - a[chosen].mean())
+    assert deltas[0, 0] == pytest.approx(b[cols == 0].mean() - a[cols == 0].mean())
+
+
+def test_paired_percentile_ci_agrees_with_scipy() -> None:
+    rng = np.random.default_rng(9)
+    n_obs = 400
+    a = (rng.random(n_obs) < 0.75).astype(float)
+    b = np.where(rng.random(n_obs) < 0.8, a, 1 - a)  # correlated pairs
+    weights = resample_weights(stratum_rng(0, "x"), n_obs, 4000)
+    obs = np.arange(n_obs)
+    zeros = np.zeros(n_obs, dtype=int)
+    delta = (
+        weights @ observation_matrix(obs, zeros, b, n_obs, 1)
+        - weights @ observation_matrix(obs, zeros, a, n_obs, 1)
+    ) / (weights @ observation_matrix(obs, zeros, np.ones(n_obs), n_obs, 1))
+    low, high = percentile_ci(delta[1:], 0.95)
+    ref = bootstrap(
+        (a, b),
+        lambda x, y, axis: np.mean(y, axis=axis) - np.mean(x, axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=4000,
+        method="percentile",
+        random_state=np.random.default_rng(1),
+    ).confidence_interval
+    assert low[0] == pytest.approx(ref.low, abs=0.01)
+    assert high[0] == pytest.approx(ref.high, abs=0.01)
+
+
+def test_independent_percentile_ci_agrees_with_scipy() -> None:
+    rng = np.random.default_rng(4)
+    a = (rng.random(300) < 0.6).astype(float)
+    b = (rng.random(500) < 0.8).astype(float)
+
+    def resampled_means(values, name):
+        n = len(values)
+        weights = resample_weights(stratum_rng(0, name), n, 4000)
+        return (weights @ values[:, None])[:, 0] / n
+
+    delta = resampled_means(b, "b") - resampled_means(a, "a")
+    low, high = percentile_ci(delta[1:, None], 0.95)
+    ref = bootstrap(
+        (a, b),
+        lambda x, y, axis: np.mean(y, axis=axis) - np.mean(x, axis=axis),
+        vectorized=True,
+        n_resamples=4000,
+        method="percentile",
+        random_state=np.random.default_rng(2),
+    ).confidence_interval
+    assert low[0] == pytest.approx(ref.low, abs=0.012)
+    assert high[0] == pytest.approx(ref.high, abs=0.012)
+
+
+def test_percentile_ci_skips_missing_draws_and_checks_confidence() -> None:
+    draws = np.array([[np.nan, 1.0], [np.nan, 2.0], [np.nan, 3.0]])
+    low, high = percentile_ci(draws, 0.5)
+    assert np.isnan(low[0]) and np.isnan(high[0])
+    assert low[1] == pytest.approx(1.5) and high[1] == pytest.approx(2.5)
+    with pytest.raises(ValueError):
+        percentile_ci(draws, 1.0)
+    with pytest.raises(ValueError):
+        resample_weights(np.random.default_rng(0), 3, 0)

@@ -1,0 +1,98 @@
+"""The comparison page (``compare --out``): its HTML, and in headless Chromium every section,
+every figure, no console error; names from the data stay text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polistemics.compare import CompareOptions, compare_pair, compare_sides, load_side
+from polistemics.conditions import Environment
+from polistemics.report.compare_page import COMPARE_FILE, COMPARE_SECTIONS, write_compare_page
+from polistemics.results.write import write_cells
+from polistemics.rubrics import active_rubrics, sub_questions
+
+from .conftest import cells_frame, rate_cells
+from .test_page_in_chromium import Opened, browser  # noqa: F401 (the fixture)
+
+HOSTILE_MODEL = '<img src=x onerror=alert(1)>"model'
+HOSTILE_PARTY = "<script>alert('party')</script>"
+OPTIONS = CompareOptions(resamples=100, seed=1)
+
+
+def side_cells(drop: dict[str, int]):
+    """Two models x Baseline, Vague x two parties (one with a hostile name) x every active
+    sub-question: 20 observations each, 18 passing minus ``drop[model]``."""
+    spec = [
+        (model, env, party, sq.key, 18 - drop.get(model, 0), 20)
+        for model in (HOSTILE_MODEL, "m2")
+        for env in (Environment.BASELINE, Environment.VAGUE)
+        for party in ("p1", "p2")
+        for rubric in active_rubrics(env)
+        for sq in sub_questions(rubric, env)
+    ]
+    cells = cells_frame(rate_cells(spec))
+    cells.loc[cells["party_id"] == "p1", "party_name"] = HOSTILE_PARTY
+    return cells
+
+
+def run_side(folder: Path, drop: dict[str, int]):
+    write_cells(folder, side_cells(drop))
+    return load_side(str(folder))
+
+
+def hostile_sides(tmp_path: Path):
+    return (
+        run_side(tmp_path / "before", {}),
+        run_side(tmp_path / "after", {"m2": 12}),
+        run_side(tmp_path / "later", {HOSTILE_MODEL: 2}),
+    )
+
+
+@pytest.fixture
+def hostile_page(tmp_path: Path) -> Path:
+    a, b, c = hostile_sides(tmp_path)
+    return write_compare_page(compare_sides([a, b, c], OPTIONS), tmp_path / "out")
+
+
+def test_page_files_and_escaping(hostile_page: Path) -> None:
+    html = hostile_page.read_text(encoding="utf-8")
+    assert "Content-Security-Policy" in html and "<script" not in html.replace("&lt;script", "")
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<img src=x" not in html
+    for section_id, _ in COMPARE_SECTIONS:
+        assert f'id="{section_id}"' in html
+    tables = sorted(p.name for p in (hostile_page.parent / "tables").glob("*.csv"))
+    assert "delta_sub_questions.csv" in tables and "vs3_delta_sub_questions.csv" in tables
+    assert len(list((hostile_page.parent / "figures").glob("*.svg"))) >= 8
+
+
+def test_compare_page_in_chromium(browser, hostile_page: Path) -> None:  # noqa: F811
+    opened = Opened(browser, hostile_page, ready="section#parties")
+    page = opened.page
+    for section_id, _ in COMPARE_SECTIONS:
+        assert page.is_visible(f"section#{section_id}"), section_id
+        assert page.is_visible(f'nav.toc a[href="#{section_id}"]')
+    figures = page.locator("figure.figure")
+    assert figures.count() == len(list((hostile_page.parent / "figures").glob("*.svg")))
+    for i in range(figures.count()):
+        box = figures.nth(i).locator("svg").bounding_box()
+        assert box and box["width"] > 100 and box["height"] > 60
+    # Two comparisons (after - before, later - before), each with its heading per section.
+    assert page.locator("section#summary h3").count() == 2
+    assert HOSTILE_MODEL in page.locator("section#indices").inner_text()
+    assert page.locator("img[src=x]").count() == 0
+    assert opened.dialogs == [] and opened.errors == []
+
+
+def test_dutch_full_vs_anon_page_in_chromium(browser, release_dir, tmp_path) -> None:  # noqa: F811
+    full = load_side(str(release_dir))
+    anon = load_side(f"{release_dir}/anon_v1")
+    path = write_compare_page([compare_pair(full, anon, OPTIONS)], tmp_path / "nl")
+    assert path.name == COMPARE_FILE
+    opened = Opened(browser, path, ready="section#parties")
+    text = opened.page.locator("section#summary").inner_text()
+    assert "paired" in text and "21 of 15110 cells of anon_v1" in text
+    assert opened.page.locator("section#parties figure.figure").count() == 2
+    assert opened.errors == []

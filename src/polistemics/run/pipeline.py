@@ -149,7 +149,10 @@ class Study:
             for run in elections:
                 # Election ids become exports/<id>/: refuse one that would leave the run.
                 release_folder(self.run_dir, run.scoped.election.id, Variant.FULL)
-                self.log(f"data: {run.scoped.election.id}: {run.scoped.counts}")
+                counts = ", ".join(
+                    f"{n} {what.replace('_', ' ')}" for what, n in run.scoped.counts.items()
+                )
+                self.log(f"data: {run.scoped.election.id}: {counts}")
         # Only now, with config, keys and data known good, does the run directory appear (the
         # lock creates it).
         self.lock.acquire()

@@ -64,6 +64,7 @@ def _finish(
         # run.json, written before the page (which shows it), has no report time: the CLI
         # prints it.
         stage_seconds={k: v for k, v in result.stage_seconds.items() if k != "report"},
+        calls_made=result.calls_made,
         extra=_manifest_extra(study, result, scored),
     )
     with study.stage("report"):
@@ -110,7 +111,6 @@ def _manifest_extra(study: Study, result: StudyResult, scored: MajorityResult) -
             "ties": scored.n_ties,
             "ignored_sub_questions": dict(scored.ignored),
         },
-        "calls_made_this_run": result.calls_made,
     }
 
 

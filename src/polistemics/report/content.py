@@ -10,9 +10,11 @@ import pandas as pd
 
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS, browser_payload
 from polistemics.report.datasets import (
+    StageTimes,
     calls_table,
     environment_counts,
     fidelity_table,
+    invocation_table,
     judging_summary,
     observation_counts,
     stage_times,
@@ -45,7 +47,8 @@ class DataTables:
     fidelity: pd.DataFrame | None  # App. D.4
     fidelity_reason: str | None
     calls: pd.DataFrame | None
-    stage_seconds: pd.DataFrame | None
+    stage_seconds: StageTimes | None  # of the invocation that made the calls
+    invocations: pd.DataFrame | None  # run.json's invocation history
     judging: pd.DataFrame | None
     vague: pd.DataFrame | None
     totals: dict | None
@@ -130,6 +133,7 @@ def build_content(
         fidelity_reason=scores.fidelity_reason,
         calls=calls_table(inputs.manifest),
         stage_seconds=stage_times(inputs.manifest),
+        invocations=invocation_table(inputs.manifest),
         judging=judging_summary(inputs.manifest),
         vague=vague_table(inputs.manifest),
         totals=(inputs.manifest or {}).get("totals"),

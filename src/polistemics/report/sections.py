@@ -530,16 +530,38 @@ def data_view(content: ReportContent) -> dict:
             caption="Totals over the whole run",
             table_id="totals",
         )
-    stage_seconds = None
-    if data.calls is not None and data.stage_seconds is not None:
+    stage_seconds = invocations = None
+    times = data.stage_seconds
+    if data.calls is not None and times is not None:
+        which = (
+            ""
+            if times.invocations == 1
+            else f" in invocation {times.invocation} of {times.invocations}"
+            f" (started {times.started}, the latest that made model calls)"
+        )
         stage_seconds = table_view(
-            data.stage_seconds,
+            times.table,
             [
                 Column("Stage", "stage"),
                 Column("Seconds", "seconds", lambda v: f"{float(v):.1f}", numeric=True),
             ],
-            caption="Wall-clock time per stage",
+            caption=f"Wall-clock time per stage{which}; {times.calls_made:,} model calls made",
             table_id="stage-seconds",
+        )
+    if data.calls is not None and data.invocations is not None:
+        invocations = table_view(
+            data.invocations,
+            [
+                Column("#", "invocation", numeric=True),
+                Column("Started", "started"),
+                Column("Finished", "finished"),
+                Column("Stage seconds", "seconds", lambda v: f"{float(v):.1f}", numeric=True),
+                Column("Model calls made", "calls_made", lambda v: f"{int(v):,}", numeric=True),
+                Column("Version", "version"),
+                Column("Git revision", "git_revision"),
+            ],
+            caption="Invocations of this run directory (run.json); later ones reuse stored calls",
+            table_id="invocations",
         )
     return {
         "standardisation": None
@@ -580,6 +602,7 @@ def data_view(content: ReportContent) -> dict:
         "calls": None if data.calls is None else _calls(data.calls),
         "totals": totals,
         "stage_seconds": stage_seconds,
+        "invocations": invocations,
         "vague": None
         if data.vague is None
         else table_view(

@@ -15,11 +15,10 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
-
 from polistemics import __version__
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.prompts import template_hashes
+from polistemics.results.invocations import Invocation, invocations_of
 from polistemics.results.layout import MANIFEST_FILE
 from polistemics.run.config import RunConfig
 
@@ -52,46 +51,13 @@ def endpoint_record(endpoint: ModelEndpoint) -> dict:
     }
 
 
-class Invocation(BaseModel):
-    """One ``polistemics run`` of a run directory that finished and wrote ``run.json``."""
-
-    started: str
-    finished: str
-    polistemics_version: str | None = None
-    git_revision: str | None = None
-    calls_made: int = 0
-    stage_seconds: dict[str, float] = {}
-
-
 def previous_invocations(path: Path) -> list[Invocation]:
-    """The invocations an existing ``run.json`` records. A file written before the list existed
-    counts as one invocation (its top-level fields); what cannot be read is left out, since the
-    file may have been edited by anyone."""
+    """The invocations an existing ``run.json`` records (none when it cannot be read)."""
     try:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    if not isinstance(old, dict):
-        return []
-    entries = old.get("invocations")
-    if not isinstance(entries, list):
-        entries = [
-            {
-                "started": old.get("started"),
-                "finished": old.get("finished"),
-                "polistemics_version": old.get("polistemics_version"),
-                "git_revision": old.get("git_revision"),
-                "calls_made": old.get("calls_made_this_run", 0),
-                "stage_seconds": old.get("stage_seconds") or {},
-            }
-        ]
-    kept = []
-    for entry in entries:
-        try:
-            kept.append(Invocation.model_validate(entry))
-        except ValidationError:
-            continue
-    return kept
+    return invocations_of(old)
 
 
 def now() -> str:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.prompts import vague_modes
+from polistemics.report.caveats import shared_seats_note
 from polistemics.report.content import ReportContent
 from polistemics.report.labels import (
     RUBRIC_ORDER,
@@ -329,8 +330,19 @@ def ablations_view(content: ReportContent) -> dict:
     if not content.elections:
         reason = NO_CELLS
     elif not elections:
-        reason = "this source has no ablation variants (anon_v1/, en_v1/)"
+        reason = _no_ablations_reason(content)
     return {"elections": elections, "unavailable": reason}
+
+
+def _no_ablations_reason(content: ReportContent) -> str:
+    """Why the page has no ablation: in the reader's terms, not the release's folder names."""
+    variants = "the anonymised-labels and English-output variants"
+    if content.inputs.kind == "release":
+        return f"this release has no results for {variants}"
+    config = (content.inputs.manifest or {}).get("config")
+    if isinstance(config, dict) and config.get("ablations") == []:
+        return f"the run's config sets ablations = [], so {variants} were not run"
+    return f"the run has no scored answers for {variants}"
 
 
 def _agreement_columns(first: list[Column]) -> list[Column]:
@@ -430,7 +442,12 @@ def judges_view(content: ReportContent) -> dict:
             [Column("Judging", "what"), Column("Value", "value", numeric=True)],
             caption="Judging summary (run.json)",
         )
-    return {"agreement": _agreement(content), "unavailable": reason, "judging": judging}
+    return {
+        "agreement": _agreement(content),
+        "unavailable": reason,
+        "judging": judging,
+        "shared_seats": shared_seats_note(content.inputs.manifest),
+    }
 
 
 def _standardisation(frame: pd.DataFrame) -> TableView:
@@ -624,6 +641,8 @@ def browser_view(content: ReportContent) -> dict:
         "total": payload["total"],
         "cap": content.options.max_browser_answers,
         "has_judges": payload["hasJudges"],
+        "truncated": sum(answer.truncated for answer in content.inputs.answers),
+        "answers": len(content.inputs.answers),
     }
 
 

@@ -120,3 +120,15 @@ def test_dry_run_table_has_a_price_source_column_and_one_line_note(
         'OpenRouter price list not used (the model list is not JSON of the form {"data": '
         "[...]}); using registry prices"
     ]
+
+
+def test_piped_dry_run_table_is_not_cut_at_80_columns(study: Path, server, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    result = CliRunner().invoke(app, ["run", str(study), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.stdout
+    rows = [line for line in result.stdout.splitlines() if "or-target" in line]
+    assert len(rows) == 1 and len(rows[0]) > 80  # one row, wider than Rich's default width
+    payload = plan(study)
+    target = next(r for r in payload["stages"] if r["model"] == "or-target")
+    assert f"{target['input_tokens']:,}" in rows[0]

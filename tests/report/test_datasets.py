@@ -7,6 +7,7 @@ from polistemics.report.datasets import (
     calls_table,
     environment_counts,
     fidelity_table,
+    invocation_table,
     judging_summary,
     observation_counts,
     stage_times,
@@ -31,7 +32,7 @@ def test_manifest_tables(demo_inputs) -> None:
     calls = calls_table(manifest)
     assert set(calls["stage"]) == {row["stage"] for row in manifest["calls"]}
     assert calls["calls"].sum() == manifest["totals"]["calls"]
-    assert set(stage_times(manifest)["stage"]) == set(manifest["stage_seconds"])
+    assert set(stage_times(manifest).table["stage"]) == set(manifest["stage_seconds"])
     assert "judge panel" in set(judging_summary(manifest)["what"])
     for build in (standardisation_table, calls_table, stage_times, judging_summary):
         assert build(None) is None
@@ -111,3 +112,29 @@ def test_judge_parsing_table_reads_run_json_and_shows_hostile_values_as_text() -
     assert second[0] == "<b>x</b>" and second[3] == "many" and second[-1] == "inf"
     for absent in (None, {}, {"judge_parsing": {"by_judge": []}}, {"judge_parsing": "x"}):
         assert judge_parsing_table(absent) is None
+
+
+def test_stage_times_are_those_of_the_invocation_that_made_the_calls() -> None:
+    first = {
+        "started": "2026-01-01T10:00:00+00:00",
+        "finished": "2026-01-01T10:11:00+00:00",
+        "calls_made": 176,
+        "stage_seconds": {"standardise": 46.0, "answers+judges": 424.0},
+    }
+    rerun = {
+        "started": "2026-01-02T10:00:00+00:00",
+        "finished": "2026-01-02T10:00:05+00:00",
+        "calls_made": 0,
+        "stage_seconds": {"standardise": 0.01, "answers+judges": 0.2},
+    }
+    manifest = {"stage_seconds": rerun["stage_seconds"], "invocations": [first, rerun]}
+    times = stage_times(manifest)
+    assert (times.invocation, times.invocations, times.calls_made) == (1, 2, 176)
+    assert times.table.set_index("stage")["seconds"].to_dict() == first["stage_seconds"]
+    history = invocation_table(manifest)
+    assert history["calls_made"].tolist() == [176, 0]
+    assert history["seconds"].tolist() == [470.0, pytest.approx(0.21)]
+    # a run.json written before the history existed is one invocation
+    legacy = {"started": "s", "finished": "f", "stage_seconds": {"a": 1.0}}
+    assert stage_times(legacy).invocations == 1
+    assert invocation_table(None) is None and stage_times({"invocations": "junk"}) is None

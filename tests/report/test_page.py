@@ -7,12 +7,15 @@ import hashlib
 import json
 import re
 from html import unescape
+from pathlib import Path
 
 import jinja2
 import pandas as pd
 import pytest
 
 from polistemics.report.browser import embed_json
+from polistemics.report.build import build_report
+from polistemics.report.content import ReportOptions
 from polistemics.report.page import content_security_policy, environment
 from polistemics.report.sections import SECTIONS
 from polistemics.report.view import Column, FigureView, Labelled, shorten, table_view
@@ -87,3 +90,16 @@ def test_long_names_are_shortened_with_the_whole_text_kept() -> None:
     row = table_view(frame, [Column("Name", "name"), Column("Q", "question", limit=None)]).rows[0]
     assert row[0].text == "y" * 79 + "…" and row[0].full == "y" * 200
     assert row[1].text == "z" * 200 and row[1].full is None
+
+
+def test_no_banner_or_shared_seat_note_when_seats_differ(demo_run_copy: Path) -> None:
+    manifest_path = demo_run_copy / "run.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    for seat, name in enumerate(manifest["config"]["judges"]):
+        manifest["models"][name]["params"]["temperature"] = 0.1 * seat
+    for election in manifest["config"]["elections"]:
+        election["source"] = "generic:somewhere.csv"
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    report = build_report(demo_run_copy, options=ReportOptions(bootstrap_resamples=20))
+    html = report.read_text(encoding="utf-8")
+    assert 'id="demo-banner"' not in html and 'id="shared-seats"' not in html

@@ -209,3 +209,44 @@ def test_dutch_release_report_shows_the_papers_leaderboard(browser, release_dir,
     assert opened.count() == outputs  # every answer, failed calls included (shown as failed)
     opened.page.screenshot(path=str(tmp_path / "release.png"))
     assert opened.errors == []
+
+
+def test_demo_banner_shared_seats_cut_answers_and_invocations_show(
+    browser, demo_run_copy: Path
+) -> None:
+    """The demo's caveats a reader must see: the banner, the judges that are one endpoint, the
+    answers cut at max_tokens, and the stage times of the invocation that made the calls."""
+    answers = demo_run_copy / "answers.jsonl"
+    rows = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    rows[0]["finish_reason"] = "length"
+    rows[0]["text"] = "A cut answer that stops in the middle of"
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    manifest_path = demo_run_copy / "run.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    first = manifest["invocations"][0]
+    rerun = {**first, "calls_made": 0, "stage_seconds": dict.fromkeys(first["stage_seconds"], 0.0)}
+    manifest["invocations"].append(rerun)
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+
+    report = build_report(demo_run_copy, options=ReportOptions(bootstrap_resamples=20))
+    opened = Opened(browser, report)
+    page = opened.page
+    banner = page.inner_text("#demo-banner")
+    assert page.is_visible("#demo-banner") and "Not a measurement" in banner
+    assert "fictional demo election" in banner
+    note = page.inner_text("#shared-seats")
+    assert page.is_visible("#shared-seats")
+    assert "All seats 1, 2, 3" in note and "judge-a, judge-b, judge-c" in note
+    assert "κ = AC1 = 1.000" in note
+
+    assert "1 of " in page.inner_text("#answers-cut")
+    page.fill("#f-search", "stops in the middle of")
+    assert opened.count() == 1
+    assert page.is_visible("#b-list .answer-cut")
+
+    caption = page.inner_text("#stage-seconds caption")
+    assert "invocation 1 of 2" in caption and f"{first['calls_made']:,} model calls" in caption
+    assert page.locator("#invocations tbody tr").count() == 2
+    titles = page.locator("figure.figure figcaption").all_inner_texts()
+    assert titles and not any("XX" in t for t in titles)  # the demo's country code is no name
+    assert opened.errors == []

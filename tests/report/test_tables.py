@@ -6,7 +6,12 @@ import pytest
 
 from polistemics.conditions import Environment, Variant
 from polistemics.report.labels import order_rows, percent, signed_points
-from polistemics.report.tables import ElectionTables, election_tables, elections_in
+from polistemics.report.tables import (
+    ElectionTables,
+    election_tables,
+    elections_in,
+    user_assigned_country,
+)
 
 from .conftest import cells_frame, rate_cells
 
@@ -125,3 +130,9 @@ def test_formatting_and_row_order() -> None:
         ("anon", "faithfulness"),
         ("en", "impartiality"),
     ]
+
+
+def test_user_assigned_country_codes_are_not_names() -> None:
+    assert user_assigned_country("XX") and user_assigned_country("zz")
+    assert user_assigned_country("QM") and not user_assigned_country("QA")
+    assert not user_assigned_country("NL") and not user_assigned_country("DE")

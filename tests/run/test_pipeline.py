@@ -106,6 +106,21 @@ def test_rerun_of_a_finished_run_makes_zero_calls_and_same_results(finished) -> 
         assert store.integrity_check() == "ok"
 
 
+def test_a_rerun_appends_an_invocation_and_keeps_the_first_ones_record(finished) -> None:
+    tmp_path, (_, first, _), (_, second, paths), *_ = finished
+    manifest = json.loads(paths["manifest"].read_text())
+    runs = manifest["invocations"]
+    assert [r["calls_made"] for r in runs] == [first.calls_made, 0] and first.calls_made > 0
+    assert runs[0]["started"] <= runs[0]["finished"] <= runs[1]["started"] <= runs[1]["finished"]
+    assert set(runs[0]["stage_seconds"]) >= {"standardise", "environments", "answers+judges"}
+    assert all(r["polistemics_version"] for r in runs)
+    # the top level describes the latest invocation, the one that wrote the file
+    assert manifest["started"] == runs[1]["started"]
+    assert manifest["stage_seconds"] == runs[1]["stage_seconds"]
+    assert manifest["calls_made_this_run"] == 0
+    assert manifest["totals"]["calls"] == first.calls_made  # the store still holds every call
+
+
 def test_score_command_reads_a_run_directory(finished) -> None:
     from typer.testing import CliRunner
 

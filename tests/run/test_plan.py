@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
+from study_helpers import write_study
 
+from polistemics.conditions import Environment
 from polistemics.llm.pricing import Price
+from polistemics.llm.session import STORE_NAME
+from polistemics.llm.store import RunStore
 from polistemics.run.config import load_config
 from polistemics.run.pipeline import Study, load_elections
 from polistemics.run.plan import plan_study
+from polistemics.testing import FakeOpenAIServer
+from polistemics.testing.responders import polistemic_responder
 
 
 def test_rows_cost_with_the_given_price_else_the_registry(tmp_path: Path) -> None:
@@ -35,3 +44,44 @@ def test_rows_cost_with_the_given_price_else_the_registry(tmp_path: Path) -> Non
     )
     unpriced, _ = plan_study(config, elections, study.endpoints, None)
     assert {(row.price_source, row.cost) for row in unpriced} == {("none", None)}
+
+
+def strict_auditor(request_json: dict) -> str:
+    """The test server's answers, except that the Vague audit finds about half the rewrites
+    still determinable, so Vague drops observations as a tiny model's audit does."""
+    text = polistemic_responder(request_json)
+    if text == json.dumps({"determinable": False}):
+        digest = hashlib.sha256(json.dumps(request_json["messages"]).encode()).digest()
+        return json.dumps({"determinable": digest[0] % 2 == 0})
+    return text
+
+
+def test_dry_run_on_a_finished_run_plans_no_new_call(tmp_path: Path) -> None:
+    with FakeOpenAIServer(responder=strict_auditor) as server:
+        config = load_config(write_study(tmp_path, server.base_url, ablations="[]"))
+        study = Study(config, config.run_dir(), log=lambda message: None)
+        result = asyncio.run(study.execute(quiet=True))
+    elections = load_elections(config)
+    run = result.elections[0]
+    vague_items = sum(item.environment is Environment.VAGUE for item in run.items)
+    assert 0 < vague_items < len(run.evidence)  # Vague dropped observations
+
+    with RunStore(config.run_dir() / STORE_NAME) as store:
+        rows, details = plan_study(config, elections, study.endpoints, store)
+    assert {row.stage: row.new for row in rows} == {
+        "standardise": 0,
+        "vague": 0,
+        "vague_audit": 0,
+        "answer": 0,
+        "judge": 0,
+    }
+    assert details["elections"][run.scoped.election.id]["items_from"] == "store"
+    assert details["items_per_environment"]["full/ie_clarity_vague"] == vague_items
+    assert details["answers_total"] == len(result.answers)
+    # the three judges are one endpoint (same server, model and parameters): one row
+    assert [row.model for row in rows if row.stage == "judge"] == ["judge-a"]
+
+    # without the store, the plan estimates from the stances: every observation gets a Vague item
+    rows, details = plan_study(config, elections, study.endpoints, None)
+    assert details["items_per_environment"]["full/ie_clarity_vague"] == len(run.evidence)
+    assert all(row.cached == 0 for row in rows)

@@ -33,6 +33,23 @@ def test_parse_spec() -> None:
         parse_spec("generic:")
 
 
+def test_a_plain_path_gets_the_spec_it_looks_like(data_root: Path, tmp_path: Path) -> None:
+    for folder, kind in [
+        ("wahlomat/teststadt2099", "wahlomat"),
+        ("stemwijzer/gm9999", "stemwijzer"),
+        ("stemwijzer/tk2099/tk2099.json", "stemwijzer"),
+        ("generic/mini.csv", "generic"),
+    ]:
+        plain = str(data_root / folder)
+        with pytest.raises(SourceError, match=re.escape(f"did you mean '{kind}:{plain}'?")):
+            parse_spec(plain)
+    # a path that does not exist, or looks like nothing, keeps the plain message
+    with pytest.raises(SourceError, match="unknown source kind"):
+        parse_spec(str(tmp_path / "absent"))
+    with pytest.raises(SourceError, match="unknown source kind"):
+        parse_spec(str(tmp_path))
+
+
 def test_names_resolve_in_the_data_directory(data_root: Path) -> None:
     assert load_election("wahlomat:teststadt2099").id == "teststadt2099"
     assert load_election("stemwijzer:tk2099").id == "tk2099"

@@ -6,9 +6,11 @@ import typer
 
 from polistemics import __version__
 from polistemics.cli import cache, compare, data, environments, evidence, report, run, score
+from polistemics.cli.help_format import FlagsWithoutTypes
 
 app = typer.Typer(
     name="polistemics",
+    cls=FlagsWithoutTypes,
     help="Audit how large language models mediate political information before elections.",
     no_args_is_help=True,
     add_completion=False,

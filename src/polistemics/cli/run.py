@@ -32,6 +32,7 @@ from polistemics.run.pipeline import Study, check_keys, load_elections
 from polistemics.run.plan import plan_study
 from polistemics.sources.errors import SourceError
 
+UNWRAPPED_WIDTH = 10_000  # wider than any plan table: piped output is never cut or wrapped
 USER_ERRORS = (
     ConfigError,
     RegistryError,
@@ -80,7 +81,8 @@ def run(
 ) -> None:
     """Run a study: data, standardisation, environments, answers, judges, scores, report."""
     quiet = quiet or bool(os.environ.get("POLISTEMICS_QUIET"))
-    console = Console(stderr=True, quiet=False)
+    # Log lines are text (election ids, model names), never markup, and are not wrapped.
+    console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
     with user_errors(*USER_ERRORS):
         report_options = ReportOptions(figure_formats=figure_formats(figure_format))
         cfg = load_config(config)
@@ -175,7 +177,7 @@ def _print_plan(
             "n/a" if r.cost is None else f"{r.cost:,.2f}",
             r.price_source,
         )
-    console = Console()
+    console = _stdout_console()
     console.print(table)
     for election, info in details["elections"].items():
         console.print(
@@ -197,8 +199,16 @@ def _print_plan(
         console.print(f"to run it, set: {', '.join(missing_keys)}")
 
 
+def _stdout_console() -> Console:
+    """Rich on a terminal; piped, lines as wide as they need (not cut at Rich's default 80
+    columns: ``gemini-…``, ``4,977,7…``)."""
+    if sys.stdout.isatty():
+        return Console()
+    return Console(width=UNWRAPPED_WIDTH, soft_wrap=True)
+
+
 def _print_summary(result, paths: dict[str, Path]) -> None:
-    out = Console()
+    out = _stdout_console()
     out.print(
         "stage timings: " + ", ".join(f"{k} {v:.1f}s" for k, v in result.stage_seconds.items())
     )

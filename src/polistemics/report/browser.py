@@ -211,6 +211,7 @@ def browser_payload(
                 "c": verdicts.get(key, "-" * len(SUB_QUESTIONS)),
                 "j": judge_rows,
                 "d": 1 if _disagree(r[3] for r in judge_rows) else 0,
+                "k": 1 if answer.truncated else 0,
             }
         )
     return {

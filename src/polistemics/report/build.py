@@ -161,7 +161,8 @@ def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
         "observation_counts": data.observations,
         "fidelity": data.fidelity,
         "calls": data.calls,
-        "stage_seconds": data.stage_seconds,
+        "stage_seconds": None if data.stage_seconds is None else data.stage_seconds.table,
+        "invocations": data.invocations,
         "judging_summary": data.judging,
         "vague_generation": data.vague,
     }

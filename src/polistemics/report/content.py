@@ -11,9 +11,11 @@ import pandas as pd
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS, browser_payload
 from polistemics.report.cross_election import CrossElection, cross_elections
 from polistemics.report.datasets import (
+    StageTimes,
     calls_table,
     environment_counts,
     fidelity_table,
+    invocation_table,
     judge_parsing_table,
     judging_summary,
     observation_counts,
@@ -47,7 +49,8 @@ class DataTables:
     fidelity: pd.DataFrame | None  # App. D.4
     fidelity_reason: str | None
     calls: pd.DataFrame | None
-    stage_seconds: pd.DataFrame | None
+    stage_seconds: StageTimes | None  # of the invocation that made the calls
+    invocations: pd.DataFrame | None  # run.json's invocation history
     judging: pd.DataFrame | None
     vague: pd.DataFrame | None
     totals: dict | None
@@ -142,6 +145,7 @@ def build_content(
         fidelity_reason=scores.fidelity_reason,
         calls=calls_table(inputs.manifest),
         stage_seconds=stage_times(inputs.manifest),
+        invocations=invocation_table(inputs.manifest),
         judging=judging_summary(inputs.manifest),
         vague=vague_table(inputs.manifest),
         totals=(inputs.manifest or {}).get("totals"),

@@ -7,6 +7,7 @@ Manifest-based tables return ``None`` when there is no ``run.json`` (an authors'
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -16,6 +17,7 @@ from polistemics.evidence.fidelity import compare_fidelity, intensifiers
 from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView
+from polistemics.results.invocations import calling_invocation, invocations_of
 
 STANDARDISATION_ROWS = (
     ("raw_candidate_observations", "Raw candidate observations"),
@@ -200,12 +202,50 @@ def calls_table(manifest: dict | None) -> pd.DataFrame | None:
     return table.loc[:, columns].sort_values(["stage", "endpoint"], ignore_index=True)
 
 
-def stage_times(manifest: dict | None) -> pd.DataFrame | None:
-    if not manifest or "stage_seconds" not in manifest:
+@dataclass(frozen=True)
+class StageTimes:
+    """Stage times of the invocation that made the calls (a rerun from cache takes seconds)."""
+
+    table: pd.DataFrame
+    invocation: int  # 1-based
+    invocations: int
+    started: str
+    calls_made: int
+
+
+def stage_times(manifest: dict | None) -> StageTimes | None:
+    if not manifest:
+        return None
+    invocations = invocations_of(manifest)
+    calling = calling_invocation(invocations)
+    if calling is None:
+        return None
+    index, invocation = calling
+    table = pd.DataFrame(
+        [{"stage": k, "seconds": v} for k, v in invocation.stage_seconds.items()],
+        columns=["stage", "seconds"],
+    )
+    return StageTimes(table, index + 1, len(invocations), invocation.started, invocation.calls_made)
+
+
+def invocation_table(manifest: dict | None) -> pd.DataFrame | None:
+    """Every finished invocation of the run directory, oldest first."""
+    invocations = invocations_of(manifest)
+    if not invocations:
         return None
     return pd.DataFrame(
-        [{"stage": k, "seconds": v} for k, v in manifest["stage_seconds"].items()],
-        columns=["stage", "seconds"],
+        [
+            {
+                "invocation": number,
+                "started": i.started,
+                "finished": i.finished,
+                "seconds": sum(i.stage_seconds.values()),
+                "calls_made": i.calls_made,
+                "version": i.polistemics_version or "unknown",
+                "git_revision": (i.git_revision or "unknown")[:12],
+            }
+            for number, i in enumerate(invocations, 1)
+        ]
     )
 
 

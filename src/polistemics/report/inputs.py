@@ -32,6 +32,7 @@ class AnswerView:
     sample_index: int
     text: str | None
     error: str | None = None  # why there is no usable answer (failed call, empty, ...)
+    truncated: bool = False  # cut at the model's max_tokens (finish reason "length")
 
 
 @dataclass

@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from polistemics import __version__
 from polistemics.report.browser import embed_json
+from polistemics.report.caveats import demo_banner
 from polistemics.report.content import ReportContent
 from polistemics.report.sections import ALL_SECTIONS, NO_CELLS, SECTIONS
 
@@ -67,6 +68,7 @@ def _header(content: ReportContent) -> dict:
         "generated": content.generated,
         "version": __version__,
         "notes": list(inputs.notes),
+        "banner": demo_banner(inputs.manifest),
         "figure_formats": ", ".join(f.upper() for f in content.options.figure_formats),
     }
 

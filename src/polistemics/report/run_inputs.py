@@ -145,7 +145,10 @@ def answer_views(
             if answer.ok
             else (answer.error or ("empty answer" if answer.empty else answer.status))
         )
-        views.append(AnswerView(item, answer.model, answer.sample_index, answer.text, error))
+        truncated = answer.ok and answer.finish_reason == "length"
+        views.append(
+            AnswerView(item, answer.model, answer.sample_index, answer.text, error, truncated)
+        )
     return views, len(answers) - len(views)
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.prompts import vague_modes
+from polistemics.report.caveats import shared_seats_note
 from polistemics.report.content import ReportContent
 from polistemics.report.labels import (
     RUBRIC_ORDER,
@@ -331,7 +332,7 @@ def ablations_view(content: ReportContent) -> dict:
     if not content.elections:
         reason = NO_CELLS
     elif not elections:
-        reason = "this source has no ablation variants (anon_v1/, en_v1/)"
+        reason = _no_ablations_reason(content)
     side_by_side = _ablations_side_by_side(content)
     shown = {row["paper_ref"] for row in side_by_side}
     for election in elections:  # a figure shown side by side is not shown again below
@@ -410,6 +411,17 @@ def cross_election_view(content: ReportContent) -> dict:
             "'polistemics report A B', shows the deltas between them)"
         )
     return {"parts": parts, "unavailable": reason}
+
+
+def _no_ablations_reason(content: ReportContent) -> str:
+    """Why the page has no ablation: in the reader's terms, not the release's folder names."""
+    variants = "the anonymised-labels and English-output variants"
+    if content.inputs.kind == "release":
+        return f"this release has no results for {variants}"
+    config = (content.inputs.manifest or {}).get("config")
+    if isinstance(config, dict) and config.get("ablations") == []:
+        return f"the run's config sets ablations = [], so {variants} were not run"
+    return f"the run has no scored answers for {variants}"
 
 
 def _agreement_columns(first: list[Column]) -> list[Column]:
@@ -517,6 +529,7 @@ def judges_view(content: ReportContent) -> dict:
         "unavailable": reason,
         "judging": judging,
         "parsing": parsing,
+        "shared_seats": shared_seats_note(content.inputs.manifest),
     }
 
 
@@ -664,16 +677,38 @@ def data_view(content: ReportContent) -> dict:
             caption="Totals over the whole run",
             table_id="totals",
         )
-    stage_seconds = None
-    if data.calls is not None and data.stage_seconds is not None:
+    stage_seconds = invocations = None
+    times = data.stage_seconds
+    if data.calls is not None and times is not None:
+        which = (
+            ""
+            if times.invocations == 1
+            else f" in invocation {times.invocation} of {times.invocations}"
+            f" (started {times.started}, the latest that made model calls)"
+        )
         stage_seconds = table_view(
-            data.stage_seconds,
+            times.table,
             [
                 Column("Stage", "stage"),
                 Column("Seconds", "seconds", lambda v: f"{float(v):.1f}", numeric=True),
             ],
-            caption="Wall-clock time per stage",
+            caption=f"Wall-clock time per stage{which}; {times.calls_made:,} model calls made",
             table_id="stage-seconds",
+        )
+    if data.calls is not None and data.invocations is not None:
+        invocations = table_view(
+            data.invocations,
+            [
+                Column("#", "invocation", numeric=True),
+                Column("Started", "started"),
+                Column("Finished", "finished"),
+                Column("Stage seconds", "seconds", lambda v: f"{float(v):.1f}", numeric=True),
+                Column("Model calls made", "calls_made", lambda v: f"{int(v):,}", numeric=True),
+                Column("Version", "version"),
+                Column("Git revision", "git_revision"),
+            ],
+            caption="Invocations of this run directory (run.json); later ones reuse stored calls",
+            table_id="invocations",
         )
     return {
         "standardisation": None
@@ -714,6 +749,7 @@ def data_view(content: ReportContent) -> dict:
         "calls": None if data.calls is None else _calls(data.calls),
         "totals": totals,
         "stage_seconds": stage_seconds,
+        "invocations": invocations,
         "vague": None
         if data.vague is None
         else table_view(
@@ -735,6 +771,8 @@ def browser_view(content: ReportContent) -> dict:
         "total": payload["total"],
         "cap": content.options.max_browser_answers,
         "has_judges": payload["hasJudges"],
+        "truncated": sum(answer.truncated for answer in content.inputs.answers),
+        "answers": len(content.inputs.answers),
     }
 
 

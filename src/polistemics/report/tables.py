@@ -66,7 +66,19 @@ class ElectionTables:
 
     @property
     def label(self) -> str:
-        return f"{self.country} ({self.election_id})" if self.country else self.election_id
+        """``NL (tk2025)``; the election id alone when the country code is one of ISO 3166's
+        user-assigned codes (the fictional demo's ``XX``), which would read as a placeholder."""
+        if self.country and not user_assigned_country(self.country):
+            return f"{self.country} ({self.election_id})"
+        return self.election_id
+
+
+def user_assigned_country(code: str) -> bool:
+    """AA, QM-QZ, XA-XZ and ZZ: ISO 3166-1 codes that name no country."""
+    code = code.strip().upper()
+    if len(code) != 2:
+        return False
+    return code in ("AA", "ZZ") or code[0] == "X" or (code[0] == "Q" and code[1] >= "M")
 
 
 def elections_in(cells: pd.DataFrame) -> list[str]:

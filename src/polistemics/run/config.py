@@ -135,7 +135,10 @@ def load_config(name_or_path: str | Path) -> RunConfig:
     else:
         path = Path(name_or_path)
         if not path.is_file():
-            raise ConfigError(f"{path}: no such config file (presets: {', '.join(PRESETS)})")
+            hint = ""
+            if str(name_or_path).lower() in ("true", "false", "yes", "no", "1", "0"):
+                hint = "; flags such as --dry-run take no value: write the flag alone"
+            raise ConfigError(f"{path}: no such config file (presets: {', '.join(PRESETS)}){hint}")
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:

@@ -65,6 +65,7 @@ def _finish(
         # run.json, written before the page (which shows it), has no report time: the CLI
         # prints it.
         stage_seconds={k: v for k, v in result.stage_seconds.items() if k != "report"},
+        calls_made=result.calls_made,
         extra=_manifest_extra(study, result, scored, call_stats),
     )
     with study.stage("report"):
@@ -119,7 +120,6 @@ def _manifest_extra(
             {name: study.endpoints[name] for name in study.config.judges},
             call_stats,
         ),
-        "calls_made_this_run": result.calls_made,
     }
 
 

@@ -1,4 +1,12 @@
-"""``run.json``: what a run was (config, code, prompts, models, seeds) and what it cost."""
+"""``run.json``: what a run was (config, code, prompts, models, seeds) and what it cost.
+
+A run directory may be run many times (resumed, rerun from cache). ``invocations`` keeps one
+entry per finished invocation, oldest first, each with its own times, calls made and version;
+a rerun appends to it instead of overwriting the record of the one that made the calls. The
+top-level ``started``, ``finished``, ``stage_seconds``, ``calls_made_this_run``,
+``polistemics_version`` and ``git_revision`` describe the latest invocation (the one that wrote
+the file).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +18,7 @@ from pathlib import Path
 from polistemics import __version__
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.prompts import template_hashes
+from polistemics.results.invocations import Invocation, invocations_of
 from polistemics.results.layout import MANIFEST_FILE
 from polistemics.run.config import RunConfig
 
@@ -42,6 +51,15 @@ def endpoint_record(endpoint: ModelEndpoint) -> dict:
     }
 
 
+def previous_invocations(path: Path) -> list[Invocation]:
+    """The invocations an existing ``run.json`` records (none when it cannot be read)."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return invocations_of(old)
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -54,19 +72,34 @@ def write_manifest(
     *,
     started: str,
     stage_seconds: dict[str, float],
+    calls_made: int,
     extra: dict,
 ) -> Path:
-    """``run.json``; ``calls`` are the run store's ``call_stats()``."""
+    """``run.json``; ``calls`` are the run store's ``call_stats()``, ``calls_made`` the model
+    calls this invocation made (the rest came from the store)."""
+    path = run_dir / MANIFEST_FILE
+    stage_seconds = {k: round(v, 3) for k, v in stage_seconds.items()}
+    this = Invocation(
+        started=started,
+        finished=now(),
+        polistemics_version=__version__,
+        git_revision=git_revision(),
+        calls_made=calls_made,
+        stage_seconds=stage_seconds,
+    )
+    invocations = [*previous_invocations(path), this]
     manifest = {
-        "polistemics_version": __version__,
-        "git_revision": git_revision(),
-        "started": started,
-        "finished": now(),
+        "polistemics_version": this.polistemics_version,
+        "git_revision": this.git_revision,
+        "started": this.started,
+        "finished": this.finished,
         "config": config.model_dump(mode="json"),
         "prompt_template_sha256": template_hashes(),
         "models": {name: endpoint_record(ep) for name, ep in endpoints.items()},
         "seed": config.seed,
-        "stage_seconds": {k: round(v, 3) for k, v in stage_seconds.items()},
+        "stage_seconds": stage_seconds,
+        "calls_made_this_run": calls_made,
+        "invocations": [i.model_dump(mode="json") for i in invocations],
         "calls": calls,
         "totals": {
             "calls": sum(c["calls"] for c in calls),
@@ -78,10 +111,12 @@ def write_manifest(
         },
         **extra,
     }
-    path = run_dir / MANIFEST_FILE
     _write(path, manifest)
     return path
 
 
 def _write(path: Path, manifest: dict) -> None:
-    path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
+    """Whole or not at all: the file holds the run's history, so a crash must not truncate it."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
+    partial.replace(path)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from polistemics.answers.generate import STAGE as ANSWER_STAGE
 from polistemics.answers.generate import answer_items
 from polistemics.answers.models import Answer
 from polistemics.conditions import Variant
@@ -23,14 +24,17 @@ from polistemics.environments.build import VagueSettings, build_environments
 from polistemics.environments.embeddings import make_embedder
 from polistemics.environments.items import EnvironmentItem
 from polistemics.evidence.standardise import standardise
+from polistemics.judging.panel import STAGE as JUDGE_STAGE
 from polistemics.judging.panel import JudgeVerdictRecord, judge_answers
 from polistemics.llm.client import LLMClient
+from polistemics.llm.progress import declare_total
 from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
 from polistemics.llm.session import open_client
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.transport import env_proxy
 from polistemics.records import Evidence, Position
 from polistemics.results.layout import release_folder
+from polistemics.rubrics import active_rubrics
 from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
 from polistemics.run.lock import RunLock
@@ -149,7 +153,10 @@ class Study:
             for run in elections:
                 # Election ids become exports/<id>/: refuse one that would leave the run.
                 release_folder(self.run_dir, run.scoped.election.id, Variant.FULL)
-                self.log(f"data: {run.scoped.election.id}: {run.scoped.counts}")
+                counts = ", ".join(
+                    f"{n} {what.replace('_', ' ')}" for what, n in run.scoped.counts.items()
+                )
+                self.log(f"data: {run.scoped.election.id}: {counts}")
         # Only now, with config, keys and data known good, does the run directory appear (the
         # lock creates it).
         self.lock.acquire()
@@ -258,6 +265,11 @@ class Study:
         targets = [self.endpoints[name] for name in self.config.targets]
         judges = panel(self.config, self.endpoints)
         started = time.perf_counter()
+        per_item = len(targets) * self.config.samples
+        declare_total(client.listeners, ANSWER_STAGE, len(items) * per_item)
+        # First tries only: a failed answer is not judged, an unparseable verdict is asked again.
+        rubric_calls = sum(len(active_rubrics(item.environment)) for item in items)
+        declare_total(client.listeners, JUDGE_STAGE, rubric_calls * len(judges) * per_item)
         verdict_lists: list[list[JudgeVerdictRecord]] = []
         skipped: dict[str, int] = {}
 

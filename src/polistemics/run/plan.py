@@ -11,12 +11,13 @@ naming where its price came from; without them, the registry's prices.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.conflict import select_conflict_parties
-from polistemics.llm.keys import call_key, request_params
+from polistemics.llm.keys import call_key, canonical_json, request_params
 from polistemics.llm.pricing import Price, registry_price
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
@@ -24,6 +25,7 @@ from polistemics.prompts import load
 from polistemics.records import Evidence
 from polistemics.rubrics import active_rubrics
 from polistemics.run.config import RunConfig
+from polistemics.run.replay import Replayed, replay_early_stages
 from polistemics.sources.scope import ScopedElection
 
 # Typical sizes in tokens, used only for estimates.
@@ -48,19 +50,27 @@ class PlanRow:
 
 
 def environment_counts(
-    scoped: ScopedElection, config: RunConfig
+    scoped: ScopedElection, config: RunConfig, replayed: Replayed | None = None
 ) -> dict[tuple[Variant, Environment], int]:
-    """Items per variant and environment, from the stances alone (no model needed)."""
-    observations = scoped.observations
-    evidence = [Evidence(position=p, text="[PARTY]") for p in observations]
+    """Items per variant and environment: from the stances alone (no model needed), or, when
+    the store holds the early stages (``replayed``), from the evidence and Vague rewrites a run
+    would get (rejected observations and failed rewrites are no items)."""
+    if replayed is not None:
+        evidence = replayed.evidence
+    else:
+        evidence = [Evidence(position=p, text="[PARTY]") for p in scoped.observations]
     kept_conflict = len(select_conflict_parties(evidence, scoped.election.positions).choices)
     counts = {}
     for variant in config.variants:
         for env in variant.environments:
             if env not in config.environment_list:
                 continue
-            conflict = env in (Environment.CONTRADICTORY, Environment.COUNTERFACTUAL)
-            counts[(variant, env)] = kept_conflict if conflict else len(observations)
+            n = len(evidence)
+            if env in (Environment.CONTRADICTORY, Environment.COUNTERFACTUAL):
+                n = kept_conflict
+            elif env is Environment.VAGUE and replayed is not None:
+                n = replayed.vague_kept or 0
+            counts[(variant, env)] = n
     return counts
 
 
@@ -85,39 +95,50 @@ def plan_study(
     rows: list[PlanRow] = []
     details: dict = {"elections": {}}
     n_obs = sum(len(s.observations) for s in elections)
-    std = endpoints[config.standardiser]
-    std_cached = _cached_standardise(elections, std, store)
+    replays = {
+        s.election.id: replay_early_stages(config, s, endpoints, store) if store else None
+        for s in elections
+    }
+    # Every early-stage call replayed from the store: their counts are exact, all cached.
+    served = None
+    if elections and all(r is not None for r in replays.values()):
+        served = sum((r.calls for r in replays.values() if r is not None), Counter())
+
+    def _early_row(stage: str, name: str, estimate: int, cached: int, tokens_in: int) -> None:
+        if served is not None:
+            estimate = cached = served[stage]
+        rows.append(_row(stage, endpoints[name], estimate, cached, tokens_in))
+
     std_in = _tokens(load("standardise_system")) + 100
-    rows.append(_row("standardise", std, n_obs, std_cached, std_in))
+    std_cached = _cached_standardise(elections, endpoints[config.standardiser], store)
+    _early_row("standardise", config.standardiser, n_obs, std_cached, std_in)
 
     items_per_env: dict[tuple[Variant, Environment], int] = {}
     for scoped in elections:
-        counts = environment_counts(scoped, config)
+        replayed = replays[scoped.election.id]
+        counts = environment_counts(scoped, config, replayed)
         details["elections"][scoped.election.id] = {
             **scoped.counts,
+            "items_from": "store" if replayed is not None else "stances",
             "items": {f"{v.value}/{e.value}": n for (v, e), n in counts.items()},
         }
         for key, n in counts.items():
             items_per_env[key] = items_per_env.get(key, 0) + n
 
     if Environment.VAGUE in config.environment_list:
-        rows.append(
-            _row(
-                "vague",
-                endpoints[config.vague_generator],
-                n_obs,
-                stored.get(("vague", config.vague_generator), 0),
-                _tokens(load("vague_system")) + EVIDENCE_TOKENS,
-            )
+        _early_row(
+            "vague",
+            config.vague_generator,
+            n_obs,
+            stored.get(("vague", config.vague_generator), 0),
+            _tokens(load("vague_system")) + EVIDENCE_TOKENS,
         )
-        rows.append(
-            _row(
-                "vague_audit",
-                endpoints[config.vague_auditor],
-                n_obs,
-                stored.get(("vague_audit", config.vague_auditor), 0),
-                _tokens(load("vague_audit_system")) + EVIDENCE_TOKENS,
-            )
+        _early_row(
+            "vague_audit",
+            config.vague_auditor,
+            n_obs,
+            stored.get(("vague_audit", config.vague_auditor), 0),
+            _tokens(load("vague_audit_system")) + EVIDENCE_TOKENS,
         )
 
     answers = sum(items_per_env.values()) * config.samples
@@ -135,13 +156,14 @@ def plan_study(
         sum(n * len(active_rubrics(env)) for (_, env), n in items_per_env.items()) * config.samples
     )
     judge_in = _tokens(load("judge_system")) + 250 + answer_in
-    judge_names: dict[str, int] = {}
-    for name in config.judges:
-        judge_names[name] = judge_names.get(name, 0) + 1
-    for name, seats in judge_names.items():
-        # Identical seats share cached calls at temperature 0: one call serves them all.
-        calls = judge_calls if endpoints[name].temperature == 0 else judge_calls * seats
-        rows.append(_row("judge", endpoints[name], calls, stored.get(("judge", name), 0), judge_in))
+    # Seats that are the same endpoint (location, model, parameters) make the same calls, which
+    # are stored once under whichever seat's name called first: one row per distinct endpoint.
+    same_calls: dict[tuple[str, str, str], list[str]] = {}
+    for name in dict.fromkeys(config.judges):
+        same_calls.setdefault(endpoint_identity(endpoints[name]), []).append(name)
+    for names in same_calls.values():
+        cached = sum(stored.get(("judge", name), 0) for name in names)
+        rows.append(_row("judge", endpoints[names[0]], judge_calls, cached, judge_in))
 
     details["answers_total"] = len(config.targets) * answers
     details["judge_calls_total"] = sum(r.calls for r in rows if r.stage == "judge")
@@ -149,6 +171,15 @@ def plan_study(
         f"{v.value}/{e.value}": n for (v, e), n in items_per_env.items()
     }
     return rows, details
+
+
+def endpoint_identity(endpoint: ModelEndpoint) -> tuple[str, str, str]:
+    """What a call key knows of an endpoint: where it is served, the model, the parameters."""
+    return (
+        endpoint.resolved_base_url,
+        endpoint.model,
+        canonical_json(endpoint.generation_params()),
+    )
 
 
 def _plan_row(

@@ -283,6 +283,10 @@
     }
     if (item.a !== null && item.a !== undefined) {
       article.append(node("pre", "answer-text", [iso(text(item.a))]));
+      if (item.k) {
+        article.append(node("p", "answer-cut", [
+          "Cut at the model's max_tokens: the answer stops where the model was stopped, and the judges saw it so."]));
+      }
     }
     article.append(renderVerdicts(item));
     article.append(renderRaw(item));

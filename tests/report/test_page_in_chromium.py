@@ -117,7 +117,7 @@ def test_every_section_and_figure_renders_without_errors(browser, demo_report, t
         assert figure.locator("figcaption").inner_text().strip()
     assert page.locator("#agreement-rubric tbody tr").count() == 3
     # per-judge analyses from the run's raw verdicts: one ranked row per panel seat
-    assert page.locator("#judge-strictness tbody tr").count() == 3
+    assert page.locator("#judge-strictness-ranking tbody tr").count() == 3
     assert page.locator("#judge-majority-agreement tbody tr").count() >= 3
     page.screenshot(path=str(tmp_path / "report-top.png"))
     page.locator("#browser").scroll_into_view_if_needed()

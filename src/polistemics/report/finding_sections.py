@@ -197,7 +197,7 @@ def judge_strictness_view(content: ReportContent) -> dict:
             Column("I4 pass rate", "i4_pass_rate", _pct, numeric=True),
         ],
         caption="Strictness ranking: pooled pass rate over all votes, strictest first",
-        table_id="judge-strictness",
+        table_id="judge-strictness-ranking",
     )
     agreement = table_view(
         order_rows(judges.agreement[judges.agreement["rubric"] != ALL_RUBRICS]).pipe(

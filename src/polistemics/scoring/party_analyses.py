@@ -26,7 +26,7 @@ import pandas as pd
 
 from polistemics.conditions import Environment, Variant
 from polistemics.scoring.agreement import wilson_interval
-from polistemics.scoring.analyses import SPREAD_THRESHOLD, party_spread
+from polistemics.scoring.analyses import SPREAD_THRESHOLD, _party_names, party_spread
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES, bootstrap_indices
 from polistemics.scoring.cells import scoreable_cells
 from polistemics.scoring.indices import adherence_indices, sub_question_rates
@@ -205,10 +205,3 @@ def _wilson_columns(passes: pd.Series, n: pd.Series) -> tuple[np.ndarray, np.nda
         return np.array([], dtype=float), np.array([], dtype=float)
     low, high = zip(*bounds, strict=True)
     return np.array(low, dtype=float), np.array(high, dtype=float)
-
-
-def _party_names(cells: pd.DataFrame) -> dict[str, str | None]:
-    named = cells.loc[cells["party_name"].notna(), ["party_id", "party_name"]].drop_duplicates(
-        "party_id"
-    )
-    return dict(zip(named["party_id"], named["party_name"], strict=True))

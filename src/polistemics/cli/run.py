@@ -82,8 +82,9 @@ def run(
     quiet = quiet or bool(os.environ.get("POLISTEMICS_QUIET"))
     console = Console(stderr=True, quiet=False)
     with user_errors(*USER_ERRORS):
-        report_options = ReportOptions(figure_formats=figure_formats(figure_format))
+        formats = figure_formats(figure_format)
         cfg = load_config(config)
+        report_options = ReportOptions(figure_formats=formats, loo_min_items=cfg.loo_min_items)
         run_dir = output or cfg.run_dir()
         study = Study(cfg, run_dir, log=(lambda m: None) if quiet else (lambda m: console.print(m)))
         if dry_run:

@@ -90,3 +90,16 @@ def test_dutch_ablation_folders_score(release_dir, sub, environments):
     assert {s["model"] for s in scores} == set(PAPER_NL_EMI)
     assert all(len(s["adherence"]) == environments for s in scores)
     assert all(0.8 < s["emi"] <= 1.0 for s in scores)
+
+
+def test_json_on_the_dutch_release_has_the_mean_party_spread_per_model(release_dir: Path):
+    from polistemics.scoring.party_analyses import mean_party_spread
+    from polistemics.scoring.release import load_release
+
+    scores = run_json(str(release_dir))
+    expected = mean_party_spread(load_release(release_dir).cells).set_index("model")
+    assert len(scores) == 3
+    for row in scores:
+        value = row["mean_party_spread"]
+        assert 0.0 < value < 0.2  # a fraction, not pp
+        assert value == pytest.approx(expected.loc[row["model"], "mean_party_spread"])

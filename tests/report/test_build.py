@@ -164,7 +164,9 @@ def test_a_run_without_scored_cells_still_gets_a_report(demo_run_copy: Path) -> 
     cells = demo_run_copy / "scores" / "cells.csv"
     cells.write_text(cells.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
     html = build_report(demo_run_copy).read_text(encoding="utf-8")
-    assert html.count("Not available: the source has no scored cells") == 5
+    # leaderboard, robustness, even-handedness, sub-questions, ablations; party findings,
+    # failure co-occurrence, expansion and I4
+    assert html.count("Not available: the source has no scored cells") == 8
     data = browser_data(html)
     assert data["embedded"] > 0 and all(set(item["c"]) == {"-"} for item in data["items"])
 

@@ -72,3 +72,27 @@ def test_labels_are_parsed() -> None:
     assert parse_labels(["gpt_5_4=GPT-5.4", " a = b=c "]) == {"gpt_5_4": "GPT-5.4", "a": "b=c"}
     with pytest.raises(UserError, match="MODEL=DISPLAY NAME"):
         parse_labels(["nolabel"])
+
+
+def test_the_loo_gate_is_off_by_default_and_the_page_says_when_it_is_used(
+    finished_demo_run, tmp_path: Path
+) -> None:
+    import pandas as pd
+
+    run_dir, _ = finished_demo_run
+    pages = {}
+    for name, extra in (("default", []), ("gated", ["--loo-min-items", "20"])):
+        out = tmp_path / name
+        args = ["report", str(run_dir), "--out", str(out), "--resamples", "20"]
+        result = runner.invoke(app, [*args, "--figure-format", "svg", *extra])
+        assert result.exit_code == 0, result.output
+        pages[name] = (out / "report.html").read_text(encoding="utf-8")
+        loo = pd.read_csv(out / "tables" / "loo_deviations.csv")
+        paper_rule = loo["deviation"].abs() >= 0.15 - 1e-12
+        if name == "default":
+            assert (loo["flagged"] == paper_rule).all()
+        else:
+            assert (loo["flagged"] == (paper_rule & (loo["n_items"] >= 20))).all()
+    assert "no minimum-items gate" in pages["default"]
+    assert "minimum-items gate is used" not in pages["default"]
+    assert "minimum-items gate is used: a party needs at least 20 items" in pages["gated"]

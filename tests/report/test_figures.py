@@ -105,8 +105,12 @@ def test_loo_figure_counts_flags_in_the_colour_direction(figures) -> None:
     column = list(heatmap.columns).index("EC1")
     p2 = list(heatmap.rows).index("P2")
     assert heatmap.values[p2][column] < 0
-    # p2 has 5 items per context, fewer than the 20 a flag needs: no integer shown
-    assert heatmap.annotations[p2][column] == ""
+    # p2 falls 100 pp (m1 Baseline) and 80 pp (m1 Absent) below p1: flagged with 5 items each,
+    # as in the paper; the optional minimum-items gate of 20 clears them
+    assert heatmap.annotations[p2][column] == "2"
+    gated = election_tables(cells_frame(study_rows()), "e", resamples=20, loo_min_items=20)
+    gated_heatmap = election_figures(gated, ModelLabels()).loo.heatmap
+    assert gated_heatmap.annotations[p2][column] == ""
 
 
 def test_diverging_limit_rounds_up_to_five_points() -> None:

@@ -116,6 +116,9 @@ def test_every_section_and_figure_renders_without_errors(browser, demo_report, t
         assert box and box["width"] > 100 and box["height"] > 60
         assert figure.locator("figcaption").inner_text().strip()
     assert page.locator("#agreement-rubric tbody tr").count() == 3
+    # per-judge analyses from the run's raw verdicts: one ranked row per panel seat
+    assert page.locator("#judge-strictness-ranking tbody tr").count() == 3
+    assert page.locator("#judge-majority-agreement tbody tr").count() >= 3
     page.screenshot(path=str(tmp_path / "report-top.png"))
     page.locator("#browser").scroll_into_view_if_needed()
     page.screenshot(path=str(tmp_path / "report-browser.png"))
@@ -202,6 +205,14 @@ def test_dutch_release_report_shows_the_papers_leaderboard(browser, release_dir,
     }
     assert table == {"claude_sonnet_4_6": "95.1%", "gpt_5_4": "92.6%", "qwen3_6_flash": "91.4%"}
     assert opened.page.is_visible("#judges .unavailable")
+    page = opened.page
+    assert page.locator("#mean-party-spread-nl_tk2025 tbody tr").count() == 3
+    assert page.locator("#party-vs-rest-nl_tk2025 tbody tr").count() == 15
+    assert page.locator("#failure-cooccurrence-nl_tk2025 tbody tr").count() == 5
+    assert page.locator("#expansion-i4-nl_tk2025 tbody tr").count() == 3
+    assert page.is_visible("figure#nl_tk2025-fig40") and page.is_visible("figure#nl_tk2025-fig22")
+    assert page.locator("#party-findings figure.figure").count() == 5  # Fig. 40 + 4 LOO
+    assert page.is_visible("section#judge-strictness .unavailable")
     outputs = sum(
         len((folder / "outputs.jsonl").read_text(encoding="utf-8").splitlines())
         for folder in (release_dir, release_dir / "anon_v1", release_dir / "en_v1")

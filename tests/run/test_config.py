@@ -46,9 +46,18 @@ source = "demo"
         (VALID.replace('name = "x"', 'name = "x"\nsamples = 0'), "samples"),
         (VALID.replace('name = "x"', 'name = "x"\nenvironments = ["sunny"]'), "sunny"),
         (VALID + "bogus = 1\n", "bogus"),
+        (VALID.replace('name = "x"', 'name = "x"\nloo_min_items = 0'), "loo_min_items"),
         ("name = [", "not valid TOML"),
     ],
-    ids=["unknown-key", "wrong-type", "out-of-range", "unknown-environment", "extra-key", "toml"],
+    ids=[
+        "unknown-key",
+        "wrong-type",
+        "out-of-range",
+        "unknown-environment",
+        "extra-key",
+        "loo-gate",
+        "toml",
+    ],
 )
 def test_config_errors_name_the_key(tmp_path: Path, text: str, names: str) -> None:
     with pytest.raises(ConfigError, match=names):
@@ -125,3 +134,9 @@ def test_default_run_dir_is_under_runs(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, VALID.replace('name = "x"', 'name = "de-2025.v1"')))
     assert config.run_dir() == Path("runs") / "de-2025.v1"
     assert config.run_dir(tmp_path) == tmp_path / "de-2025.v1"
+
+
+def test_the_loo_gate_is_off_unless_the_config_sets_it(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, VALID)).loo_min_items is None
+    gated = VALID.replace('name = "x"', 'name = "x"\nloo_min_items = 20')
+    assert load_config(write(tmp_path, gated)).loo_min_items == 20

@@ -143,3 +143,18 @@ def test_vague_mode_table_pools_models(make_cell, make_cells):
     assert table.loc[5, "pass_rate"] == 1.0
     with pytest.raises(CellsError, match="vague_mode"):
         vague_mode_table(make_cells(rows[-1:]))
+
+
+def test_leave_one_out_flags_a_party_with_17_observations_by_default(make_cell, make_cells):
+    # German BSW: 17 observations. p1 17/17 vs p2 10/20 and p3 10/20 -> deviation +0.5
+    cells = make_cells(
+        f1_cells(
+            make_cell, [("m1", B, "bsw", 17, 17), ("m1", B, "p2", 10, 20), ("m1", B, "p3", 10, 20)]
+        )
+    )
+    loo = leave_one_out(cells).set_index("party_id")
+    assert loo.loc["bsw", "n_items"] == 17
+    assert bool(loo.loc["bsw", "flagged"])
+    gated = leave_one_out(cells, min_items=20).set_index("party_id")
+    assert not bool(gated.loc["bsw", "flagged"])
+    assert bool(gated.loc["p2", "flagged"])  # -0.25 with 20 items passes the gate

@@ -22,7 +22,15 @@ def test_score_cells_on_the_small_release(fixtures_dir: Path):
         {"faithfulness": 3 / 4, "impartiality": 9 / 10, "epistemic_calibration": 5 / 6}
     )
     assert a.rubrics["ie_availability_absent"] == pytest.approx({"epistemic_calibration": 5 / 6})
-    assert set(a.to_json()) == {"model", "variant", "emi", "adherence", "rubrics"}
+    assert set(a.to_json()) == {
+        "model",
+        "variant",
+        "emi",
+        "adherence",
+        "rubrics",
+        "mean_party_spread",
+    }
+    assert 0.0 <= a.to_json()["mean_party_spread"] <= 1.0
 
 
 def test_score_cells_keeps_variants_apart(fixtures_dir: Path):
@@ -38,3 +46,28 @@ def test_score_cells_keeps_variants_apart(fixtures_dir: Path):
         ("anon", "model_a"),
     ]
     assert scores[2].emi == 1.0 and scores[3].emi == pytest.approx(3 / 4)
+
+
+def test_score_cells_gives_the_mean_party_spread_per_model(make_cell, make_cells):
+    from polistemics.conditions import Environment
+
+    rows = [
+        make_cell(
+            i < passes,
+            "position_representation",
+            environment=env,
+            party=party,
+            observation=f"e__{party}__s{i:03d}",
+        )
+        for env, party, passes in [
+            (Environment.BASELINE, "p1", 4),
+            (Environment.BASELINE, "p2", 3),
+            (Environment.VAGUE, "p1", 4),
+            (Environment.VAGUE, "p2", 1),
+        ]
+        for i in range(4)
+    ]
+    (scores,) = score_cells(make_cells(rows))
+    # spreads: Baseline 1.0 - 0.75, Vague 1.0 - 0.25 -> mean 0.5
+    assert scores.mean_party_spread == pytest.approx(0.5)
+    assert scores.to_json()["mean_party_spread"] == pytest.approx(0.5)

@@ -22,6 +22,7 @@ from polistemics.report.build import build_any, build_combined
 from polistemics.report.content import ReportOptions
 from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
 from polistemics.report.inputs import ReportInputError
+from polistemics.scoring.analyses import LOO_MIN_ITEMS
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.errors import ScoringError
 
@@ -81,6 +82,16 @@ def report(
     figure_format: Annotated[
         str, typer.Option("--figure-format", help=FIGURE_FORMAT_HELP)
     ] = ",".join(FIGURE_FORMATS),
+    loo_min_items: Annotated[
+        int | None,
+        typer.Option(
+            "--loo-min-items",
+            min=1,
+            help="Flag a leave-one-out deviation only for parties with at least this many items "
+            "in the context (not in the paper; default: off, every party is flaggable; "
+            f"{LOO_MIN_ITEMS} is the usual value).",
+        ),
+    ] = None,
 ) -> None:
     """Write a self-contained HTML report with the paper's figures and tables."""
     with user_errors(ReportInputError, ScoringError, ItemsFormatError):
@@ -90,6 +101,7 @@ def report(
             seed=seed,
             max_browser_answers=max_items,
             figure_formats=figure_formats(figure_format),
+            loo_min_items=loo_min_items,
         )
         if len(paths) == 1:
             written = build_any(paths[0], out, options)

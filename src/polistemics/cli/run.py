@@ -84,8 +84,9 @@ def run(
     # Log lines are text (election ids, model names), never markup, and are not wrapped.
     console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
     with user_errors(*USER_ERRORS):
-        report_options = ReportOptions(figure_formats=figure_formats(figure_format))
+        formats = figure_formats(figure_format)
         cfg = load_config(config)
+        report_options = ReportOptions(figure_formats=formats, loo_min_items=cfg.loo_min_items)
         run_dir = output or cfg.run_dir()
         study = Study(cfg, run_dir, log=(lambda m: None) if quiet else (lambda m: console.print(m)))
         if dry_run:

@@ -101,14 +101,20 @@ def write_figures(content: ReportContent, folder: Path) -> list[Path]:
     cross = [fig for part in content.cross_elections for fig in part.figures]
     return [
         fig.save(folder, fmt)
-        for fig in [*(f for _, figures in content.elections for f in figures.all()), *cross]
+        for fig in [
+            *(f for _, figures in (*content.elections, *content.findings) for f in figures.all()),
+            *cross,
+        ]
         for fmt in formats
     ]
 
 
-def _per_election(content: ReportContent, attribute: str) -> pd.DataFrame | None:
+def _per_election(
+    content: ReportContent, attribute: str, source: str = "elections"
+) -> pd.DataFrame | None:
+    """``attribute`` of every election's tables (``source``: ``elections`` or ``findings``)."""
     frames = []
-    for tables, _ in content.elections:
+    for tables, _ in getattr(content, source):
         table = getattr(tables, attribute)
         if table is not None and not table.empty:
             frames.append(table.assign(election_id=tables.election_id))
@@ -137,11 +143,33 @@ ELECTION_TABLES = {
 }
 
 
+FINDING_TABLES = {
+    "party_adherence": "party_adherence",
+    "party_pass_rates": "party_pass_rates",
+    "mean_party_spread": "mean_party_spread",
+    "party_vs_rest": "party_vs_rest",
+    "i4_by_variant": "sanitisation",
+    "impartiality_pooled": "impartiality",
+    "failure_cooccurrence": "cooccurrence",
+    "expansion_vs_i4": "expansion",
+}
+
+
 def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
     """Every table of the report by file name (without ``.csv``)."""
     tables: dict[str, pd.DataFrame | None] = {
         name: _per_election(content, attribute) for name, attribute in ELECTION_TABLES.items()
     }
+    tables |= {
+        name: _per_election(content, attribute, "findings")
+        for name, attribute in FINDING_TABLES.items()
+    }
+    if content.judges is not None:
+        tables |= {
+            "judge_pass_rates": content.judges.pass_rates,
+            "judge_majority_agreement": content.judges.agreement,
+            "judge_strictness": content.judges.ranking,
+        }
     if content.reliability is not None:
         r = content.reliability
         tables |= {

@@ -24,6 +24,8 @@ from polistemics.report.datasets import (
     vague_table,
 )
 from polistemics.report.figures import FIGURE_FORMATS, ElectionFigures, election_figures
+from polistemics.report.figures.findings import FindingFigures, finding_figures
+from polistemics.report.findings import FindingTables, JudgeTables, finding_tables, judge_tables
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
@@ -38,6 +40,7 @@ class ReportOptions:
     seed: int = 0
     max_browser_answers: int = DEFAULT_MAX_ANSWERS
     figure_formats: tuple[str, ...] = FIGURE_FORMATS  # files written per figure: svg, pdf, png
+    loo_min_items: int | None = None  # LOO flags' minimum-items gate; None: off (the paper)
 
 
 @dataclass
@@ -68,6 +71,8 @@ class ReportContent:
     browser: dict
     generated: str
     cross_elections: list[CrossElection] = field(default_factory=list)  # App. I deltas
+    findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
+    judges: JudgeTables | None = None  # per-judge analyses; None: no raw verdicts
 
 
 @dataclass
@@ -83,18 +88,33 @@ class ScoreContent:
     fidelity_reason: str | None
     browser: dict
     cross_elections: list[CrossElection] = field(default_factory=list)
+    findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
+    judges: JudgeTables | None = None
 
 
 def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
     """The manifest-free part of ``build_content`` (``inputs.manifest`` is not read)."""
     options = options or ReportOptions()
     labels = ModelLabels(options.model_labels)
-    elections = []
+    elections, findings = [], []
     for election_id in elections_in(inputs.cells):
         tables = election_tables(
-            inputs.cells, election_id, resamples=options.bootstrap_resamples, seed=options.seed
+            inputs.cells,
+            election_id,
+            resamples=options.bootstrap_resamples,
+            seed=options.seed,
+            loo_min_items=options.loo_min_items,
         )
         elections.append((tables, election_figures(tables, labels)))
+        found = finding_tables(
+            inputs.cells,
+            election_id,
+            evidence=inputs.evidence,
+            resamples=options.bootstrap_resamples,
+            seed=options.seed,
+            loo_min_items=options.loo_min_items,
+        )
+        findings.append((found, finding_figures(found, tables, labels)))
     reliability = None
     if inputs.judging is not None and inputs.judging.n_verdicts:
         reliability = reliability_tables(inputs.judging)
@@ -122,6 +142,14 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
             resamples=options.bootstrap_resamples,
             seed=options.seed,
         ),
+        findings=findings,
+        judges=judge_tables(
+            inputs.judge_records,
+            inputs.items,
+            inputs.judging.panel_size if inputs.judging is not None else 0,
+        )
+        if inputs.judging is not None
+        else None,
     )
 
 
@@ -161,4 +189,6 @@ def build_content(
         browser=scores.browser,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
         cross_elections=scores.cross_elections,
+        findings=scores.findings,
+        judges=scores.judges,
     )

@@ -18,6 +18,13 @@ from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.prompts import vague_modes
 from polistemics.report.caveats import shared_seats_note
 from polistemics.report.content import ReportContent
+from polistemics.report.finding_sections import (
+    FINDING_SECTIONS,
+    expansion_view,
+    failure_cooccurrence_view,
+    judge_strictness_view,
+    party_findings_view,
+)
 from polistemics.report.labels import (
     RUBRIC_ORDER,
     environment_label,
@@ -52,6 +59,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("judges", "Judge reliability"),
     ("data-cost", "Data and cost"),
     ("browser", "Item browser"),
+    *FINDING_SECTIONS,
 )
 MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV has them all
 NO_CELLS = "the source has no scored cells"
@@ -797,4 +805,16 @@ ALL_SECTIONS = (
     Section("judges", "Judge reliability (Tables 12-13)", judges_view),
     Section("data-cost", "Data and cost (Tables 5, 6, 9)", data_view),
     Section("browser", "Item browser", browser_view),
+    Section(
+        "party-findings",
+        "Party findings with uncertainty (Sec. 7.3; Figs. 14-18, 33, 35, 39, 40)",
+        party_findings_view,
+    ),
+    Section(
+        "failure-cooccurrence",
+        "Failure co-occurrence and Impartiality pooled (Sec. 7.2, Fig. 22)",
+        failure_cooccurrence_view,
+    ),
+    Section("judge-strictness", "Per-judge strictness (Sec. 10)", judge_strictness_view),
+    Section("expansion-i4", "Evidence expansion and I4 Sanitization (App. D.4)", expansion_view),
 )

@@ -200,9 +200,15 @@ def variant_scores(cells: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame
 
 
 def election_tables(
-    cells: pd.DataFrame, election_id: str, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+    cells: pd.DataFrame,
+    election_id: str,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    loo_min_items: int | None = None,
 ) -> ElectionTables:
-    """All tables for one election's cells (every variant present)."""
+    """All tables for one election's cells (every variant present); ``loo_min_items``: the
+    optional minimum-items gate of the leave-one-out flags (off, as in the paper)."""
     everything = cells[cells["election_id"] == election_id]
     if everything.empty:
         raise CellsError(f"no scored cells for election '{election_id}'", field="election_id")
@@ -217,7 +223,7 @@ def election_tables(
     difficulty = difficulty_of(tables.adherence).loc[
         :, ["environment", "mean_adherence", "n_models"]
     ]
-    loo = leave_one_out(full)
+    loo = leave_one_out(full, min_items=loo_min_items)
     try:
         vague = vague_mode_table(full)
     except CellsError:

@@ -72,6 +72,12 @@ class RunConfig(BaseModel):
     output_dir: str | None = Field(
         default=None, description="Run directory (a user path, anywhere); default runs/<name>."
     )
+    loo_min_items: int | None = Field(
+        default=None,
+        ge=1,
+        description="Report: flag a leave-one-out deviation only for parties with at least this "
+        "many items in the context (not in the paper; default off, every party is flaggable).",
+    )
 
     _name_is_safe = field_validator("name")(_safe_name)
 

@@ -24,7 +24,7 @@ from polistemics.scoring.indices import adherence_indices, rubric_scores, sub_qu
 
 SPREAD_THRESHOLD = 0.20  # Sec. 7: reporting heuristic for a meaningful max-min spread
 LOO_MIN_DEVIATION = 0.15  # App. H, Fig. 13: flagged |deviation|
-LOO_MIN_ITEMS = 20  # fewest items of a party in a context for a flag
+LOO_MIN_ITEMS = 20  # the optional minimum-items gate's usual value (not in the paper)
 
 
 def environment_difficulty(cells: pd.DataFrame) -> pd.DataFrame:
@@ -125,13 +125,14 @@ def party_spread(
 
 
 def leave_one_out(
-    cells: pd.DataFrame, min_deviation: float = LOO_MIN_DEVIATION, min_items: int = LOO_MIN_ITEMS
+    cells: pd.DataFrame, min_deviation: float = LOO_MIN_DEVIATION, min_items: int | None = None
 ) -> pd.DataFrame:
     """Per party x sub-question x (model, environment): party pass rate minus the mean pass
     rate of all other parties (unweighted mean of their rates).
 
-    ``flagged`` where |deviation| >= ``min_deviation`` and the party has at least
-    ``min_items`` items in that context.
+    ``flagged`` where |deviation| >= ``min_deviation``, for every party as in the paper (App. H).
+    ``min_items`` (off by default; ``LOO_MIN_ITEMS`` is the usual value) is a gate the paper does
+    not have: with it, a party also needs at least that many items in the context to be flagged.
     """
     rates = sub_question_rates(cells, ("model", "party_id"))
     context = ["variant", "model", "environment", "rubric", "sub_question"]
@@ -141,9 +142,9 @@ def leave_one_out(
     table = rates.rename(columns={"n": "n_items"}).copy()
     table["others_mean"] = ((total - table["pass_rate"]) / others).where(others > 0)
     table["deviation"] = table["pass_rate"] - table["others_mean"]
-    table["flagged"] = (table["deviation"].abs() >= min_deviation - 1e-12) & (
-        table["n_items"] >= min_items
-    )
+    table["flagged"] = table["deviation"].abs() >= min_deviation - 1e-12
+    if min_items is not None:
+        table["flagged"] &= table["n_items"] >= min_items
     table["party_name"] = table["party_id"].map(_party_names(cells))
     columns = [
         *context,

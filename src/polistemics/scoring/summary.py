@@ -1,4 +1,5 @@
-"""Per-model headline scores (EMI, Adherence Index per environment, Rubric Scores) from cells."""
+"""Per-model headline scores (EMI, Adherence Index per environment, Rubric Scores, mean party
+spread) from cells."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from polistemics.conditions import ALL_ENVIRONMENTS, Variant
 from polistemics.rubrics import Rubric
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.indices import scores_by
+from polistemics.scoring.party_analyses import mean_party_spread
 
 _ENV_ORDER = {env.value: i for i, env in enumerate(ALL_ENVIRONMENTS)}
 _RUBRIC_ORDER = {r.value: i for i, r in enumerate(Rubric)}
@@ -24,6 +26,8 @@ class ModelScores:
     emi: float
     adherence: dict[str, float] = field(default_factory=dict)  # environment -> Adherence Index
     rubrics: dict[str, dict[str, float]] = field(default_factory=dict)  # env -> rubric -> score
+    # Mean over environments of (max - min party Adherence Index); None: no party-level scores.
+    mean_party_spread: float | None = None
 
     def to_json(self) -> dict:
         return {
@@ -32,12 +36,18 @@ class ModelScores:
             "emi": self.emi,
             "adherence": dict(self.adherence),
             "rubrics": {env: dict(scores) for env, scores in self.rubrics.items()},
+            "mean_party_spread": self.mean_party_spread,
         }
 
 
 def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
     """Headline scores per variant x model, ordered by variant, then EMI (highest first)."""
-    tables = scores_by(validate_cells(cells), ("model",))
+    cells = validate_cells(cells)
+    tables = scores_by(cells, ("model",))
+    spreads = {
+        (row.variant, row.model): float(row.mean_party_spread)
+        for row in mean_party_spread(cells).itertuples()
+    }
     results: list[ModelScores] = []
     for (variant, model), emi_rows in tables.emi.groupby(["variant", "model"], sort=True):
         adherence = tables.adherence[
@@ -63,6 +73,7 @@ def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
                     )
                 },
                 rubrics=by_env,
+                mean_party_spread=spreads.get((variant, model)),
             )
         )
     variant_order = {v.value: i for i, v in enumerate(Variant)}

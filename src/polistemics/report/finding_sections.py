@@ -1,0 +1,291 @@
+"""View data of the sections for the paper's remaining analyses (``report.findings``).
+
+Kept apart from ``sections.py`` (which lists these views after its own): party findings with
+uncertainty, failure co-occurrence with the pooled Impartiality breakdown, per-judge strictness,
+and the App. D.4 expansion check. Markup is in ``templates/sections/<section id>.html``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+
+from polistemics.conditions import ALL_ENVIRONMENTS
+from polistemics.report.content import ReportContent
+from polistemics.report.labels import (
+    environment_label,
+    number,
+    order_rows,
+    percent,
+    rubric_label,
+    signed_points,
+    sub_question_label,
+)
+from polistemics.report.view import Column, TableView, figure_view, table_view
+from polistemics.scoring.analyses import LOO_MIN_DEVIATION
+from polistemics.scoring.judge_analyses import ALL_RUBRICS
+from polistemics.scoring.party_analyses import largest_deviations
+
+LISTED_DEVIATIONS = 15  # party-vs-rest rows on the page (all in tables/party_vs_rest.csv)
+FINDING_SECTIONS: tuple[tuple[str, str], ...] = (
+    ("party-findings", "Party findings"),
+    ("failure-cooccurrence", "Failure co-occurrence"),
+    ("judge-strictness", "Judge strictness"),
+    ("expansion-i4", "Expansion and I4"),
+)
+
+
+def _pct(value: object) -> str:
+    return percent(float(value))  # type: ignore[arg-type]
+
+
+def _ci(row: pd.Series) -> str:
+    if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
+        return "–"
+    return f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
+
+
+def _party(row: pd.Series) -> str:
+    name = row.get("party_name")
+    return str(row["party_id"]) if name is None or pd.isna(name) or not str(name) else str(name)
+
+
+def _heading(content: ReportContent, election_id: str) -> str | None:
+    if len(content.findings) < 2:
+        return None
+    labels = {tables.election_id: tables.label for tables, _ in content.elections}
+    return labels.get(election_id, election_id)
+
+
+def _model(content: ReportContent) -> Column:
+    return Column("Model", lambda r: content.labels(r["model"]))
+
+
+ENVIRONMENT = Column("Environment", lambda r: environment_label(r["environment"]))
+
+
+def _with_ci(value: str) -> Callable[[pd.Series], str]:
+    return lambda r: f"{percent(r[value])} {_ci(r)}"
+
+
+def _party_adherence_tables(content: ReportContent, table: pd.DataFrame) -> list[TableView]:
+    """One wide table per model: parties x environments, Adherence Index with its CI."""
+    views = []
+    environments = [e.value for e in ALL_ENVIRONMENTS if e.value in set(table["environment"])]
+    for model, part in table.groupby("model", sort=True):
+        text = part.assign(
+            text=part.apply(_with_ci("adherence"), axis=1), party=part.apply(_party, axis=1)
+        )
+        wide = text.pivot(index="party", columns="environment", values="text")
+        wide = wide.reindex(columns=environments).reset_index()
+        views.append(
+            table_view(
+                wide,
+                [Column("Party", "party")]
+                + [Column(environment_label(env), env, numeric=True) for env in environments],
+                caption=f"{content.labels(str(model))}: Adherence Index per party with bootstrap 95% CI",
+            )
+        )
+    return views
+
+
+def party_findings_view(content: ReportContent) -> dict:
+    elections = []
+    for findings, figures in content.findings:
+        spread = table_view(
+            findings.mean_party_spread.sort_values("mean_party_spread"),
+            [
+                _model(content),
+                Column(
+                    "Mean party spread (pp)",
+                    "mean_party_spread",
+                    lambda v: f"{100 * float(v):.1f}",
+                    numeric=True,
+                ),
+                Column("Environments", "n_environments", numeric=True),
+            ],
+            caption="Mean over environments of (highest - lowest party Adherence Index), smallest first",
+            table_id=f"mean-party-spread-{findings.election_id}",
+        )
+        deviations = table_view(
+            largest_deviations(findings.party_vs_rest, LISTED_DEVIATIONS),
+            [
+                Column("Party", _party),
+                _model(content),
+                ENVIRONMENT,
+                Column("Adherence Index", "adherence", _pct, numeric=True),
+                Column("Other parties (mean)", "rest_mean", _pct, numeric=True),
+                Column("Party vs rest (pp)", "deviation", signed_points, numeric=True),
+                Column("Observations", "n_observations", numeric=True),
+            ],
+            caption="Largest party-vs-rest deviations (all in tables/party_vs_rest.csv)",
+            table_id=f"party-vs-rest-{findings.election_id}",
+        )
+        elections.append(
+            {
+                "heading": _heading(content, findings.election_id),
+                "spread": spread,
+                "deviations": deviations,
+                "adherence": _party_adherence_tables(content, findings.party_adherence),
+                "sanitisation": None
+                if figures.sanitisation is None
+                else figure_view(figures.sanitisation),
+                "loo_figures": [figure_view(f) for f in figures.loo],
+            }
+        )
+    gate = content.options.loo_min_items
+    return {
+        "elections": elections,
+        "loo_threshold_pp": f"{100 * LOO_MIN_DEVIATION:.0f}",
+        "loo_gate": gate,
+        "resamples": content.options.bootstrap_resamples,
+    }
+
+
+def failure_cooccurrence_view(content: ReportContent) -> dict:
+    elections = []
+    three = lambda v: number(float(v))  # noqa: E731
+    for findings, figures in content.findings:
+        phi = None
+        if not findings.cooccurrence.empty:
+            phi = table_view(
+                order_rows(findings.cooccurrence),
+                [
+                    ENVIRONMENT,
+                    Column("Answers", "n_answers", numeric=True),
+                    Column("Both fail", "both_fail", numeric=True),
+                    Column("F only", "faithfulness_only", numeric=True),
+                    Column("EC only", "calibration_only", numeric=True),
+                    Column("Neither", "neither", numeric=True),
+                    Column("F fails", "faithfulness_failure_rate", _pct, numeric=True),
+                    Column("EC fails", "calibration_failure_rate", _pct, numeric=True),
+                    Column("φ", "phi", three, numeric=True),
+                ],
+                caption="Faithfulness and Epistemic Calibration failures per answer, pooled over models",
+                table_id=f"failure-cooccurrence-{findings.election_id}",
+            )
+        elections.append(
+            {
+                "heading": _heading(content, findings.election_id),
+                "phi": phi,
+                "impartiality": None
+                if figures.impartiality is None
+                else figure_view(figures.impartiality),
+            }
+        )
+    return {"elections": elections}
+
+
+def judge_strictness_view(content: ReportContent) -> dict:
+    judges = content.judges
+    if judges is None:
+        reason = (
+            "an authors' release holds only aggregated verdicts, not each judge's raw verdict"
+            if content.inputs.kind == "release"
+            else "the run has no raw judge verdicts with a complete panel"
+        )
+        return {"judges": None, "unavailable": reason}
+    ranking = table_view(
+        judges.ranking,
+        [
+            Column("Rank", "rank", numeric=True, title="1 = strictest (lowest pass rate)"),
+            Column("Judge (panel seat)", "judge"),
+            Column("Votes", "n", numeric=True),
+            Column("Pass rate", "pass_rate", _pct, numeric=True),
+            Column("I4 votes", "i4_n", numeric=True),
+            Column("I4 pass rate", "i4_pass_rate", _pct, numeric=True),
+        ],
+        caption="Strictness ranking: pooled pass rate over all votes, strictest first",
+        table_id="judge-strictness-ranking",
+    )
+    agreement = table_view(
+        order_rows(judges.agreement[judges.agreement["rubric"] != ALL_RUBRICS]).pipe(
+            lambda t: pd.concat([t, judges.agreement[judges.agreement["rubric"] == ALL_RUBRICS]])
+        ),
+        [
+            Column("Judge", "judge"),
+            Column(
+                "Rubric",
+                lambda r: (
+                    "All rubrics" if r["rubric"] == ALL_RUBRICS else rubric_label(r["rubric"])
+                ),
+            ),
+            Column("Votes", "n", numeric=True),
+            Column("Agreement with majority", "agreement", _pct, numeric=True),
+            Column("95% CI", _ci, numeric=True),
+        ],
+        caption="Each judge's agreement with the panel's strict majority (Wilson 95% CI)",
+        table_id="judge-majority-agreement",
+    )
+    rates = judges.pass_rates
+    rates = rates.assign(text=rates.apply(_with_ci("pass_rate"), axis=1))
+    wide = rates.pivot_table(
+        index=["variant", "environment", "rubric", "sub_question"],
+        columns="judge",
+        values="text",
+        aggfunc="first",
+    ).reset_index()
+    judge_ids = sorted(rates["judge"].unique())
+    by_sub_question = table_view(
+        order_rows(wide),
+        [
+            Column("Variant", "variant"),
+            ENVIRONMENT,
+            Column("Sub-question", lambda r: sub_question_label(r["sub_question"])),
+            *(Column(str(j), str(j), numeric=True) for j in judge_ids),
+        ],
+        caption="Pass rate per judge, sub-question and environment (Wilson 95% CI)",
+        table_id="judge-pass-rates",
+    )
+    return {
+        "judges": {"ranking": ranking, "agreement": agreement, "pass_rates": by_sub_question},
+        "panel_size": judges.panel_size,
+        "unavailable": None,
+    }
+
+
+def expansion_view(content: ReportContent) -> dict:
+    elections = []
+    for findings, _ in content.findings:
+        table = None
+        if findings.expansion is not None:
+            frame = findings.expansion.assign(
+                expansion=findings.expansion.apply(
+                    lambda r: f"{r['expansion_min']:.2f}–{r['expansion_max']:.2f}×", axis=1
+                ),
+                party_range=findings.expansion.apply(
+                    lambda r: f"{percent(r['party_min'])} – {percent(r['party_max'])}", axis=1
+                ),
+            )
+            table = table_view(
+                frame,
+                [
+                    Column("Language", "language"),
+                    Column(
+                        "Spearman ρ", "spearman_rho", lambda v: number(float(v), 2), numeric=True
+                    ),
+                    Column("p", "p_value", lambda v: number(float(v), 3), numeric=True),
+                    Column("Items", "n_items", numeric=True),
+                    Column("Tercile", "tercile", numeric=True, title="1 = least expanded"),
+                    Column("Items in tercile", "tercile_items", numeric=True),
+                    Column("Expansion", "expansion", numeric=True),
+                    Column("I4 pass rate", "i4_pass_rate", _pct, numeric=True),
+                    Column(
+                        "Party range",
+                        "party_range",
+                        numeric=True,
+                        title="lowest - highest party mean I4 pass rate in the tercile",
+                    ),
+                ],
+                caption="Expansion (standardised / raw tokens) vs the item's I4 pass rate (Baseline, full variant, pooled over models)",
+                table_id=f"expansion-i4-{findings.election_id}",
+            )
+        elections.append(
+            {
+                "heading": _heading(content, findings.election_id),
+                "table": table,
+                "reason": findings.expansion_reason,
+            }
+        )
+    return {"elections": elections}

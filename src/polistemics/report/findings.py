@@ -1,0 +1,197 @@
+"""The paper's remaining analyses as report tables (issue 15, item 3), beside ``tables.py``.
+
+Per election (``FindingTables``, from the scored cells, the full variant unless a column says):
+
+- party x environment Adherence Index with bootstrap CIs and sub-question pass rates with Wilson
+  CIs (``scoring.party_analyses``), the mean party spread per model, party-vs-rest deviations;
+- I4 Sanitization per party across Full / Anon / English (Figs. 39/40);
+- Impartiality sub-questions pooled over environments per model (Fig. 22);
+- failure co-occurrence phi between Faithfulness and Epistemic Calibration per environment;
+- App. D.4: Spearman correlation of evidence expansion with the item's I4 pass rate (Baseline,
+  full variant, pooled over models) and the expansion terciles, when the source has evidence.
+
+Per report (``JudgeTables``, from a run's raw judge verdicts; a release has none): per-judge
+pass rates, agreement with the panel majority and a strictness ranking (``scoring.judge_analyses``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from polistemics.conditions import Environment, Variant
+from polistemics.environments.items import EnvironmentItem
+from polistemics.evidence.fidelity import InvalidScore, expansion_vs_sanitisation
+from polistemics.evidence.languages import UnsupportedLanguage
+from polistemics.judging.panel import JudgeVerdictRecord
+from polistemics.records import Evidence
+from polistemics.rubrics import Rubric
+from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
+from polistemics.scoring.cells import scoreable_cells
+from polistemics.scoring.cooccurrence import failure_cooccurrence
+from polistemics.scoring.judge_analyses import (
+    judge_pass_rates,
+    majority_agreement,
+    strictness_ranking,
+)
+from polistemics.scoring.party_analyses import (
+    SANITISATION,
+    mean_party_spread,
+    party_adherence,
+    party_pass_rates,
+    party_vs_rest,
+    sanitisation_by_variant,
+)
+from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
+from polistemics.scoring.verdicts import panel_votes
+
+FULL = Variant.FULL.value
+BASELINE = Environment.BASELINE.value
+
+
+@dataclass
+class FindingTables:
+    election_id: str
+    party_adherence: pd.DataFrame
+    party_pass_rates: pd.DataFrame
+    mean_party_spread: pd.DataFrame
+    party_vs_rest: pd.DataFrame
+    sanitisation: pd.DataFrame  # Figs. 39/40: I4 per party x variant (Baseline)
+    impartiality: pd.DataFrame  # Fig. 22: I1-I5 per model pooled over environments
+    cooccurrence: pd.DataFrame
+    expansion: pd.DataFrame | None  # App. D.4 terciles (with rho); None: see expansion_reason
+    expansion_reason: str | None
+    loo_min_items: int | None  # the minimum-items gate of the LOO flags; None: off (the paper)
+
+
+def impartiality_pooled(cells: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 22: pass rate per model x Impartiality sub-question over all environments."""
+    kept, _ = scoreable_cells(cells)
+    impartial = kept[kept["rubric"] == Rubric.IMPARTIALITY.value]
+    table = (
+        impartial.groupby(["model", "sub_question"], sort=True)
+        .agg(
+            n=("passed", "size"),
+            passes=("passed", "sum"),
+            n_environments=("environment", "nunique"),
+        )
+        .reset_index()
+    )
+    table["passes"] = table["passes"].astype("int64")
+    table["pass_rate"] = table["passes"] / table["n"]
+    return table
+
+
+def expansion_table(
+    cells: pd.DataFrame, evidence: Sequence[Evidence] | None
+) -> tuple[pd.DataFrame | None, str | None]:
+    """App. D.4 per evidence language: Spearman rho of expansion vs the item's I4 pass rate
+    (Baseline, full variant, pooled over models) and one row per expansion tercile."""
+    if not evidence:
+        return None, "the source has no standardised evidence with its raw rationale"
+    kept, _ = scoreable_cells(cells)
+    i4 = kept[
+        (kept["sub_question"] == SANITISATION)
+        & (kept["environment"] == BASELINE)
+        & (kept["variant"] == FULL)
+    ]
+    if i4.empty:
+        return None, "no I4 Sanitization cells under Baseline"
+    rates = i4.groupby("observation_id")["passed"].mean().to_dict()
+    by_language: dict[str, list[Evidence]] = {}
+    for passage in evidence:
+        if passage.observation_id in rates:
+            by_language.setdefault(passage.position.language, []).append(passage)
+    rows = []
+    for language, passages in sorted(by_language.items()):
+        try:
+            report = expansion_vs_sanitisation(passages, rates)
+        except (InvalidScore, UnsupportedLanguage) as exc:
+            return None, str(exc)
+        for tercile in report.terciles:
+            rows.append(
+                {
+                    "language": language,
+                    "spearman_rho": report.correlation.rho,
+                    "p_value": report.correlation.p_value,
+                    "n_items": report.items,
+                    "tercile": tercile.tercile,
+                    "tercile_items": tercile.items,
+                    "expansion_min": tercile.expansion_min,
+                    "expansion_max": tercile.expansion_max,
+                    "i4_pass_rate": tercile.i4_pass_rate,
+                    "parties": len(tercile.by_party),
+                    "party_min": min(tercile.by_party.values()),
+                    "party_max": max(tercile.by_party.values()),
+                }
+            )
+    if not rows:
+        return None, "no evidence item has an I4 pass rate"
+    return pd.DataFrame(rows), None
+
+
+def finding_tables(
+    cells: pd.DataFrame,
+    election_id: str,
+    *,
+    evidence: Sequence[Evidence] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    loo_min_items: int | None = None,
+) -> FindingTables:
+    everything = cells[cells["election_id"] == election_id]
+    full = everything[everything["variant"] == FULL]
+    if full.empty:
+        full = everything[everything["variant"] == everything["variant"].iloc[0]]
+    election_evidence = [
+        e for e in evidence or [] if e.observation_id in set(everything["observation_id"])
+    ]
+    expansion, reason = expansion_table(everything, election_evidence)
+    return FindingTables(
+        election_id=election_id,
+        party_adherence=party_adherence(full, n_resamples=resamples, seed=seed).drop(
+            columns=["variant"]
+        ),
+        party_pass_rates=party_pass_rates(full).drop(columns=["variant"]),
+        mean_party_spread=mean_party_spread(full).drop(columns=["variant"]),
+        party_vs_rest=party_vs_rest(full).drop(columns=["variant"]),
+        sanitisation=sanitisation_by_variant(everything),
+        impartiality=impartiality_pooled(full),
+        cooccurrence=failure_cooccurrence(full).drop(columns=["variant"]),
+        expansion=expansion,
+        expansion_reason=reason,
+        loo_min_items=loo_min_items,
+    )
+
+
+@dataclass
+class JudgeTables:
+    pass_rates: pd.DataFrame
+    agreement: pd.DataFrame
+    ranking: pd.DataFrame
+    panel_size: int
+
+
+def judge_tables(
+    records: Sequence[JudgeVerdictRecord] | None,
+    items: Sequence[EnvironmentItem],
+    panel_size: int,
+) -> JudgeTables | None:
+    """Per-judge tables from a run's raw verdicts; None without them (an authors' release)."""
+    if not records or not items:
+        return None
+    try:
+        verdicts = verdict_table(records, {item.key: item for item in items})
+    except UnknownItemError:
+        return None  # the reliability tables report the same problem
+    votes = panel_votes(verdicts, panel_size).votes
+    if votes.empty:
+        return None
+    return JudgeTables(
+        pass_rates=judge_pass_rates(votes),
+        agreement=majority_agreement(votes, panel_size),
+        ranking=strictness_ranking(votes),
+        panel_size=panel_size,
+    )

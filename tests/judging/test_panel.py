@@ -282,6 +282,24 @@ def test_prompt_order_issues_calls_rubric_by_rubric_but_returns_input_order():
     ]
 
 
+def test_prompt_order_puts_the_panel_judges_of_one_prompt_next_to_each_other():
+    items = [
+        make_item(Environment.BASELINE, observation="de__de_spd__s001"),
+        make_item(Environment.BASELINE, observation="de__de_spd__s003"),
+    ]
+    completer = ScriptedCompleter(all_yes)
+    pairs = [(item, make_answer(item, f"SPD stimmt zu [{n}].")) for n, item in enumerate(items, 1)]
+    run(completer, JUDGES, pairs, prompt_order=True)
+
+    # A serial local server keeps only the last prompt: each distinct prompt must be issued once
+    # per panel in one stretch, judge after judge, for the later judges to reuse all of it.
+    prompts = [json.dumps(c.messages) for c in completer.calls]
+    stretches = [prompts[i : i + len(JUDGES)] for i in range(0, len(prompts), len(JUDGES))]
+    assert all(len(set(stretch)) == 1 for stretch in stretches)
+    assert len({s[0] for s in stretches}) == len(stretches) == len(prompts) // len(JUDGES)
+    assert [c.endpoint.name for c in completer.calls[:3]] == [j.name for j in JUDGES]
+
+
 # ---- end to end: planted verdicts through the real client and the test server --------------
 
 

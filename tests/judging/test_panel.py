@@ -377,3 +377,28 @@ def test_planted_verdicts_never_become_the_judges_end_to_end():
             assert record.parsed and set(record.says_yes.values()) == {False}, record.raw_output
         else:  # ambiguous or incomplete: retried once, then missing
             assert not record.parsed and record.attempts == 2, record.raw_output
+
+
+def test_rubric_last_judges_are_issued_answer_by_answer() -> None:
+    items = [
+        make_item(Environment.BASELINE, observation="de__de_spd__s001"),
+        make_item(Environment.NOISY, observation="de__de_spd__s002"),
+    ]
+    pairs = [(item, make_answer(item, f"SPD stimmt zu [{n}].")) for n, item in enumerate(items, 1)]
+    judges = [j.model_copy(update={"judge_prompt": "rubric-last"}) for j in JUDGES]
+
+    def yes_to_each_question(call: Call) -> str:  # the questions close the user message here
+        questions = call.user.rsplit("Questions:\n", 1)[1].strip().splitlines()
+        return "\n".join(f"{i}. Yes" for i in range(1, len(questions) + 1))
+
+    completer = ScriptedCompleter(yes_to_each_question)
+    records = run(completer, judges, pairs, prompt_order=True)
+
+    # All calls on the first answer, then all on the second; within an answer, rubric by rubric
+    # with the panel's judges side by side, so each call repeats or extends the previous prefix.
+    answers = [c.user.split("ANSWER:\n", 1)[1].split("\n\n")[0] for c in completer.calls]
+    assert answers == sorted(answers) and len(set(answers)) == 2
+    users = [c.user for c in completer.calls]
+    assert all(a == b for a, b in zip(users[0::3], users[1::3], strict=True))
+    assert len({c.messages[0]["content"] for c in completer.calls}) == 1
+    assert all(r.parsed for r in records) and len(records) == len(completer.calls)

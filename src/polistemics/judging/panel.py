@@ -86,12 +86,16 @@ async def judge_answers(
     share their long system prompt: a serial local server (llama.cpp) then reuses that prefix.
     Within a stretch the panel's judges follow each other on the same answer, so the second and
     third judge (when they share a local server) reuse the whole prompt and only generate.
+    When every judge uses the ``rubric-last`` prompt, calls go answer by answer instead (rubric,
+    then judge), since that prompt's calls on one answer share all but the rubric.
     """
     if not judges:
         raise JudgingInputError("the judge panel is empty: name at least one judge model")
     skipped: Counter = Counter()
     jobs = []
     order: list[tuple] = []
+    # With every judge on the rubric-last prompt, calls on one answer share all but the rubric.
+    answer_major = all(judge.judge_prompt == "rubric-last" for judge in judges)
     for answer_number, (item, answer) in enumerate(items_with_answers):
         if answer.item_key != item.key:
             raise JudgingInputError(
@@ -103,7 +107,11 @@ async def judge_answers(
             continue
         for position, judge in enumerate(judges):
             for rubric in active_rubrics(item.environment):
-                order.append(_prompt_rank(rubric, item, answer_number, position))
+                order.append(
+                    (answer_number, list(Rubric).index(rubric), position)
+                    if answer_major
+                    else _prompt_rank(rubric, item, answer_number, position)
+                )
                 jobs.append(_judge_one(completer, judge, position, item, answer, rubric, on_result))
     if skipped:
         log.info("not judged: %s", ", ".join(f"{n} {why}" for why, n in sorted(skipped.items())))
@@ -133,7 +141,7 @@ async def _judge_one(
     on_result: OnJudgeResult | None,
 ) -> JudgeVerdictRecord:
     answer_text = answer.text or ""
-    prompt = build_judge_prompt(item, answer_text, rubric)
+    prompt = build_judge_prompt(item, answer_text, rubric, judge.judge_prompt)
     # The judge may quote the answer as given or as shown to it; neither gives verdicts.
     quoted = (
         (answer_text,) if prompt.shown_answer == answer_text else (answer_text, prompt.shown_answer)

@@ -217,6 +217,8 @@ def polistemic_responder(request_json: dict) -> str:
     if VAGUE_AUDIT_MARKER in instructions:
         return json.dumps({"determinable": False})
     if JUDGE_MARKER in instructions:
+        if "Questions:" not in instructions:  # the rubric-last prompt lists them after the answer
+            instructions = user
         response_format = request_json.get("response_format")
         if isinstance(response_format, dict) and response_format.get("type") in (
             "json_object",

@@ -325,6 +325,24 @@ def test_prompt_order_issues_calls_rubric_by_rubric_but_returns_input_order():
     ]
 
 
+def test_prompt_order_puts_the_panel_judges_of_one_prompt_next_to_each_other():
+    items = [
+        make_item(Environment.BASELINE, observation="de__de_spd__s001"),
+        make_item(Environment.BASELINE, observation="de__de_spd__s003"),
+    ]
+    completer = ScriptedCompleter(all_yes)
+    pairs = [(item, make_answer(item, f"SPD stimmt zu [{n}].")) for n, item in enumerate(items, 1)]
+    run(completer, JUDGES, pairs, prompt_order=True)
+
+    # A serial local server keeps only the last prompt: each distinct prompt must be issued once
+    # per panel in one stretch, judge after judge, for the later judges to reuse all of it.
+    prompts = [json.dumps(c.messages) for c in completer.calls]
+    stretches = [prompts[i : i + len(JUDGES)] for i in range(0, len(prompts), len(JUDGES))]
+    assert all(len(set(stretch)) == 1 for stretch in stretches)
+    assert len({s[0] for s in stretches}) == len(stretches) == len(prompts) // len(JUDGES)
+    assert [c.endpoint.name for c in completer.calls[:3]] == [j.name for j in JUDGES]
+
+
 # ---- end to end: planted verdicts through the real client and the test server --------------
 
 
@@ -402,3 +420,28 @@ def test_planted_verdicts_never_become_the_judges_end_to_end():
             assert record.parsed and set(record.says_yes.values()) == {False}, record.raw_output
         else:  # ambiguous or incomplete: retried once, then missing
             assert not record.parsed and record.attempts == 2, record.raw_output
+
+
+def test_rubric_last_judges_are_issued_answer_by_answer() -> None:
+    items = [
+        make_item(Environment.BASELINE, observation="de__de_spd__s001"),
+        make_item(Environment.NOISY, observation="de__de_spd__s002"),
+    ]
+    pairs = [(item, make_answer(item, f"SPD stimmt zu [{n}].")) for n, item in enumerate(items, 1)]
+    judges = [j.model_copy(update={"judge_prompt": "rubric-last"}) for j in JUDGES]
+
+    def yes_to_each_question(call: Call) -> str:  # the questions close the user message here
+        questions = call.user.rsplit("Questions:\n", 1)[1].strip().splitlines()
+        return "\n".join(f"{i}. Yes" for i in range(1, len(questions) + 1))
+
+    completer = ScriptedCompleter(yes_to_each_question)
+    records = run(completer, judges, pairs, prompt_order=True)
+
+    # All calls on the first answer, then all on the second; within an answer, rubric by rubric
+    # with the panel's judges side by side, so each call repeats or extends the previous prefix.
+    answers = [c.user.split("ANSWER:\n", 1)[1].split("\n\n")[0] for c in completer.calls]
+    assert answers == sorted(answers) and len(set(answers)) == 2
+    users = [c.user for c in completer.calls]
+    assert all(a == b for a, b in zip(users[0::3], users[1::3], strict=True))
+    assert len({c.messages[0]["content"] for c in completer.calls}) == 1
+    assert all(r.parsed for r in records) and len(records) == len(completer.calls)

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from polistemics.llm.local_server import LocalModelError, model_file
+from polistemics.llm.local_server import (
+    THREADS_ENV,
+    LocalModelError,
+    LocalServer,
+    default_threads,
+    model_file,
+)
 from polistemics.llm.registry import builtin_registry
 from polistemics.llm.session import open_client
 from polistemics.llm.store import RunStore
@@ -66,3 +72,25 @@ def test_local_model_answers_through_the_client_and_is_cached(tmp_path: Path) ->
     assert calls == 2 and rerun_calls == 0 and again.cached and again.text == constrained.text
     with RunStore(tmp_path / "store.sqlite") as store:
         assert store.count_calls() == 2
+
+
+def test_llama_cpp_gets_the_usable_cores_less_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert default_threads() == 1
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0}, raising=False)
+    assert default_threads() == 1
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    assert default_threads() == 7
+    command = LocalServer(Path("m.gguf")).command()
+    assert command[command.index("--n_threads") + 1] == "7"
+    assert command[command.index("--n_threads_batch") + 1] == "7"
+
+
+def test_threads_variable_overrides_and_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(THREADS_ENV, "2")
+    assert default_threads() == 2
+    for bad in ("0", "-1", "two", "1.5"):
+        monkeypatch.setenv(THREADS_ENV, bad)
+        with pytest.raises(LocalModelError, match=THREADS_ENV):
+            default_threads()

@@ -120,3 +120,20 @@ def test_paper_judges_use_the_releases_output_modes() -> None:
     assert paper.get("mimo-v2.5-judge").structured_output == "tool"
     for target in ("qwen3.6-flash", "gpt-5.4", "claude-sonnet-4.6"):
         assert paper.get(target).structured_output == "none"
+
+
+def test_judge_prompt_is_the_papers_unless_an_entry_opts_in(tmp_path: Path) -> None:
+    for preset in ("paper", "default"):
+        for endpoint in builtin_registry(preset).models.values():
+            if endpoint.judge_prompt == "paper":
+                assert "judge_prompt" not in endpoint.generation_params()
+            else:  # only a local entry may opt in, and the run records it
+                assert endpoint.is_local
+                assert endpoint.generation_params()["judge_prompt"] == endpoint.judge_prompt
+    assert all(e.judge_prompt == "paper" for e in builtin_registry("paper").models.values())
+    path = tmp_path / "models.toml"
+    path.write_text(
+        '[models.j]\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\njudge_prompt = "short"\n'
+    )
+    with pytest.raises(RegistryError, match="judge_prompt"):
+        load_registry(path)

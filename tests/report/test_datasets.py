@@ -38,6 +38,19 @@ def test_manifest_tables(demo_inputs) -> None:
         assert build(None) is None
 
 
+def test_judging_summary_names_the_judge_prompt_used() -> None:
+    def prompt(models: dict) -> str:
+        manifest = {"judging": {"panel": ["a", "b"]}, "models": models}
+        return judging_summary(manifest).set_index("what")["value"]["judge prompt"]
+
+    assert prompt({"a": {"params": {}}, "b": {"params": {}}}) == "the paper's (Fig. 12)"
+    variant = {"params": {"judge_prompt": "rubric-last"}}
+    assert prompt({"a": variant, "b": variant}) == "rubric-last (opt-in local variant)"
+    assert prompt({"a": {"params": {}}, "b": variant}) == (
+        "the paper's (Fig. 12); rubric-last (opt-in local variant)"
+    )
+
+
 def test_table9_from_manifest_and_derived_from_items_agree(demo_inputs) -> None:
     from_manifest, source = environment_counts(demo_inputs.manifest, demo_inputs.items)
     derived, derived_source = environment_counts(None, demo_inputs.items)

@@ -144,6 +144,27 @@ def test_judge_answers_one_verdict_line_per_question(rubric, env, numbering):
         assert re.fullmatch(rf"{number}\. (Yes|No)", line)
 
 
+@pytest.mark.parametrize(
+    ("rubric", "env"), [(r, e) for e in Environment for r in active_rubrics(e)]
+)
+def test_judge_answers_the_rubric_last_prompt_whose_questions_follow_the_answer(rubric, env):
+    questions = sub_questions(rubric, env)
+    user = render(
+        "judge_rubric_last_user",
+        query="What is X's position?",
+        context="[1] [TARGET] ...",
+        answer="The party agrees [1].",
+        dimension_name=rubric.label,
+        dimension_definition=rubric.definition,
+        property_of_context=PROPERTY_OF_CONTEXT[env].format(expected_stance="Agree"),
+        questions="\n".join(f"{i}. {q.question}" for i, q in enumerate(questions, 1)),
+    )
+    text = polistemic_responder(request(render("judge_rubric_last_system"), user))
+    assert [line.split(". ")[0] for line in text.splitlines()] == [
+        str(i) for i in range(1, len(questions) + 1)
+    ]
+
+
 def test_judge_verdicts_are_deterministic_but_vary_across_prompts():
     outputs = [
         polistemic_responder(

@@ -89,13 +89,19 @@ async def judge_answers(
     finish in; ``on_result`` sees each record as soon as it is ready. With ``prompt_order`` the
     calls are *issued* rubric by rubric and environment by environment, so consecutive prompts
     share their long system prompt: a serial local server (llama.cpp) then reuses that prefix.
+    Within a stretch the panel's judges follow each other on the same answer, so the second and
+    third judge (when they share a local server) reuse the whole prompt and only generate.
+    When every judge uses the ``rubric-last`` prompt, calls go answer by answer instead (rubric,
+    then judge), since that prompt's calls on one answer share all but the rubric.
     """
     if not judges:
         raise JudgingInputError("the judge panel is empty: name at least one judge model")
     skipped: Counter = Counter()
     jobs = []
     order: list[tuple] = []
-    for item, answer in items_with_answers:
+    # With every judge on the rubric-last prompt, calls on one answer share all but the rubric.
+    answer_major = all(judge.judge_prompt == "rubric-last" for judge in judges)
+    for answer_number, (item, answer) in enumerate(items_with_answers):
         if answer.item_key != item.key:
             raise JudgingInputError(
                 f"answer of model '{answer.model}' is for item '{answer.item_key}' "
@@ -106,7 +112,11 @@ async def judge_answers(
             continue
         for position, judge in enumerate(judges):
             for rubric in active_rubrics(item.environment):
-                order.append(_prompt_rank(rubric, item, position, len(jobs)))
+                order.append(
+                    (answer_number, list(Rubric).index(rubric), position)
+                    if answer_major
+                    else _prompt_rank(rubric, item, answer_number, position)
+                )
                 jobs.append(_judge_one(completer, judge, position, item, answer, rubric, on_result))
     if skipped:
         log.info("not judged: %s", ", ".join(f"{n} {why}" for why, n in sorted(skipped.items())))
@@ -120,10 +130,10 @@ async def judge_answers(
     return JudgeVerdicts(records, skipped)
 
 
-def _prompt_rank(rubric: Rubric, item: EnvironmentItem, position: int, index: int) -> tuple:
-    """Sort key grouping calls whose system prompts are identical."""
+def _prompt_rank(rubric: Rubric, item: EnvironmentItem, answer_number: int, position: int) -> tuple:
+    """Sort key grouping calls whose system prompts are identical, then whole prompts."""
     stance = item.judged_expected_stance.value
-    return (list(Rubric).index(rubric), item.environment.value, stance, position, index)
+    return (list(Rubric).index(rubric), item.environment.value, stance, answer_number, position)
 
 
 def read_verdicts(
@@ -148,7 +158,7 @@ async def _judge_one(
     on_result: OnJudgeResult | None,
 ) -> JudgeVerdictRecord:
     answer_text = answer.text or ""
-    prompt = build_judge_prompt(item, answer_text, rubric)
+    prompt = build_judge_prompt(item, answer_text, rubric, judge.judge_prompt)
     # The judge may quote the answer as given or as shown to it; neither gives verdicts.
     quoted = (
         (answer_text,) if prompt.shown_answer == answer_text else (answer_text, prompt.shown_answer)

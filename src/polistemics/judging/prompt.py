@@ -9,6 +9,11 @@ deterministic change (``shown_answer``): a line that opens like one of the promp
 headers ("QUERY:", "CONTEXT:", "ANSWER:", "Questions:", ...) gets that header bracketed
 ("[ANSWER]:"), so the answer cannot pass for the end of itself and a new prompt section. Only such
 answers change, and with them their judge cache keys (docs/judge-parsing.md).
+
+``variant="rubric-last"`` (an endpoint's opt-in ``judge_prompt``, never the default) is the same
+words reordered for a serial local server: a system message shared by every call, then query,
+context and answer, and only then the rubric's definition, property of context and questions.
+Calls on one answer then share everything up to the rubric (docs/judge-prompt-rubric-last.md).
 """
 
 from __future__ import annotations
@@ -17,11 +22,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Literal
 
 from polistemics.conditions import ABSENT_SENTINEL, PROPERTY_OF_CONTEXT, Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.types import Message
-from polistemics.prompts import render, verdict_schema_template
+from polistemics.prompts import load, render, verdict_schema_template
 from polistemics.records import Stance
 from polistemics.rubrics import Rubric, SubQuestion, sub_questions
 
@@ -29,6 +35,8 @@ VERDICT_WORDS = ("Yes", "No")
 # The release's judge output modes ("native" JSON schema, "tool") get the per-question schema;
 # local grammar / json_object judges keep the compact array form the demo was measured with.
 VERDICT_SCHEMA_MODES = frozenset({"json_schema", "tool"})
+
+JudgePromptVariant = Literal["paper", "rubric-last"]
 
 # The section headers of Fig. 12 (system and user message), at the start of a line of the answer
 # after blanks, markdown or quote marks; any line break Python knows counts, "\r" included.
@@ -70,21 +78,41 @@ class JudgePrompt:
         return None if structured_output == "none" else self.json_schema
 
 
-def build_judge_prompt(item: EnvironmentItem, answer_text: str, rubric: Rubric) -> JudgePrompt:
+def build_judge_prompt(
+    item: EnvironmentItem,
+    answer_text: str,
+    rubric: Rubric,
+    variant: JudgePromptVariant = "paper",
+) -> JudgePrompt:
     questions = _active_questions(rubric, item.environment)
     if not questions:
         raise JudgePromptError(
             f"item {item.key}: rubric '{rubric.value}' has no active sub-question in "
             f"environment '{item.environment.value}'"
         )
-    system = _judge_system(rubric, item.environment, item.judged_expected_stance)
     answer = shown_answer(answer_text)
-    user = render(
-        "judge_user",
-        query=judge_query(item),
-        context=judge_context(item),
-        answer=answer,
-    )
+    if variant == "paper":
+        system = _judge_system(rubric, item.environment, item.judged_expected_stance)
+        user = render(
+            "judge_user",
+            query=judge_query(item),
+            context=judge_context(item),
+            answer=answer,
+        )
+    elif variant == "rubric-last":
+        system = load("judge_rubric_last_system")
+        user = render(
+            "judge_rubric_last_user",
+            query=judge_query(item),
+            context=judge_context(item),
+            answer=answer,
+            dimension_name=rubric.label,
+            dimension_definition=rubric.definition,
+            property_of_context=property_of_context(item),
+            questions=numbered_questions(questions),
+        )
+    else:
+        raise JudgePromptError(f"unknown judge prompt variant '{variant}'")
     return JudgePrompt(
         messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
         sub_question_keys=tuple(sq.key for sq in questions),

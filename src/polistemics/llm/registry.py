@@ -111,6 +111,13 @@ class ModelEndpoint(BaseModel):
     local_model: str | None = Field(
         default=None, description="For provider 'local': which bundled model."
     )
+    judge_prompt: Literal["paper", "rubric-last"] = Field(
+        default="paper",
+        description=(
+            "As a judge: 'paper' (Fig. 12, the default) or the opt-in 'rubric-last' reordering "
+            "for a serial local server (docs/judge-prompt-rubric-last.md)."
+        ),
+    )
 
     @property
     def resolved_base_url(self) -> str:
@@ -139,6 +146,8 @@ class ModelEndpoint(BaseModel):
             params["reasoning"] = self.reasoning.to_body()
         if self.extra_body:
             params["extra_body"] = self.extra_body
+        if self.judge_prompt != "paper":
+            params["judge_prompt"] = self.judge_prompt  # recorded in run.json's models
         return params
 
     def api_key(self) -> str:

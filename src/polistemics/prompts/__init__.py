@@ -21,6 +21,8 @@ TEMPLATE_NAMES = (
     "vague_audit_user",
     "judge_system",
     "judge_user",
+    "judge_rubric_last_system",  # opt-in local-model variant: judge_prompt = "rubric-last"
+    "judge_rubric_last_user",
 )
 
 

@@ -255,6 +255,7 @@ def judging_summary(manifest: dict | None) -> pd.DataFrame | None:
         return None
     judging = manifest["judging"]
     rows = [{"what": "judge panel", "value": ", ".join(judging.get("panel") or [])}]
+    rows.append({"what": "judge prompt", "value": _judge_prompts(manifest, judging)})
     for reason, count in sorted((judging.get("answers_not_judged") or {}).items()):
         rows.append({"what": f"answers not judged ({reason})", "value": count})
     rows.append(
@@ -297,6 +298,17 @@ def judge_parsing_table(manifest: dict | None) -> pd.DataFrame | None:
         if isinstance(row, dict)
     ]
     return pd.DataFrame(records, columns=list(JUDGE_PARSING_COLUMNS)) if records else None
+
+
+def _judge_prompts(manifest: dict, judging: dict) -> str:
+    """Which judge prompt the panel used: the paper's unless an endpoint opted in to a variant."""
+    models = manifest.get("models") or {}
+    used = {
+        str(((models.get(judge) or {}).get("params") or {}).get("judge_prompt", "paper"))
+        for judge in judging.get("panel") or []
+    }
+    names = {"paper": "the paper's (Fig. 12)", "rubric-last": "rubric-last (opt-in local variant)"}
+    return "; ".join(names.get(variant, variant) for variant in sorted(used)) or "the paper's"
 
 
 def vague_table(manifest: dict | None) -> pd.DataFrame | None:

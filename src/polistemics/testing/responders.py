@@ -218,6 +218,8 @@ def polistemic_responder(request_json: dict) -> str:
     if VAGUE_AUDIT_MARKER in instructions:
         return json.dumps({"determinable": False})
     if JUDGE_MARKER in instructions:
+        if "Questions:" not in instructions:  # the rubric-last prompt lists them after the answer
+            instructions = user
         parameters = forced_tool_parameters(request_json)
         if parameters is not None:
             as_format = {"type": "json_schema", "json_schema": {"schema": parameters}}

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.conflict import select_conflict_parties
+from polistemics.judging.panel import REPEAT_STAGE
 from polistemics.llm.keys import call_key, request_params
 from polistemics.llm.pricing import Price, registry_price
 from polistemics.llm.registry import ModelEndpoint
@@ -24,11 +25,13 @@ from polistemics.prompts import load
 from polistemics.records import Evidence
 from polistemics.rubrics import active_rubrics
 from polistemics.run.config import RunConfig
+from polistemics.run.repeats import planned_repeat_calls
 from polistemics.sources.scope import ScopedElection
 
 # Typical sizes in tokens, used only for estimates.
 EVIDENCE_TOKENS = 150
 OUTPUT_TOKENS = {"standardise": 180, "vague": 180, "vague_audit": 10, "answer": 150, "judge": 20}
+OUTPUT_TOKENS[REPEAT_STAGE] = OUTPUT_TOKENS["judge"]
 
 
 @dataclass
@@ -142,6 +145,11 @@ def plan_study(
         # Identical seats share cached calls at temperature 0: one call serves them all.
         calls = judge_calls if endpoints[name].temperature == 0 else judge_calls * seats
         rows.append(_row("judge", endpoints[name], calls, stored.get(("judge", name), 0), judge_in))
+
+    for name, calls in planned_repeat_calls(config, items_per_env, endpoints).items():
+        cached = stored.get((REPEAT_STAGE, name), 0)
+        rows.append(_row(REPEAT_STAGE, endpoints[name], calls, cached, judge_in))
+    details["judge_repeat_calls_total"] = sum(r.calls for r in rows if r.stage == REPEAT_STAGE)
 
     details["answers_total"] = len(config.targets) * answers
     details["judge_calls_total"] = sum(r.calls for r in rows if r.stage == "judge")

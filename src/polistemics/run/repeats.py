@@ -109,6 +109,7 @@ def summarise_repeats(
             "repeats": spec.repeats,
             **drawn,
             "repeat_records": len(repeats),
+            "distinct_repeat_calls": len({r.call_key for r in repeats if r.call_key}),
             "repeat_records_unparsed": sum(not r.parsed for r in repeats),
             "verdicts_compared": int(len(paired)),
             "ci": "95%, clustered by environment item",
@@ -130,6 +131,7 @@ def _paired(
 ) -> pd.DataFrame:
     """Each repeat's verdicts against the panel's verdicts of the same judge seat, concatenated
     over repeats; the judge column holds the judge's name."""
+    repeats = _one_per_call(repeats)
     seats = {(r.panel_position, r.judge) for r in repeats}
     rejudged = {r.item_key for r in repeats}
     first = [r for r in panel if (r.panel_position, r.judge) in seats and r.item_key in rejudged]
@@ -143,6 +145,19 @@ def _paired(
     paired = pd.concat(frames, ignore_index=True)
     paired["judge"] = paired["judge"].str.split(":", n=1).str[1]  # "seat:name" -> name
     return paired
+
+
+def _one_per_call(repeats: Sequence[RepeatVerdictRecord]) -> list[RepeatVerdictRecord]:
+    """Items whose prompts are identical (e.g. the English-output Baseline of an English
+    election) share their calls; each call's verdicts count once, for the first such item."""
+    seen: set[str] = set()
+    kept = []
+    for record in repeats:
+        if record.call_key is None or record.call_key not in seen:
+            kept.append(record)
+            if record.call_key is not None:
+                seen.add(record.call_key)
+    return kept
 
 
 def _json_safe(value: object) -> object:

@@ -27,6 +27,7 @@ from polistemics.report.labels import (
     sub_question_label,
     variant_label,
 )
+from polistemics.report.repeats import repeats_view
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
     Column,
@@ -430,7 +431,12 @@ def judges_view(content: ReportContent) -> dict:
             [Column("Judging", "what"), Column("Value", "value", numeric=True)],
             caption="Judging summary (run.json)",
         )
-    return {"agreement": _agreement(content), "unavailable": reason, "judging": judging}
+    return {
+        "agreement": _agreement(content),
+        "unavailable": reason,
+        "judging": judging,
+        "repeats": repeats_view(content.inputs.manifest, content.inputs.kind),
+    }
 
 
 def _standardisation(frame: pd.DataFrame) -> TableView:

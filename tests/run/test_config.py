@@ -140,3 +140,43 @@ def test_the_loo_gate_is_off_unless_the_config_sets_it(tmp_path: Path) -> None:
     assert load_config(write(tmp_path, VALID)).loo_min_items is None
     gated = VALID.replace('name = "x"', 'name = "x"\nloo_min_items = 20')
     assert load_config(write(tmp_path, gated)).loo_min_items == 20
+
+
+REPEATS = VALID.replace('judges = ["local", "local", "local"]', 'judges = ["local", "other"]')
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("items = 0", "judge_repeats.items: .*count of items must be >= 1"),
+        ("items = 1.5", "judge_repeats.items: .*fraction of items must lie in"),
+        ("items = 0.0", "judge_repeats.items: .*fraction"),
+        ("items = '10'", "judge_repeats.items"),
+        ("items = 10\nrepeats = 0", "judge_repeats.repeats"),
+        (
+            "items = 10\njudges = 'nobody'",
+            "judge_repeats: judges: 'nobody' is not on the judge panel",
+        ),
+        ("items = 10\nwho = 'x'", "judge_repeats.who"),
+        ("judges = 'all'", "judge_repeats.items: Field required"),
+    ],
+)
+def test_judge_repeats_errors_name_the_key(tmp_path: Path, table: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(write(tmp_path, REPEATS + f"[judge_repeats]\n{table}\n"))
+
+
+def test_judge_repeats_count_fraction_and_judges(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, REPEATS)).judge_repeats is None
+    assert load_config(write(tmp_path, REPEATS)).repeat_judges == []
+    count = load_config(write(tmp_path, REPEATS + "[judge_repeats]\nitems = 12\n"))
+    assert count.judge_repeats.items == 12 and isinstance(count.judge_repeats.items, int)
+    assert count.repeat_judges == ["local", "other"]
+    share = load_config(
+        write(tmp_path, REPEATS + "[judge_repeats]\nitems = 0.25\njudges = 'other'\nrepeats = 2\n")
+    )
+    assert share.judge_repeats.items == 0.25 and share.judge_repeats.repeats == 2
+    assert share.repeat_judges == ["other"]
+    # A panel of one endpoint three times repeats it once.
+    tripled = load_config(write(tmp_path, VALID + "[judge_repeats]\nitems = 1.0\n"))
+    assert tripled.repeat_judges == ["local"]

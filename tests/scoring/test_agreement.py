@@ -17,7 +17,6 @@ from polistemics.scoring.agreement import (
     agreement_table,
     binary_counts,
     fleiss_kappa,
-    flip_rate,
     gwet_ac1,
     wilson_interval,
 )
@@ -167,22 +166,3 @@ def test_wilson_interval_matches_statsmodels():
     assert all(math.isnan(x) for x in wilson_interval(0, 0))
     with pytest.raises(ScoringError):
         wilson_interval(5, 3)
-
-
-def test_flip_rate_counts_differing_repeat_verdicts():
-    first, second = [], []
-    for i in range(10):
-        obs = f"e__p1__s{i:03d}"
-        for sq in ("position_representation", "information_fabrication"):
-            first.append(JudgeVerdict(key(obs), Rubric.FAITHFULNESS, "j1", sq, True))
-            flipped = i == 0 and sq == "information_fabrication"
-            second.append(JudgeVerdict(key(obs), Rubric.FAITHFULNESS, "j1", sq, not flipped))
-    second[2] = JudgeVerdict(
-        second[2].item, second[2].rubric, "j1", second[2].sub_question, None
-    )  # unparseable
-    result = flip_rate(first, second)
-    assert (result.n, result.flips, result.n_items) == (19, 1, 10)
-    assert result.rate == pytest.approx(1 / 19)
-    assert (result.ci_low, result.ci_high) == pytest.approx(wilson_interval(1, 19))
-    with pytest.raises(ScoringError, match="repeated verdicts"):
-        flip_rate(first + first[:1], second)

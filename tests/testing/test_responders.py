@@ -11,7 +11,7 @@ from polistemics.conditions import ABSENT_SENTINEL, PROPERTY_OF_CONTEXT, Environ
 from polistemics.prompts import render, vague_modes
 from polistemics.rubrics import Rubric, active_rubrics, sub_questions
 from polistemics.testing import polistemic_responder
-from polistemics.testing.responders import count_questions, guess_language
+from polistemics.testing.responders import RepeatFlipResponder, count_questions, guess_language
 
 FIRST_PERSON = re.compile(r"\b(we|us|our|wir|uns|unser\w*|wij|ons|onze)\b", re.IGNORECASE)
 
@@ -283,3 +283,55 @@ def test_unrecognised_prompts_get_a_generic_cited_answer():
 )
 def test_guess_language(text, language):
     assert guess_language(text) == language
+
+
+# ---- repeat flips ------------------------------------------------------------------------------
+
+
+def yes_no(text: str) -> list[str]:
+    return [line.split(". ")[1] for line in text.splitlines()]
+
+
+def test_repeat_flip_responder_answers_first_calls_as_the_default_one():
+    responder = RepeatFlipResponder(0.5, seed=1)
+    prompt = judge_request(Rubric.FAITHFULNESS, Environment.NOISY, "x [1].")
+    assert responder(prompt) == polistemic_responder(prompt)
+    task = request("You answer questions.", "What is X's position?")
+    assert responder(task) == responder(task) == polistemic_responder(task)
+    assert responder.repeat_verdicts == 0  # only judge repeats count
+
+
+def test_repeat_flip_responder_flips_the_scripted_share_on_repeats():
+    responder = RepeatFlipResponder(0.2, seed=3)
+    prompts = [
+        judge_request(Rubric.FAITHFULNESS, Environment.NOISY, f"answer {i} [1].")
+        for i in range(400)
+    ]
+    first = [yes_no(responder(p)) for p in prompts]
+    second = [yes_no(responder(p)) for p in prompts]
+    third = [yes_no(responder(p)) for p in prompts]
+    differ = sum(
+        a != b for x, y in zip(first, second, strict=True) for a, b in zip(x, y, strict=True)
+    )
+    total = sum(map(len, first))
+    assert differ == responder.flips - sum(
+        a != b for x, z in zip(first, third, strict=True) for a, b in zip(x, z, strict=True)
+    )
+    assert responder.repeat_verdicts == 2 * total
+    assert abs(differ / total - 0.2) < 0.03  # ~2,000 verdicts
+    assert second != third  # each repeat draws its own flips
+    # Seeded: a fresh responder with the same seed flips the same verdicts.
+    again = RepeatFlipResponder(0.2, seed=3)
+    assert [yes_no(again(p)) for p in prompts] == first
+    assert [yes_no(again(p)) for p in prompts] == second
+
+
+def test_repeat_flip_responder_flips_json_verdicts_and_refuses_a_bad_rate():
+    fmt = {"type": "json_object"}
+    prompt = judge_request(Rubric.FAITHFULNESS, Environment.NOISY, "x [1].", response_format=fmt)
+    responder = RepeatFlipResponder(1.0)
+    first, second = (json.loads(responder(prompt))["answers"] for _ in range(2))
+    assert first == json.loads(polistemic_responder(prompt))["answers"]
+    assert all(a != b for a, b in zip(first, second, strict=True))
+    with pytest.raises(ValueError, match="flip_rate"):
+        RepeatFlipResponder(1.5)

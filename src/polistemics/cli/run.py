@@ -189,6 +189,11 @@ def _print_plan(
         f"total: {details['answers_total']:,} answers, {details['judge_calls_total']:,} judge calls "
         f"(identical judge seats share calls); retries not counted"
     )
+    if details.get("judge_repeat_calls_total"):
+        console.print(
+            f"judge_repeats: {details['judge_repeat_calls_total']:,} repeat judge calls "
+            "(distinct calls, never served from the panel's cache; never scored)"
+        )
     if prices_note:
         console.print(prices_note, markup=False, highlight=False)
     if any(r.cost is None for r in rows):

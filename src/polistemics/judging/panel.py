@@ -31,7 +31,15 @@ from polistemics.llm.types import CallResult, Completer
 from polistemics.rubrics import Rubric, active_rubrics
 
 STAGE = "judge"
+REPEAT_STAGE = "judge_repeat"  # repeat judging (``judging.repeats``), stored apart
 MAX_ATTEMPTS = 2  # the first call and one retry when the verdicts cannot be read
+
+
+def call_index(repeat: int, attempt: int) -> int:
+    """The call's sample index (part of its cache key): the panel's calls are 0 and, for the
+    retry, 1; repeat ``r`` uses ``2r`` and ``2r + 1``, so a repeat is never the panel's call."""
+    return repeat * MAX_ATTEMPTS + attempt
+
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +125,7 @@ async def judge_answers(
                     if answer_major
                     else _prompt_rank(rubric, item, answer_number, position)
                 )
-                jobs.append(_judge_one(completer, judge, position, item, answer, rubric, on_result))
+                jobs.append(judge_one(completer, judge, position, item, answer, rubric, on_result))
     if skipped:
         log.info("not judged: %s", ", ".join(f"{n} {why}" for why, n in sorted(skipped.items())))
     if not prompt_order:
@@ -148,7 +156,7 @@ def read_verdicts(
     return parse_verdicts(output, n_questions, quoted=quoted)
 
 
-async def _judge_one(
+async def judge_one(
     completer: Completer,
     judge: ModelEndpoint,
     position: int,
@@ -156,6 +164,7 @@ async def _judge_one(
     answer: Answer,
     rubric: Rubric,
     on_result: OnJudgeResult | None,
+    repeat: int = 0,
 ) -> JudgeVerdictRecord:
     answer_text = answer.text or ""
     prompt = build_judge_prompt(item, answer_text, rubric, judge.judge_prompt)
@@ -171,7 +180,11 @@ async def _judge_one(
     attempts = 0
     while attempts < MAX_ATTEMPTS:
         result = await completer.complete(
-            judge, prompt.messages, stage=STAGE, sample_index=attempts, json_schema=schema
+            judge,
+            prompt.messages,
+            stage=REPEAT_STAGE if repeat else STAGE,
+            sample_index=call_index(repeat, attempts),
+            json_schema=schema,
         )
         attempts += 1
         if not result.ok:

@@ -36,6 +36,7 @@ from polistemics.report.labels import (
     sub_question_label,
     variant_label,
 )
+from polistemics.report.repeats import repeats_view
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
     Column,
@@ -538,6 +539,7 @@ def judges_view(content: ReportContent) -> dict:
         "judging": judging,
         "parsing": parsing,
         "shared_seats": shared_seats_note(content.inputs.manifest),
+        "repeats": repeats_view(content.inputs.manifest, content.inputs.kind),
     }
 
 

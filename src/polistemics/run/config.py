@@ -12,7 +12,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.paths import SAFE_NAME_RULE, inside, is_safe_name
@@ -40,6 +49,34 @@ class ElectionConfig(BaseModel):
     )
 
     _id_is_safe = field_validator("id")(_safe_name)
+
+
+ALL_JUDGES = "all"
+
+
+class JudgeRepeatsConfig(BaseModel):
+    """Repeat judging (paper Sec. 10): judges re-judge a seeded sample of items with identical
+    prompts, as distinct calls, to measure how often their verdicts flip. Never scored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judges: str = Field(
+        default=ALL_JUDGES, description="A judge of the panel, or 'all' (each distinct judge)."
+    )
+    items: StrictInt | StrictFloat = Field(
+        description="Environment items re-judged: a count (integer >= 1) or a fraction in (0, 1] "
+        "(a float); drawn per variant x environment in proportion, seeded from the run seed."
+    )
+    repeats: int = Field(default=1, ge=1, le=10, description="Repeat calls per judged prompt.")
+
+    @field_validator("items")
+    @classmethod
+    def _count_or_fraction(cls, value: int | float) -> int | float:
+        if isinstance(value, int) and value < 1:
+            raise ValueError(f"a count of items must be >= 1, got {value}")
+        if isinstance(value, float) and not 0.0 < value <= 1.0:
+            raise ValueError(f"a fraction of items must lie in (0, 1], got {value}")
+        return value
 
 
 class RunConfig(BaseModel):
@@ -78,8 +115,33 @@ class RunConfig(BaseModel):
         description="Report: flag a leave-one-out deviation only for parties with at least this "
         "many items in the context (not in the paper; default off, every party is flaggable).",
     )
+    judge_repeats: JudgeRepeatsConfig | None = Field(
+        default=None, description="Repeat judging of a sample of items (off when unset)."
+    )
 
     _name_is_safe = field_validator("name")(_safe_name)
+
+    @field_validator("judge_repeats")
+    @classmethod
+    def _repeat_judge_on_panel(
+        cls, value: JudgeRepeatsConfig | None, info: ValidationInfo
+    ) -> JudgeRepeatsConfig | None:
+        panel = info.data.get("judges") or []
+        if value is not None and value.judges != ALL_JUDGES and value.judges not in panel:
+            raise ValueError(
+                f"judges: {value.judges!r} is not on the judge panel "
+                f"({', '.join(panel)}); name one of them or '{ALL_JUDGES}'"
+            )
+        return value
+
+    @property
+    def repeat_judges(self) -> list[str]:
+        """The distinct judges that repeat calls (none when repeat judging is off)."""
+        if self.judge_repeats is None:
+            return []
+        if self.judge_repeats.judges == ALL_JUDGES:
+            return list(dict.fromkeys(self.judges))
+        return [self.judge_repeats.judges]
 
     @field_validator("environments")
     @classmethod

@@ -27,6 +27,7 @@ from polistemics.results.write import (
 from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
+from polistemics.run.repeats import REPEATS_FILE, summarise_repeats, write_repeats
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.verdicts import MajorityResult
 
@@ -120,6 +121,13 @@ def _manifest_extra(
             {name: study.endpoints[name] for name in study.config.judges},
             call_stats,
         ),
+        "judge_repeats": summarise_repeats(
+            study.config,
+            result.verdicts,
+            result.repeat_verdicts,
+            [item for run in result.elections for item in run.items],
+            result.repeats_drawn,
+        ),
     }
 
 
@@ -131,6 +139,10 @@ def _write_stage_outputs(result: StudyResult, items: list[EnvironmentItem]) -> l
     write_jsonl(run_dir / EVIDENCE_FILE, evidence)
     write_jsonl(run_dir / ANSWERS_FILE, (a.model_dump(mode="json") for a in result.answers))
     write_lines(run_dir / JUDGES_FILE, judge_record_lines(result.verdicts))
+    if result.repeat_verdicts:
+        write_repeats(run_dir, result.repeat_verdicts)
+    else:  # none this time: no stale file from an earlier config
+        (run_dir / REPEATS_FILE).unlink(missing_ok=True)
     write_release_answers(run_dir, items, result.answers)
     with RunStore(run_dir / STORE_NAME) as store:
         return store.call_stats()

@@ -26,6 +26,7 @@ from polistemics.environments.items import EnvironmentItem
 from polistemics.evidence.standardise import standardise
 from polistemics.judging.panel import STAGE as JUDGE_STAGE
 from polistemics.judging.panel import JudgeVerdictRecord, judge_answers
+from polistemics.judging.repeats import RepeatVerdictRecord
 from polistemics.llm.client import LLMClient
 from polistemics.llm.progress import declare_total
 from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
@@ -39,6 +40,7 @@ from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
 from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
+from polistemics.run.repeats import run_repeats
 from polistemics.scoring.verdict_table import score_run
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import ScopedElection, apply_scope, load_scope
@@ -67,6 +69,9 @@ class StudyResult:
     stage_seconds: dict[str, float]
     calls_made: int
     judges_skipped: dict[str, int]
+    # Repeat judging (``judge_repeats``): its verdicts, never scored, and what was drawn.
+    repeat_verdicts: list[RepeatVerdictRecord] = field(default_factory=list)
+    repeats_drawn: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio.run formats the main task's repr, result included, when it
@@ -189,10 +194,27 @@ class Study:
             items = [item for run in elections for item in run.items]
             with survivors_frozen():
                 answers, verdicts, skipped = await self._answer_and_judge(client, items)
+            with self.stage("judge_repeats"):
+                repeats, drawn = await run_repeats(
+                    client, self.config, self.endpoints, items, answers
+                )
+            if self.config.judge_repeats is not None:
+                self.log(
+                    f"judge repeats: {drawn['items_sampled']} items, "
+                    f"{drawn['answers_rejudged']} answers, {len(repeats)} repeat records"
+                )
             calls_made = client.network_calls
             self.log(f"calls: {calls_made} made this run, {calls_before} already in the store")
         return StudyResult(
-            self.run_dir, elections, answers, verdicts, self.stage_seconds, calls_made, skipped
+            self.run_dir,
+            elections,
+            answers,
+            verdicts,
+            self.stage_seconds,
+            calls_made,
+            skipped,
+            repeat_verdicts=repeats,
+            repeats_drawn=drawn,
         )
 
     # -- stages ------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.conflict import select_conflict_parties
+from polistemics.judging.panel import REPEAT_STAGE
 from polistemics.llm.keys import call_key, canonical_json, request_params
 from polistemics.llm.pricing import Price, registry_price
 from polistemics.llm.registry import ModelEndpoint
@@ -25,12 +26,14 @@ from polistemics.prompts import load
 from polistemics.records import Evidence
 from polistemics.rubrics import active_rubrics
 from polistemics.run.config import RunConfig
+from polistemics.run.repeats import planned_repeat_calls
 from polistemics.run.replay import Replayed, replay_early_stages
 from polistemics.sources.scope import ScopedElection
 
 # Typical sizes in tokens, used only for estimates.
 EVIDENCE_TOKENS = 150
 OUTPUT_TOKENS = {"standardise": 180, "vague": 180, "vague_audit": 10, "answer": 150, "judge": 20}
+OUTPUT_TOKENS[REPEAT_STAGE] = OUTPUT_TOKENS["judge"]
 
 
 @dataclass
@@ -164,6 +167,11 @@ def plan_study(
     for names in same_calls.values():
         cached = sum(stored.get(("judge", name), 0) for name in names)
         rows.append(_row("judge", endpoints[names[0]], judge_calls, cached, judge_in))
+
+    for name, calls in planned_repeat_calls(config, items_per_env, endpoints).items():
+        cached = stored.get((REPEAT_STAGE, name), 0)
+        rows.append(_row(REPEAT_STAGE, endpoints[name], calls, cached, judge_in))
+    details["judge_repeat_calls_total"] = sum(r.calls for r in rows if r.stage == REPEAT_STAGE)
 
     details["answers_total"] = len(config.targets) * answers
     details["judge_calls_total"] = sum(r.calls for r in rows if r.stage == "judge")

@@ -1,4 +1,4 @@
-"""Inter-judge agreement (App. G.1, Tables 12-13) and judge repeat-call flip rate (Sec. 10).
+"""Inter-judge agreement (App. G.1, Tables 12-13); the repeat-call flip rate is in ``flips``.
 
 Coefficients take a count table: one row per rated item, one column per category, each row
 summing to the (fixed) number of raters. For binary pass/fail verdicts the columns are
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from polistemics.scoring.cells import ITEM_COLUMNS, scoreable_mask, sorted_groups
+from polistemics.scoring.cells import scoreable_mask, sorted_groups
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.verdicts import (
     DEFAULT_PANEL_SIZE,
@@ -165,38 +165,8 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-@dataclass(frozen=True)
-class FlipRate:
-    n: int  # sub-question verdicts parseable in both calls
-    flips: int  # of those, how many differ
-    rate: float
-    ci_low: float  # 95% Wilson interval
-    ci_high: float
-    n_items: int  # distinct items x rubric x judge compared
-
-
-def flip_rate(
-    first: Iterable[JudgeVerdict] | pd.DataFrame, second: Iterable[JudgeVerdict] | pd.DataFrame
-) -> FlipRate:
-    """Share of sub-question verdicts that differ between two calls of the same judge on the
-    same prompt (matched on item, rubric, judge and sub-question; unparseable ones skipped)."""
-    key = [*ITEM_COLUMNS, "rubric", "judge", "sub_question"]
-    a, b = _scored_verdicts(first), _scored_verdicts(second)
-    for frame, name in ((a, "first"), (b, "second")):
-        if frame.duplicated(subset=key).any():
-            raise ScoringError(
-                f"the {name} call set has repeated verdicts for the same judge and sub-question"
-            )
-    paired = a.merge(b, on=key, how="inner", suffixes=("_a", "_b"))
-    paired = paired[paired["says_yes_a"].notna() & paired["says_yes_b"].notna()]
-    n = len(paired)
-    flips = int((paired["says_yes_a"].astype(bool) != paired["says_yes_b"].astype(bool)).sum())
-    low, high = wilson_interval(flips, n)
-    n_items = int(paired.drop_duplicates([*ITEM_COLUMNS, "rubric", "judge"]).shape[0])
-    return FlipRate(n, flips, flips / n if n else float("nan"), low, high, n_items)
-
-
-def _scored_verdicts(verdicts: Iterable[JudgeVerdict] | pd.DataFrame) -> pd.DataFrame:
+def scored_verdicts(verdicts: Iterable[JudgeVerdict] | pd.DataFrame) -> pd.DataFrame:
+    """The verdicts of sub-questions that are scored in their environment."""
     frame = verdict_frame(verdicts)
     if frame.empty:
         return frame

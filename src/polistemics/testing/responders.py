@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections import Counter
+from collections.abc import Callable
 
 from polistemics.conditions import ABSENT_SENTINEL
 from polistemics.prompts import vague_modes
@@ -218,19 +221,7 @@ def polistemic_responder(request_json: dict) -> str:
     if VAGUE_AUDIT_MARKER in instructions:
         return json.dumps({"determinable": False})
     if JUDGE_MARKER in instructions:
-        if "Questions:" not in instructions:  # the rubric-last prompt lists them after the answer
-            instructions = user
-        parameters = forced_tool_parameters(request_json)
-        if parameters is not None:
-            as_format = {"type": "json_schema", "json_schema": {"schema": parameters}}
-            return json.dumps(judge_json(full, instructions, as_format))
-        response_format = request_json.get("response_format")
-        if isinstance(response_format, dict) and response_format.get("type") in (
-            "json_object",
-            "json_schema",
-        ):
-            return json.dumps(judge_json(full, instructions, response_format))
-        return judge_verdicts(full, count_questions(instructions))
+        return judge_reply(request_json, full, instructions)
     answer = task_answer(full)
     model = request_json.get("model")
     # Different target models answer differently, so their answers are judged separately.
@@ -282,13 +273,38 @@ def verdicts(prompt_text: str, n: int) -> list[bool]:
     return [_fraction(prompt_text, f"judge{i}") < 0.5 for i in range(n)]
 
 
-def judge_verdicts(prompt_text: str, n: int) -> str:
+VerdictSource = Callable[[str, int], list[bool]]
+
+
+def judge_reply(
+    request_json: dict, prompt_text: str, instructions: str, choose: VerdictSource = verdicts
+) -> str:
+    """The judge's reply: verdict lines, or JSON when the request has a ``response_format`` or
+    forces a tool."""
+    if "Questions:" not in instructions:  # the rubric-last prompt lists them after the answer
+        instructions = prompt_text
+    parameters = forced_tool_parameters(request_json)
+    if parameters is not None:
+        as_format = {"type": "json_schema", "json_schema": {"schema": parameters}}
+        return json.dumps(judge_json(prompt_text, instructions, as_format, choose))
+    response_format = request_json.get("response_format")
+    if isinstance(response_format, dict) and response_format.get("type") in (
+        "json_object",
+        "json_schema",
+    ):
+        return json.dumps(judge_json(prompt_text, instructions, response_format, choose))
+    return judge_verdicts(prompt_text, count_questions(instructions), choose)
+
+
+def judge_verdicts(prompt_text: str, n: int, choose: VerdictSource = verdicts) -> str:
     return "\n".join(
-        f"{i}. {'Yes' if yes else 'No'}" for i, yes in enumerate(verdicts(prompt_text, n), 1)
+        f"{i}. {'Yes' if yes else 'No'}" for i, yes in enumerate(choose(prompt_text, n), 1)
     )
 
 
-def judge_json(prompt_text: str, instructions: str, response_format: dict) -> dict:
+def judge_json(
+    prompt_text: str, instructions: str, response_format: dict, choose: VerdictSource = verdicts
+) -> dict:
     """Judge verdicts shaped by the request's ``response_format``.
 
     - a JSON schema whose object has an ``answers`` array: ``{"answers": [v1, v2, ...]}``, one per
@@ -301,7 +317,7 @@ def judge_json(prompt_text: str, instructions: str, response_format: dict) -> di
     schema = (response_format.get("json_schema") or {}).get("schema") or {}
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if isinstance(properties, dict) and properties and "answers" not in properties:
-        values = verdicts(prompt_text, len(properties))
+        values = choose(prompt_text, len(properties))
         return {
             name: _verdict_value(yes, spec)
             for (name, spec), yes in zip(properties.items(), values, strict=True)
@@ -309,7 +325,7 @@ def judge_json(prompt_text: str, instructions: str, response_format: dict) -> di
     item_schema = {}
     if isinstance(properties, dict) and isinstance(properties.get("answers"), dict):
         item_schema = properties["answers"].get("items") or {}
-    values = verdicts(prompt_text, count_questions(instructions))
+    values = choose(prompt_text, count_questions(instructions))
     return {"answers": [_verdict_value(yes, item_schema) for yes in values]}
 
 
@@ -325,6 +341,63 @@ def task_answer(prompt_text: str) -> str:
         kind = ("supports", "opposes", "unclear")[int(_fraction(prompt_text, "task") * 3)]
     party, statement = question.group("party").strip(), question.group("statement").strip()
     return _TASK_ANSWER[language][kind].format(party=party, statement=statement)
+
+
+class RepeatFlipResponder:
+    """``polistemic_responder``, except that a judge request seen before (the same model, messages
+    and ``response_format``: an identical repeat call) gets each verdict flipped with probability
+    ``flip_rate``, independently per question and per repeat, seeded. The first call of a prompt
+    is answered exactly as ``polistemic_responder`` answers it.
+
+    The server keeps no other state; this responder counts requests per prompt (thread-safe), so
+    a retried judge call or a second run against the same server counts as a repeat too.
+    ``flips`` and ``repeat_verdicts`` count what it did.
+    """
+
+    def __init__(self, flip_rate: float, seed: int = 0) -> None:
+        if not 0.0 <= flip_rate <= 1.0:
+            raise ValueError(f"flip_rate: {flip_rate} is not within [0, 1]")
+        self.flip_rate, self.seed = flip_rate, seed
+        self._seen: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        self.flips = self.repeat_verdicts = 0
+
+    def __call__(self, request_json: dict) -> str:
+        messages = [m for m in request_json.get("messages", []) if isinstance(m, dict)]
+        system = "\n".join(
+            content_text(m.get("content"))
+            for m in messages
+            if m.get("role") in ("system", "developer")
+        )
+        user = "\n".join(
+            content_text(m.get("content")) for m in messages if m.get("role") == "user"
+        )
+        instructions = system or user
+        if JUDGE_MARKER not in instructions:
+            return polistemic_responder(request_json)
+        identity = json.dumps(
+            [request_json.get("model"), messages, request_json.get("response_format")],
+            sort_keys=True,
+        )
+        with self._lock:
+            repeat = self._seen[identity]
+            self._seen[identity] += 1
+        full = f"{system}\n{user}" if system else user
+        if repeat == 0:
+            return judge_reply(request_json, full, instructions)
+
+        def flipped(prompt_text: str, n: int) -> list[bool]:
+            original = verdicts(prompt_text, n)
+            draws = [
+                stable_fraction(self.seed, f"flip{repeat}/{i}", identity) < self.flip_rate
+                for i in range(n)
+            ]
+            with self._lock:
+                self.flips += sum(draws)
+                self.repeat_verdicts += n
+            return [yes != flip for yes, flip in zip(original, draws, strict=True)]
+
+        return judge_reply(request_json, full, instructions, flipped)
 
 
 # ---- helpers -----------------------------------------------------------------------------------

@@ -1,0 +1,130 @@
+"""The judges section's repeat-judging part: flip rates from ``run.json``'s ``judge_repeats``.
+
+run.json is input like any other: its ``judge_repeats`` is validated here, and one that does
+not fit is reported as unreadable, never shown half-read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from polistemics.report.labels import order_rows, percent, rubric_label, sub_question_label
+from polistemics.report.view import Column, TableView, table_view
+from polistemics.rubrics import BY_KEY, Rubric
+
+PAPER = (
+    "The paper reports 7.6% (95% CI 6.8–8.5%) over 5,754 items re-judged by one judge (Sec. 10)."
+)
+NOT_CONFIGURED = (
+    "No repeat judging was configured for this run, so judge nondeterminism was not measured "
+    "(set judge_repeats in the run config: a judge or all, and a count or fraction of items)."
+)
+
+
+class _FlipRow(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    judge: str | None = None
+    rubric: Rubric | None = None
+    sub_question: str | None = None
+    n: int
+    flips: int
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_items: int
+    ci_method: str
+
+    @field_validator("sub_question")
+    @classmethod
+    def _known(cls, value: str | None) -> str | None:
+        if value is not None and value not in BY_KEY:
+            raise ValueError(f"unknown sub-question {value!r}")
+        return value
+
+
+class _Summary(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    judges: str
+    items: int | float
+    repeats: int
+    items_sampled: int
+    answers_rejudged: int
+    repeat_judges: list[str]
+    overall: _FlipRow
+    by_rubric: list[_FlipRow]
+    by_sub_question: list[_FlipRow]
+
+
+@dataclass(frozen=True)
+class RepeatsView:
+    summary: str  # a sentence: configured or not, and the overall figure
+    by_rubric: TableView | None
+    by_sub_question: TableView | None
+
+
+def repeats_view(manifest: dict | None, kind: str) -> RepeatsView:
+    if kind == "release":
+        return RepeatsView("An authors' release holds no repeat judge calls.", None, None)
+    raw = (manifest or {}).get("judge_repeats")
+    if raw is None:
+        return RepeatsView(NOT_CONFIGURED, None, None)
+    try:
+        summary = _Summary.model_validate(raw)
+    except ValidationError:
+        return RepeatsView("run.json's judge_repeats could not be read.", None, None)
+    return RepeatsView(
+        _sentence(summary),
+        _table(summary.by_rubric, [], "Flip rate per judge and rubric"),
+        _table(
+            summary.by_sub_question,
+            [Column("Sub-question", lambda r: sub_question_label(r["sub_question"]))],
+            "Flip rate per judge, rubric and sub-question",
+        ),
+    )
+
+
+def _sentence(s: _Summary) -> str:
+    o = s.overall
+    times = "once" if s.repeats == 1 else f"{s.repeats} times"
+    judges = ", ".join(s.repeat_judges) or "no judge"
+    if not o.n:
+        return (
+            f"Repeat judging ({judges}, {s.items_sampled} items) gave no verdict readable in "
+            f"both calls, so no flip rate. {PAPER}"
+        )
+    return (
+        f"{judges} re-judged {s.items_sampled} items ({s.answers_rejudged} answers) {times} with "
+        f"identical prompts, as distinct calls: {percent(o.rate)} of {o.n:,} sub-question "
+        f"verdicts differ from the panel's call ({o.flips:,} flips; 95% CI "
+        f"{percent(o.ci_low)}–{percent(o.ci_high)}, {o.ci_method}). {PAPER} Repeat verdicts "
+        "are never scored."
+    )
+
+
+def _table(rows: list[_FlipRow], extra: list[Column], caption: str) -> TableView | None:
+    if not rows:
+        return None
+    frame = order_rows(pd.DataFrame([row.model_dump(mode="json") for row in rows]))
+    frame = frame.sort_values("judge", kind="stable")
+    columns = [
+        Column("Judge", "judge"),
+        Column("Rubric", lambda r: rubric_label(r["rubric"])),
+        *extra,
+        Column("Flip rate", lambda r: percent(r["rate"]), numeric=True),
+        Column("95% CI", _ci),
+        Column("Verdicts", "n", numeric=True),
+        Column("Items", "n_items", numeric=True),
+    ]
+    return table_view(frame, columns, caption=caption)
+
+
+def _ci(row: pd.Series) -> str:
+    low, high = row["ci_low"], row["ci_high"]
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return "–"
+    return f"[{100 * low:.1f}, {100 * high:.1f}]"

@@ -74,17 +74,17 @@ def test_local_model_answers_through_the_client_and_is_cached(tmp_path: Path) ->
         assert store.count_calls() == 2
 
 
-def test_llama_cpp_gets_the_usable_cores_less_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_llama_cpp_gets_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(THREADS_ENV, raising=False)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    assert default_threads() == 1
+    assert default_threads() == 2
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0}, raising=False)
     assert default_threads() == 1
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(8)), raising=False)
-    assert default_threads() == 7
+    assert default_threads() == 8
     command = LocalServer(Path("m.gguf")).command()
-    assert command[command.index("--n_threads") + 1] == "7"
-    assert command[command.index("--n_threads_batch") + 1] == "7"
+    assert command[command.index("--n_threads") + 1] == "8"
+    assert command[command.index("--n_threads_batch") + 1] == "8"
 
 
 def test_threads_variable_overrides_and_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:

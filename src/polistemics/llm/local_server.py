@@ -6,12 +6,12 @@ The server runs as a managed subprocess on a free loopback port: started on firs
 health-checked, and stopped on exit, on Ctrl-C, and (through the parent-death signal) even when
 this process is killed.
 
-llama.cpp gets one thread fewer than the usable cores (at least one; ``POLISTEMICS_LOCAL_THREADS``
-overrides). Its worker threads spin at a barrier after every step, so when another process takes
-one of their cores (the study's own client, or anything else on a shared machine) they all wait
-on it. Measured on a loaded 2-core machine (load average ~9, 2026-11-30; one 599-token judge
-prompt plus 16 tokens, in process): 1 thread 20.3 s and 10.8 s, 2 threads 71.7 s and 36.1 s,
-with 4x the CPU time. On a quiet machine 2 threads may be faster; set the variable to compare.
+llama.cpp gets every usable core (``POLISTEMICS_LOCAL_THREADS`` overrides). Measured with
+``benchmarks/local_threads.py`` (one 599-token judge prompt of the demo plus 16 tokens, in
+process, 2026-11-30): on a quiet 2-core machine (load 0.3-0.7) 2 threads took 3.4 s and 1 thread
+5.2-6.0 s. Its worker threads spin at a barrier after every step, so on a machine whose cores are
+busy with other work (load ~9) the order reverses (1 thread 10.8-20.3 s, 2 threads 36.1-71.7 s):
+set the variable to 1 there.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ THREADS_ENV = "POLISTEMICS_LOCAL_THREADS"
 
 
 def default_threads() -> int:
-    """llama.cpp threads: ``$POLISTEMICS_LOCAL_THREADS``, else the usable cores less one."""
+    """llama.cpp threads: ``$POLISTEMICS_LOCAL_THREADS``, else the usable cores."""
     configured = os.environ.get(THREADS_ENV, "").strip()
     if configured:
         if not configured.isdigit() or int(configured) < 1:
@@ -54,7 +54,7 @@ def default_threads() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return max(1, cores - 1)
+    return max(1, cores)
 
 
 def smollm2_path() -> Path:

@@ -90,7 +90,12 @@ def test_dry_run_on_a_finished_run_plans_no_new_call(tmp_path: Path) -> None:
 
 def repeat_plan(tmp_path: Path, **repeats) -> tuple[list, dict]:
     config = load_config("demo")
-    config = config.model_copy(update={"judge_repeats": JudgeRepeatsConfig(**repeats)})
+    config = config.model_copy(
+        update={
+            "judges": ["local", "local", "local"],  # three seats of one endpoint
+            "judge_repeats": JudgeRepeatsConfig(**repeats),
+        }
+    )
     study = Study(config, tmp_path / "run", log=lambda message: None)
     return plan_study(config, load_elections(config), study.endpoints, None)
 
@@ -98,7 +103,7 @@ def repeat_plan(tmp_path: Path, **repeats) -> tuple[list, dict]:
 def test_dry_run_counts_repeat_judge_calls(tmp_path: Path) -> None:
     rows, details = repeat_plan(tmp_path, items=1.0, repeats=2)
     by_stage = {row.stage: row for row in rows}
-    # Every item, twice, by the demo's one distinct judge (three seats of one endpoint).
+    # Every item, twice, by the one distinct judge (three seats of one endpoint).
     assert [row.model for row in rows if row.stage == "judge_repeat"] == ["local"]
     assert by_stage["judge_repeat"].calls == 2 * by_stage["judge"].calls
     assert details["judge_repeat_calls_total"] == 2 * details["judge_calls_total"]
@@ -117,3 +122,19 @@ def test_dry_run_without_repeats_counts_none(tmp_path: Path) -> None:
     rows, details = plan_study(config, load_elections(config), study.endpoints, None)
     assert details["judge_repeat_calls_total"] == 0
     assert all(row.stage != "judge_repeat" for row in rows)
+
+
+def test_judge_calls_count_the_answers_of_every_target(tmp_path: Path) -> None:
+    one = load_config("demo").model_copy(update={"judges": ["local"]})
+    two = one.model_copy(update={"targets": ["local", "local-creative"]})
+    totals = []
+    for config in (one, two):
+        study = Study(config, tmp_path / "run", log=lambda message: None)
+        rows, details = plan_study(config, load_elections(config), study.endpoints, None)
+        per_answer = sum(
+            n * len(active_rubrics(Environment(name.split("/")[1])))
+            for name, n in details["items_per_environment"].items()
+        )
+        assert details["judge_calls_total"] == per_answer * len(config.targets)
+        totals.append(details["judge_calls_total"])
+    assert totals[1] == 2 * totals[0]

@@ -155,8 +155,11 @@ def plan_study(
             _row("answer", endpoints[name], answers, stored.get(("answer", name), 0), answer_in)
         )
 
+    # Every target's answer to every item is judged on each of its environment's rubrics.
     judge_calls = (
-        sum(n * len(active_rubrics(env)) for (_, env), n in items_per_env.items()) * config.samples
+        sum(n * len(active_rubrics(env)) for (_, env), n in items_per_env.items())
+        * config.samples
+        * len(config.targets)
     )
     judge_in = _tokens(load("judge_system")) + 250 + answer_in
     # Seats that are the same endpoint (location, model, parameters) make the same calls, which

@@ -11,11 +11,14 @@ from __future__ import annotations
 import io
 import re
 import xml.etree.ElementTree as ET
+from functools import cached_property
 from pathlib import Path
 
 import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
+
+from polistemics.paths import inside
 
 FIGURE_FORMATS = ("svg", "pdf", "png")
 PNG_DPI = 300
@@ -113,3 +116,34 @@ def inline_svg(figure: Figure, figure_id: str, document: str | None = None) -> s
 def write_figure(figure: Figure, path: Path, fmt: str, salt: str) -> Path:
     _save(figure, path, fmt, salt)
     return path
+
+
+class FigureFiles:
+    """The page and file interface of a drawn figure, for dataclasses with ``figure_id`` (unique
+    within the page), ``stem`` (file name without extension) and ``figure``."""
+
+    figure_id: str
+    stem: str
+    figure: Figure
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.stem}.svg"
+
+    @cached_property
+    def svg_document(self) -> str:
+        """The standalone SVG file's text, rendered once for the file and the page."""
+        return svg_document(self.figure, self.figure_id)
+
+    @cached_property
+    def svg(self) -> str:
+        """Inline-ready SVG (no prologue, ids prefixed with ``figure_id``)."""
+        return inline_svg(self.figure, self.figure_id, self.svg_document)
+
+    def save(self, folder: Path, fmt: str) -> Path:
+        # The stem holds an election id from the data: the file must stay in the folder.
+        path = inside(folder, f"{self.stem}.{fmt}")
+        if fmt == "svg":
+            path.write_text(self.svg_document, encoding="utf-8")
+            return path
+        return write_figure(self.figure, path, fmt, self.figure_id)

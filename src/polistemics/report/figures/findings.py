@@ -11,17 +11,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
-from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from polistemics.conditions import Environment, Variant
-from polistemics.paths import inside
 from polistemics.report.colours import diverging_scale, score_scale
-from polistemics.report.figures.export import inline_svg, svg_document, write_figure
+from polistemics.report.figures.export import FigureFiles
 from polistemics.report.figures.heatmap import ColumnGroup, Heatmap
 from polistemics.report.figures.paper import (
     Lookup,
@@ -64,7 +61,7 @@ VARIANT_COLOURS = {
 
 
 @dataclass(frozen=True, eq=False)
-class PlotFigure:
+class PlotFigure(FigureFiles):
     """A drawn matplotlib figure with the page and file interface of ``ReportFigure``."""
 
     figure_id: str
@@ -72,25 +69,6 @@ class PlotFigure:
     stem: str
     figure: Figure
     note: str
-
-    @property
-    def file_name(self) -> str:
-        return f"{self.stem}.svg"
-
-    @cached_property
-    def svg_document(self) -> str:
-        return svg_document(self.figure, self.figure_id)
-
-    @cached_property
-    def svg(self) -> str:
-        return inline_svg(self.figure, self.figure_id, self.svg_document)
-
-    def save(self, folder: Path, fmt: str) -> Path:
-        path = inside(folder, f"{self.stem}.{fmt}")
-        if fmt == "svg":
-            path.write_text(self.svg_document, encoding="utf-8")
-            return path
-        return write_figure(self.figure, path, fmt, self.figure_id)
 
 
 AnyFigure = ReportFigure | PlotFigure

@@ -11,21 +11,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
-from pathlib import Path
 
 import pandas as pd
 from matplotlib.figure import Figure
 
 from polistemics.conditions import Environment, Variant
-from polistemics.paths import inside
 from polistemics.report.colours import (
     dispersion_scale,
     diverging_scale,
     score_scale,
     spread_scale,
 )
-from polistemics.report.figures.export import inline_svg, svg_document, write_figure
+from polistemics.report.figures.export import FigureFiles
 from polistemics.report.figures.heatmap import ColumnGroup, Heatmap, Strip, draw_heatmap
 from polistemics.report.labels import (
     PARTY_FIGURE_RUBRICS,
@@ -56,7 +53,7 @@ class FigureDataError(ValueError):
 
 
 @dataclass(frozen=True, eq=False)
-class ReportFigure:
+class ReportFigure(FigureFiles):
     figure_id: str  # unique within the page, e.g. "nl_tk2025-fig02"
     paper_ref: str  # "Fig. 2"
     stem: str  # file name without extension, e.g. "nl_tk2025_fig02_leaderboard"
@@ -66,28 +63,6 @@ class ReportFigure:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "figure", draw_heatmap(self.heatmap))
-
-    @property
-    def file_name(self) -> str:
-        return f"{self.stem}.svg"
-
-    @cached_property
-    def svg_document(self) -> str:
-        """The standalone SVG file's text, rendered once for the file and the page."""
-        return svg_document(self.figure, self.figure_id)
-
-    @cached_property
-    def svg(self) -> str:
-        """Inline-ready SVG (no prologue, ids prefixed with ``figure_id``)."""
-        return inline_svg(self.figure, self.figure_id, self.svg_document)
-
-    def save(self, folder: Path, fmt: str) -> Path:
-        # The stem holds an election id from the data: the file must stay in the folder.
-        path = inside(folder, f"{self.stem}.{fmt}")
-        if fmt == "svg":
-            path.write_text(self.svg_document, encoding="utf-8")
-            return path
-        return write_figure(self.figure, path, fmt, self.figure_id)
 
 
 class Lookup:

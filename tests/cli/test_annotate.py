@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,8 @@ def _sample_json(run_dir: Path, *args: str) -> dict:
 def test_sample_prints_the_design_and_stores_the_items(run_dir: Path) -> None:
     result = runner.invoke(app, ["annotate", "sample", str(run_dir), "--n", "10", "--seed", "3"])
     assert result.exit_code == 0, result.output
-    assert "ie_availability_absent|epistemic_calibration|split" in result.stdout
+    row = r"│ Absent\s+│ Epistemic Calibration │ split\s+│\s+1 │\s+1 │\s+1\.00 │"
+    assert re.search(row, result.stdout)
     assert "split items drawn: 5 of 10 (target share 0.5)" in result.stdout
     assert "overlap: 2 items want 2 annotators" in result.stdout
     with AnnotationStore.open(run_dir) as store:

@@ -54,13 +54,20 @@ def _finished_run(run: Path) -> Path:
 def _print_design(design: SampleDesign) -> None:
     console = Console()
     table = Table(title=f"Annotation sample: {design.drawn} items (seed {design.seed})")
-    for column in ("Stratum", "Size", "Drawn", "Weight"):
+    for column in ("Environment", "Rubric", "Judges", "Size", "Drawn", "Weight"):
         table.add_column(
-            column, justify="left" if column == "Stratum" else "right", overflow="fold"
+            column, justify="right" if column in ("Size", "Drawn", "Weight") else "left"
         )
     for stratum in design.strata:
         weight = "–" if stratum.weight is None else f"{stratum.weight:.2f}"
-        table.add_row(stratum.stratum, str(stratum.size), str(stratum.drawn), weight)
+        table.add_row(
+            stratum.environment.label,
+            stratum.rubric.label,
+            "agreed" if stratum.judges_agreed else "split",
+            str(stratum.size),
+            str(stratum.drawn),
+            weight,
+        )
     console.print(table)
     lines = [
         f"population: {design.population} judged answer x rubric units, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from polistemics.annotate.run_data import items_for
@@ -24,12 +25,19 @@ JUDGES = ("judge-a", "judge-b", "judge-c")
 
 
 def build_demo_run(folder: Path) -> Path:
-    with FakeOpenAIServer() as server:
-        config = load_config(write_demo_study(folder, server.base_url))
-        study = Study(config, config.run_dir(), log=lambda message: None)
-        result = asyncio.run(study.execute(quiet=True))
-        finish_run(study, result)
-    return config.run_dir()
+    """The finished demo run; built in a worker thread, so a running event loop (Playwright's)
+    does not stand in the way."""
+
+    def build() -> Path:
+        with FakeOpenAIServer() as server:
+            config = load_config(write_demo_study(folder, server.base_url))
+            study = Study(config, config.run_dir(), log=lambda message: None)
+            result = asyncio.run(study.execute(quiet=True))
+            finish_run(study, result)
+        return config.run_dir()
+
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(build).result()
 
 
 def write_sample(run_dir: Path, size: int, wanted: int = 1) -> list[SampleItem]:

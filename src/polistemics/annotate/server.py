@@ -53,6 +53,10 @@ class HostRefused(ValueError):
     """A bind address the server will not use without ``--allow-remote``."""
 
 
+class NoSample(ValueError):
+    """The run has no annotation sample to serve."""
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -259,6 +263,12 @@ def serve(
 ) -> None:
     """Serve until interrupted. Refuses a non-loopback host without ``allow_remote``."""
     warning = check_host(host, allow_remote)
+    with AnnotationStore.open(run_dir) as store:
+        if not store.sample():
+            raise NoSample(
+                f"{run_dir} has no annotation sample: draw one first with "
+                f"'polistemics annotate sample {run_dir}'"
+            )
     if warning:
         announce(warning)
     sock = bound_socket(host, port)

@@ -83,18 +83,19 @@ class Annotator:
         )
 
     def label_item(self, answers: list[bool], note: str | None) -> None:
-        """Y/N for each sub-question in order, the first with a note; then → to the next item."""
+        """Y/N for each sub-question in order, typed without waiting for the server, the first
+        with a note; then → to the next item once all are saved."""
         keys = self.page.keyboard
+        first = self.page.locator("#item-questions li").first
+        assert "focused" in (first.get_attribute("class") or "")
         for i, says_yes in enumerate(answers):
-            row = self.page.locator("#item-questions li").nth(i)
-            assert "focused" in (row.get_attribute("class") or "")
             if i == 0 and note is not None:
                 keys.press("t")
                 keys.type(note)
                 keys.press("Enter")
             keys.press("y" if says_yes else "n")
-            row.and_(self.page.locator(".answered")).wait_for()
         self.page.wait_for_selector("#item[data-complete=true]")
+        assert self.page.locator("#item-questions li.answered").count() == len(answers)
         before = self.sample_id
         keys.press("ArrowRight")
         self.page.wait_for_function(

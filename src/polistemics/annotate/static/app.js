@@ -12,7 +12,7 @@
     focus: 0, // index of the focused sub-question
     history: [], // sample ids visited in this tab, in order
     at: -1, // position of the shown item in history
-    busy: false,
+    queue: Promise.resolve(), // keys are acted on one after another, none dropped
   };
 
   function text(el, value) {
@@ -92,8 +92,8 @@
       const yes = element("button", "yes", "Yes (Y)");
       const no = element("button", "no", "No (N)");
       yes.type = no.type = "button";
-      yes.addEventListener("click", () => { setFocus(i); answer(true); });
-      no.addEventListener("click", () => { setFocus(i); answer(false); });
+      yes.addEventListener("click", () => enqueue(() => { setFocus(i); return answer(true); }));
+      no.addEventListener("click", () => enqueue(() => { setFocus(i); return answer(false); }));
       const note = element("input", "note");
       note.placeholder = "Optional note (T)";
       note.maxLength = 2000;
@@ -189,25 +189,26 @@
     rows[state.focus].scrollIntoView({ block: "nearest" });
   }
 
+  // Every action waits for the one before it (a label POST, an item load), so keys typed
+  // faster than the server answers are applied in order to what they were meant for.
+  function enqueue(action) {
+    state.queue = state.queue.then(action).catch((err) => say(`Unexpected error: ${err}`));
+    return state.queue;
+  }
+
   async function load(url, remember) {
-    if (state.busy) return;
-    state.busy = true;
-    try {
-      const { ok, data } = await call("GET", url);
-      if (!ok) {
-        say(data.error || "the item could not be loaded");
-        return;
-      }
-      say("");
-      if (data.item && remember) {
-        state.history = state.history.slice(0, state.at + 1);
-        state.history.push(data.item.sample_id);
-        state.at = state.history.length - 1;
-      }
-      render(data);
-    } finally {
-      state.busy = false;
+    const { ok, data } = await call("GET", url);
+    if (!ok) {
+      say(data.error || "the item could not be loaded");
+      return;
     }
+    say("");
+    if (data.item && remember) {
+      state.history = state.history.slice(0, state.at + 1);
+      state.history.push(data.item.sample_id);
+      state.at = state.history.length - 1;
+    }
+    render(data);
   }
 
   function nextItem() {
@@ -232,7 +233,7 @@
 
   async function answer(saysYes) {
     const item = state.item;
-    if (!item || state.busy) return;
+    if (!item) return;
     const sq = item.sub_questions[state.focus];
     if (item.labels[sq.code]) {
       say(`${sq.code} is already answered; a given label is not changed.`);
@@ -240,30 +241,25 @@
     }
     const row = $("item-questions").children[state.focus];
     const note = row.querySelector("input.note").value.trim();
-    state.busy = true;
-    try {
-      const { ok, data } = await call("POST", "/api/label", {
-        annotator: state.annotator,
-        sample_id: item.sample_id,
-        sub_question: sq.code,
-        says_yes: saysYes,
-        note: note || null,
-      });
-      if (!ok) {
-        say(`Not saved: ${data.error || "refused"}`);
-        return;
-      }
-      say("");
-      item.labels[sq.code] = data.label;
-      markAnswered(row, data.label);
-      showProgress(data.progress);
-      updateState();
-      if (data.reveal) renderReveal(data.reveal);
-      const open = item.sub_questions.findIndex((q) => !item.labels[q.code]);
-      if (open !== -1) setFocus(open);
-    } finally {
-      state.busy = false;
+    const { ok, data } = await call("POST", "/api/label", {
+      annotator: state.annotator,
+      sample_id: item.sample_id,
+      sub_question: sq.code,
+      says_yes: saysYes,
+      note: note || null,
+    });
+    if (!ok) {
+      say(`Not saved: ${data.error || "refused"}`);
+      return;
     }
+    say("");
+    item.labels[sq.code] = data.label;
+    markAnswered(row, data.label);
+    showProgress(data.progress);
+    updateState();
+    if (data.reveal) renderReveal(data.reveal);
+    const open = item.sub_questions.findIndex((q) => !item.labels[q.code]);
+    if (open !== -1) setFocus(open);
   }
 
   function onKey(event) {
@@ -279,16 +275,22 @@
       ArrowRight: () => forward(),
       ArrowLeft: () => back(),
       s: () => nextItem(),
-      t: () => {
-        const row = $("item-questions").children[state.focus];
-        const note = row && row.querySelector("input.note");
-        if (note && !note.disabled) note.focus();
-      },
     };
-    const action = actions[key.length === 1 ? key.toLowerCase() : key];
-    if (!action || !state.item && !["s", "ArrowRight"].includes(key.toLowerCase())) return;
+    const name = key.length === 1 ? key.toLowerCase() : key;
+    if (name === "t") {
+      // at once, not queued: the characters typed next must land in the note
+      const row = $("item-questions").children[state.focus];
+      const note = row && row.querySelector("input.note");
+      if (note && !note.disabled) {
+        event.preventDefault();
+        note.focus();
+      }
+      return;
+    }
+    const action = actions[name];
+    if (!action || (!state.item && !["s", "ArrowRight"].includes(name))) return;
     event.preventDefault();
-    action();
+    enqueue(action);
   }
 
   function start(name) {
@@ -300,7 +302,7 @@
     state.history = [];
     state.at = -1;
     state.item = null;
-    nextItem().then(() => {
+    enqueue(nextItem).then(() => {
       document.body.dataset.ready = "true";
     });
   }

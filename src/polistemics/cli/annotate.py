@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from polistemics.annotate.item_view import prepare_views
 from polistemics.annotate.jsonl_io import export_lines, import_file, write_export
 from polistemics.annotate.run_data import RunDataError
 from polistemics.annotate.sample import (
@@ -54,13 +55,20 @@ def _finished_run(run: Path) -> Path:
 def _print_design(design: SampleDesign) -> None:
     console = Console()
     table = Table(title=f"Annotation sample: {design.drawn} items (seed {design.seed})")
-    for column in ("Stratum", "Size", "Drawn", "Weight"):
+    for column in ("Environment", "Rubric", "Judges", "Size", "Drawn", "Weight"):
         table.add_column(
-            column, justify="left" if column == "Stratum" else "right", overflow="fold"
+            column, justify="right" if column in ("Size", "Drawn", "Weight") else "left"
         )
     for stratum in design.strata:
         weight = "–" if stratum.weight is None else f"{stratum.weight:.2f}"
-        table.add_row(stratum.stratum, str(stratum.size), str(stratum.drawn), weight)
+        table.add_row(
+            stratum.environment.label,
+            stratum.rubric.label,
+            "agreed" if stratum.judges_agreed else "split",
+            str(stratum.size),
+            str(stratum.drawn),
+            weight,
+        )
     console.print(table)
     lines = [
         f"population: {design.population} judged answer x rubric units, "
@@ -118,10 +126,12 @@ def sample(
         items, design = draw_sample(run, options)
         with AnnotationStore.open(run) as store:
             store.write_sample(items, replace=replace)
+        cached = prepare_views(run)
     if as_json:
         typer.echo(json.dumps(design.model_dump(mode="json"), indent=2))
     else:
         _print_design(design)
+        print(f"item views prepared for the app: {cached}")
 
 
 @annotate_app.command("export")

@@ -5,8 +5,11 @@ Builds the test suite's synthetic paper-scale run from the authors' Dutch releas
 ~13k answers, ~107k judge records), draws a 2,000-item sample with ``polistemics annotate
 sample``, then starts the server in its own process twice:
 
-1. API: from starting the process to the first item's JSON (``GET /api/next``); then, over 50
-   items, the time of each ``GET /api/next`` and of each label ``POST /api/label``;
+1. API: from starting the process to the first item's JSON (``GET /api/next``), split at the
+   moment the server listens; then, over 50 items, the time of each ``GET /api/next`` and of
+   each label ``POST /api/label``. Once through the CLI (``polistemics annotate serve``, which
+   imports every command module), once started directly (``annotate.server.serve`` alone), so
+   the CLI's import cost shows apart from the app's;
 2. Chromium (when Playwright and Chromium are installed): from starting the process to the first
    item shown in the page, then over 50 items labelled by keyboard the time from pressing → to
    the next item shown.
@@ -14,7 +17,7 @@ sample``, then starts the server in its own process twice:
 The server's peak resident memory is its ``VmHWM`` (/proc) just before it is stopped. Times on a
 shared, loaded machine are noisy; counts are printed beside them.
 
-    python benchmarks/annotate_app.py [RELEASE_FOLDER] [--n 2000] [--items 50]
+    python benchmarks/annotate_app.py [RELEASE_FOLDER] [--n 2000] [--items 50] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -56,12 +59,23 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+CLI = [sys.executable, "-m", "polistemics", "annotate", "serve"]
+DIRECT = [
+    sys.executable,
+    "-c",
+    "import sys, pathlib; from polistemics.annotate.server import serve; "
+    "serve(pathlib.Path(sys.argv[1]), port=int(sys.argv[3]), announce=lambda m: print(m, flush=True))",
+]
+
+
 @contextmanager
-def server(run_dir: Path) -> Iterator[tuple[subprocess.Popen, str, float]]:
+def server(
+    run_dir: Path, command: list[str] = CLI
+) -> Iterator[tuple[subprocess.Popen, str, float]]:
     """The server process, its URL and the perf_counter at which it was started."""
     started = time.perf_counter()
     child = subprocess.Popen(
-        [sys.executable, "-m", "polistemics", "annotate", "serve", str(run_dir), "--port", "0"],
+        [*command, str(run_dir), "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
         env=ENV,
@@ -97,18 +111,22 @@ def ms(values: list[float]) -> str:
     return f"median {1000 * statistics.median(ordered):.1f} ms, p95 {1000 * p95:.1f} ms"
 
 
-def api_run(run_dir: Path, items: int) -> None:
-    with server(run_dir) as (child, url, started):
-        query = urllib.parse.urlencode({"annotator": "bench-api"})
+def api_run(run_dir: Path, items: int, command: list[str], how: str, annotator: str) -> None:
+    with server(run_dir, command) as (child, url, started):
+        listening = time.perf_counter() - started
+        query = urllib.parse.urlencode({"annotator": annotator})
         payload = get(f"{url}api/next?{query}")
         first = time.perf_counter() - started
-        print(f"API: server start -> first item's JSON: {first:.2f} s")
+        print(
+            f"API ({how}): process start -> first item's JSON: {first:.2f} s "
+            f"(listening after {listening:.2f} s, first JSON {first - listening:.3f} s later)"
+        )
         nexts, labels = [], []
         for _ in range(items):
             item = payload["item"]
             for sq in item["sub_questions"]:
                 body = {
-                    "annotator": "bench-api",
+                    "annotator": annotator,
                     "sample_id": item["sample_id"],
                     "sub_question": sq["code"],
                     "says_yes": True,
@@ -116,13 +134,13 @@ def api_run(run_dir: Path, items: int) -> None:
                 t = time.perf_counter()
                 post(f"{url}api/label", body)
                 labels.append(time.perf_counter() - t)
-            query = urllib.parse.urlencode({"annotator": "bench-api", "after": item["sample_id"]})
+            query = urllib.parse.urlencode({"annotator": annotator, "after": item["sample_id"]})
             t = time.perf_counter()
             payload = get(f"{url}api/next?{query}")
             nexts.append(time.perf_counter() - t)
-        print(f"API: next item over {len(nexts)} items: {ms(nexts)}")
-        print(f"API: label POST over {len(labels)} labels: {ms(labels)}")
-        print(f"API: server peak RSS {peak_rss_mb(child.pid):.0f} MB")
+        print(f"API ({how}): next item over {len(nexts)} items: {ms(nexts)}")
+        print(f"API ({how}): label POST over {len(labels)} labels: {ms(labels)}")
+        print(f"API ({how}): server peak RSS {peak_rss_mb(child.pid):.0f} MB")
 
 
 def chromium_run(run_dir: Path, items: int) -> None:
@@ -140,12 +158,16 @@ def chromium_run(run_dir: Path, items: int) -> None:
         )
         page = browser.new_page()
         with server(run_dir) as (child, url, started):
+            opened = time.perf_counter()
             page.goto(url)
             page.fill("#annotator", "bench-chromium")
             page.press("#annotator", "Enter")
             page.wait_for_selector("#item[data-sample-id]")
             first = time.perf_counter() - started
-            print(f"Chromium: server start -> first item shown: {first:.2f} s")
+            print(
+                f"Chromium (CLI): process start -> first item shown: {first:.2f} s "
+                f"(page opened -> item shown {time.perf_counter() - opened:.3f} s)"
+            )
             shown = []
             for _ in range(items):
                 before = page.get_attribute("#item", "data-sample-id")
@@ -169,11 +191,12 @@ def main() -> None:
     parser.add_argument("release", type=Path, nargs="?", default=RELEASE)
     parser.add_argument("--n", type=int, default=2000, help="sample size")
     parser.add_argument("--items", type=int, default=50, help="items timed per run")
+    parser.add_argument("--keep", type=Path, help="build the run here and keep it")
     args = parser.parse_args()
     if not args.release.is_dir():
         sys.exit(f"{args.release}: the authors' release is not here")
     with tempfile.TemporaryDirectory() as tmp:
-        run_dir = build_synthetic_run(args.release, Path(tmp) / "run")
+        run_dir = build_synthetic_run(args.release, args.keep or Path(tmp) / "run")
         print(
             f"run: {lines(run_dir / 'answers.jsonl'):,} answers, "
             f"{lines(run_dir / 'judges.jsonl'):,} judge records"
@@ -187,7 +210,8 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
         )
         print(f"sample: {args.n} items drawn in {time.perf_counter() - t:.1f} s")
-        api_run(run_dir, args.items)
+        api_run(run_dir, args.items, CLI, "CLI", "bench-cli")
+        api_run(run_dir, args.items, DIRECT, "direct", "bench-direct")
         chromium_run(run_dir, args.items)
 
 

@@ -2,7 +2,8 @@
 
 Binds 127.0.0.1 unless ``--host`` names another address, which also needs ``--allow-remote``
 (annotator names are not authentication) and prints a warning. ``--port 0`` picks a free port;
-the URL is printed either way.
+the URL is printed either way. The server (aiohttp) is imported only when the command runs, so
+the other commands do not pay for it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from typing import Annotated
 import typer
 
 from polistemics.annotate.run_data import RunDataError
-from polistemics.annotate.server import HostRefused, NoSample, serve
 from polistemics.cli.annotate import RunArgument, _finished_run, annotate_app
 from polistemics.cli.errors import user_errors
 
@@ -41,6 +41,8 @@ def serve_command(
     ] = False,
 ) -> None:
     """Serve the annotation page for the run's sample on a local web server."""
+    from polistemics.annotate.server import HostRefused, NoSample, serve
+
     run = _finished_run(run)
     with user_errors(HostRefused, NoSample, RunDataError, OSError):
         serve(Path(run), host=host, port=port, allow_remote=allow_remote, announce=_announce)

@@ -52,6 +52,12 @@ def lines(path: Path) -> int:
         return sum(1 for _ in handle)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU the process has used so far (less load-dependent than wall time)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -118,8 +124,9 @@ def api_run(run_dir: Path, items: int, command: list[str], how: str, annotator: 
         payload = get(f"{url}api/next?{query}")
         first = time.perf_counter() - started
         print(
-            f"API ({how}): process start -> first item's JSON: {first:.2f} s "
-            f"(listening after {listening:.2f} s, first JSON {first - listening:.3f} s later)"
+            f"API ({how}): process start -> first item's JSON: {first:.2f} s wall, "
+            f"{cpu_seconds(child.pid):.2f} s server CPU (listening after {listening:.2f} s, "
+            f"first JSON {first - listening:.3f} s later)"
         )
         nexts, labels = [], []
         for _ in range(items):

@@ -7,6 +7,7 @@ import typer
 from polistemics import __version__
 from polistemics.cli import (
     annotate,
+    annotate_serve,  # noqa: F401 (registers "annotate serve")
     cache,
     compare,
     data,

@@ -178,3 +178,23 @@ def test_default_store_folder_is_a_safe_name():
     assert store_name(["gemini-3-flash-coder"]) == "gemini-3-flash-coder"
     assert store_name(["a", "b"]) == "a_b"
     assert store_name(["../x"]).startswith("panel-")
+
+
+def test_a_failed_call_is_a_missing_code_whose_error_is_not_printed(tmp_path, monkeypatch):
+    from polistemics.testing import Fault, Rule
+
+    registry = tmp_path / "models.toml"
+    registry.write_text(REGISTRY, encoding="utf-8")
+    first = ITEMS[2]
+    refused = Rule(re.escape(first.answer[:40]), always=Fault("status", status=400))
+    with FakeOpenAIServer([refused], responder=coder) as running:
+        monkeypatch.setenv("POLISTEMICS_OPENAI_BASE_URL", running.base_url)
+        monkeypatch.setenv("TEST_CODER_KEY", "sk-test-coder-secret")
+        result = runner.invoke(
+            app,
+            ["coder", "validate", "--model", "test-coder", "--models-file", str(registry)]
+            + ["--out", str(tmp_path / "store")],
+        )
+    assert result.exit_code == 0, result.output
+    assert "missing codes: 3\n  1 seat code(s): call failed\n" in result.stdout
+    assert "sk-test" not in result.stdout

@@ -32,6 +32,7 @@ from polistemics.coding.validation import (
     evaluate,
     load_validation_set,
 )
+from polistemics.llm.local_server import LocalModelError
 from polistemics.llm.registry import ModelEndpoint, RegistryError, default_registry
 from polistemics.paths import UnsafePathError, inside, is_safe_name
 
@@ -73,7 +74,7 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Code the validation set with a stance coder and print how it agrees with the labels."""
-    with user_errors(RegistryError, ValidationSetError, UnsafePathError, OSError):
+    with user_errors(RegistryError, ValidationSetError, UnsafePathError, LocalModelError, OSError):
         names = [name.strip() for name in model.split(",") if name.strip()]
         if not names:
             raise UserError("--model names no coder")

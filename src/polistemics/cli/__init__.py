@@ -9,6 +9,7 @@ from polistemics.cli import (
     annotate,
     annotate_serve,  # noqa: F401 (registers "annotate serve")
     cache,
+    coder,
     compare,
     data,
     environments,
@@ -44,7 +45,7 @@ def _root(
     """Polistemics benchmark harness."""
 
 
-for module in (data, evidence, environments, score, compare, report, run, cache, annotate):
+for module in (data, evidence, environments, score, compare, report, run, cache, annotate, coder):
     module.register(app)
 
 

@@ -1,0 +1,408 @@
+"""The human annotation sample and its labels, in the run's SQLite store (issue 17).
+
+Two tables live beside the call cache in ``store.sqlite`` (``llm.session.STORE_NAME``):
+``annotation_sample`` (the drawn answer x rubric items, in draw order) and ``annotation_labels``
+(one row per annotator x item x sub-question). Each label is one ``BEGIN IMMEDIATE`` transaction
+committed with ``synchronous=FULL`` before ``add_label`` returns, so neither a killed server nor a
+power cut loses a given label; the primary key makes a second label for the same
+(annotator, item, sub-question) impossible, across threads and processes alike.
+
+Labels are never deleted or changed: a sample can only be replaced while it has none.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from polistemics.conditions import Environment
+from polistemics.llm.session import STORE_NAME
+from polistemics.rubrics import BY_CODE, BY_KEY, Rubric, SubQuestion, sub_questions
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS annotation_sample (
+    sample_id TEXT PRIMARY KEY,
+    item_key TEXT NOT NULL,
+    model TEXT NOT NULL,
+    sample_index INTEGER NOT NULL,
+    rubric TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    language TEXT NOT NULL,
+    stratum TEXT NOT NULL,
+    judges_agreed INTEGER NOT NULL,
+    weight REAL NOT NULL,
+    annotators_wanted INTEGER NOT NULL,
+    seed INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS annotation_labels (
+    annotator TEXT NOT NULL,
+    sample_id TEXT NOT NULL REFERENCES annotation_sample,
+    sub_question TEXT NOT NULL,
+    says_yes INTEGER NOT NULL,
+    note TEXT,
+    given_at TEXT NOT NULL,
+    source TEXT NOT NULL,
+    PRIMARY KEY (annotator, sample_id, sub_question)
+);
+CREATE INDEX IF NOT EXISTS annotation_labels_item ON annotation_labels(sample_id);
+"""
+
+MAX_ANNOTATOR_LENGTH = 64
+MAX_NOTE_LENGTH = 4000  # a note is a remark, not a document: a bound keeps the store small
+MIN_SAMPLE_ID_DIGITS = 4
+
+_SAMPLE_COLUMNS = (
+    "sample_id",
+    "item_key",
+    "model",
+    "sample_index",
+    "rubric",
+    "environment",
+    "language",
+    "stratum",
+    "judges_agreed",
+    "weight",
+    "annotators_wanted",
+    "seed",
+)
+_LABEL_COLUMNS = (
+    "annotator",
+    "sample_id",
+    "sub_question",
+    "says_yes",
+    "note",
+    "given_at",
+    "source",
+)
+
+
+def sample_id_for(draw_number: int, sample_size: int) -> str:
+    """``a0001`` for the first item drawn: one width for the whole sample, so that ids sort in
+    draw order whatever its size."""
+    digits = max(MIN_SAMPLE_ID_DIGITS, len(str(sample_size)))
+    return f"a{draw_number:0{digits}d}"
+
+
+class SampleItem(BaseModel):
+    """One drawn answer x rubric, as stored in ``annotation_sample``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sample_id: str
+    item_key: str  # EnvironmentItem.key
+    model: str  # the target model whose answer is labelled
+    sample_index: int  # the answer's sample index
+    rubric: Rubric
+    environment: Environment
+    language: str
+    stratum: str  # "<environment>|<rubric>|agreed" or "...|split"
+    judges_agreed: bool  # every panel judge gave the same verdicts
+    weight: float  # inverse inclusion probability: stratum size / drawn
+    annotators_wanted: int  # overlap: how many annotators should label it
+    seed: int
+
+    @property
+    def sub_questions(self) -> list[SubQuestion]:
+        """The sub-questions the judges answered on this item, in App. F order."""
+        return sub_questions(self.rubric, self.environment)
+
+
+class Label(BaseModel):
+    """One annotator's Yes/No on one sub-question of one sample item."""
+
+    model_config = ConfigDict(frozen=True)
+
+    annotator: str
+    sample_id: str
+    sub_question: str  # sub-question code as in rubrics.py, e.g. "F1"
+    says_yes: bool
+    note: str | None = None
+    given_at: datetime  # UTC
+    source: Literal["app", "import"] = "app"
+
+
+class LabelRefused(ValueError):
+    """A label that cannot be stored; ``reason`` says why in words an annotator understands."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SampleExistsError(ValueError):
+    """The run already has a sample that may not be replaced."""
+
+
+def clean_annotator(name: object) -> str:
+    """The annotator's name, stripped; refused when empty or longer than 64 characters.
+
+    A name is not an identity check (the app says so): any other text is accepted.
+    """
+    if not isinstance(name, str):
+        raise LabelRefused("the annotator name must be text")
+    cleaned = name.strip()
+    if not cleaned:
+        raise LabelRefused("the annotator name is empty")
+    if len(cleaned) > MAX_ANNOTATOR_LENGTH:
+        raise LabelRefused(
+            f"the annotator name is longer than {MAX_ANNOTATOR_LENGTH} characters ({len(cleaned)})"
+        )
+    return cleaned
+
+
+def _sub_question_code(item: SampleItem, sub_question: object) -> str:
+    """The code of an active sub-question of the item (a release key is accepted too)."""
+    if not isinstance(sub_question, str):
+        raise LabelRefused("the sub-question must be text, e.g. 'F1'")
+    found = BY_CODE.get(sub_question.strip()) or BY_KEY.get(sub_question.strip())
+    if found is None:
+        raise LabelRefused(f"unknown sub-question {sub_question!r}")
+    active = item.sub_questions
+    if found not in active:
+        codes = ", ".join(sq.code for sq in active)
+        raise LabelRefused(
+            f"sub-question {found.code} is not asked for {item.rubric.label} in "
+            f"{item.environment.label} (item {item.sample_id} asks {codes})"
+        )
+    return found.code
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=60)
+    db.execute("PRAGMA journal_mode=WAL")
+    # FULL: a label survives a power cut once its commit returns (NORMAL covers crashes only).
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA busy_timeout=60000")
+    db.execute("PRAGMA foreign_keys=ON")
+    return db
+
+
+class AnnotationStore:
+    """The annotation tables of one run; thread-safe, and safe to open from several processes."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db = _connect(self.path)
+        self._db.executescript(SCHEMA)
+        self._sample_cache: tuple[int, list[SampleItem], dict[str, SampleItem]] | None = None
+
+    @classmethod
+    def open(cls, run_dir: Path | str) -> AnnotationStore:
+        """The store of ``run_dir`` (its ``store.sqlite``, created with the tables if missing)."""
+        run_dir = Path(run_dir)
+        if not run_dir.is_dir():
+            raise FileNotFoundError(f"run directory {run_dir} does not exist")
+        return cls(run_dir / STORE_NAME)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> AnnotationStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the sample ---------------------------------------------------------------------------
+
+    def sample(self) -> list[SampleItem]:
+        """Every sample item, in draw order."""
+        with self._lock:
+            return list(self._cached_sample()[1])
+
+    def sample_item(self, sample_id: str) -> SampleItem | None:
+        with self._lock:
+            return self._cached_sample()[2].get(sample_id)
+
+    def write_sample(self, items: Iterable[SampleItem], *, replace: bool = False) -> None:
+        """Store a drawn sample. An existing sample is kept unless ``replace``, and a sample
+        with labels is never replaced (labels are never deleted)."""
+        rows = [tuple(_sample_row(item)) for item in items]
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                (labels,) = db.execute("SELECT COUNT(*) FROM annotation_labels").fetchone()
+                (drawn,) = db.execute("SELECT COUNT(*) FROM annotation_sample").fetchone()
+                if labels:
+                    raise SampleExistsError(
+                        f"the run already has a sample with {labels} labels; labels are never "
+                        "deleted, so the sample cannot be replaced"
+                    )
+                if drawn and not replace:
+                    raise SampleExistsError(
+                        f"the run already has a sample of {drawn} items (no labels yet); "
+                        "pass --replace to draw a new one"
+                    )
+                db.execute("DELETE FROM annotation_sample")
+                db.executemany(
+                    f"INSERT INTO annotation_sample ({', '.join(_SAMPLE_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(_SAMPLE_COLUMNS))})",
+                    rows,
+                )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            self._sample_cache = None
+
+    def _cached_sample(self) -> tuple[int, list[SampleItem], dict[str, SampleItem]]:
+        """The sample, read again only when the database changed (``data_version`` covers other
+        connections' commits, the ``write_sample`` reset this connection's)."""
+        (version,) = self._db.execute("PRAGMA data_version").fetchone()
+        if self._sample_cache is None or self._sample_cache[0] != version:
+            rows = self._db.execute(
+                f"SELECT {', '.join(_SAMPLE_COLUMNS)} FROM annotation_sample ORDER BY sample_id"
+            ).fetchall()
+            items = [SampleItem(**dict(zip(_SAMPLE_COLUMNS, row, strict=True))) for row in rows]
+            self._sample_cache = (version, items, {item.sample_id: item for item in items})
+        return self._sample_cache
+
+    # -- labels -------------------------------------------------------------------------------
+
+    def add_label(
+        self,
+        annotator: str,
+        sample_id: str,
+        sub_question: str,
+        says_yes: bool,
+        note: str | None = None,
+        source: Literal["app", "import"] = "app",
+        given_at: datetime | None = None,
+    ) -> Label:
+        """Store one label and commit it; refused (``LabelRefused``) for an unknown item, a
+        sub-question the item's rubric does not ask in its environment, a duplicate or a bad
+        annotator name. ``given_at`` (default now) lets an import keep when it was given."""
+        name = clean_annotator(annotator)
+        if not isinstance(says_yes, bool):
+            raise LabelRefused("the verdict must be Yes or No")
+        if note is not None and not isinstance(note, str):
+            raise LabelRefused("the note must be text")
+        note = (note or "").strip() or None
+        if note is not None and len(note) > MAX_NOTE_LENGTH:
+            raise LabelRefused(f"the note is longer than {MAX_NOTE_LENGTH} characters")
+        if source not in ("app", "import"):
+            raise LabelRefused(f"unknown label source {source!r}")
+        when = (given_at or datetime.now(UTC)).astimezone(UTC)
+        with self._lock:
+            item = self._cached_sample()[2].get(sample_id) if isinstance(sample_id, str) else None
+            if item is None:
+                raise LabelRefused(f"item {sample_id!r} is not in the run's annotation sample")
+            code = _sub_question_code(item, sub_question)
+            label = Label(
+                annotator=name,
+                sample_id=item.sample_id,
+                sub_question=code,
+                says_yes=says_yes,
+                note=note,
+                given_at=when,
+                source=source,
+            )
+            try:
+                # One statement is one transaction; the primary key settles races.
+                self._db.execute(
+                    f"INSERT INTO annotation_labels ({', '.join(_LABEL_COLUMNS)}) "
+                    "VALUES (?,?,?,?,?,?,?)",
+                    (name, item.sample_id, code, int(says_yes), note, when.isoformat(), source),
+                )
+            except sqlite3.IntegrityError as exc:
+                if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
+                    raise LabelRefused(
+                        f"{name} already labelled {code} of item {item.sample_id}"
+                    ) from None
+                # The foreign key: the sample was replaced by another process meanwhile.
+                raise LabelRefused(
+                    f"item {item.sample_id!r} is not in the run's annotation sample"
+                ) from None
+        return label
+
+    def labels(self, annotator: str | None = None, sample_id: str | None = None) -> list[Label]:
+        """Stored labels in the order they were committed, optionally of one annotator/item."""
+        where, args = [], []
+        if annotator is not None:
+            where.append("annotator = ?")
+            args.append(annotator.strip())
+        if sample_id is not None:
+            where.append("sample_id = ?")
+            args.append(sample_id)
+        sql = f"SELECT {', '.join(_LABEL_COLUMNS)} FROM annotation_labels"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY rowid", args).fetchall()
+        return [_label_from_row(row) for row in rows]
+
+    def annotators(self) -> list[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT DISTINCT annotator FROM annotation_labels ORDER BY annotator"
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    # -- who labels what next -----------------------------------------------------------------
+
+    def available_for(self, annotator: str) -> list[tuple[SampleItem, bool]]:
+        """The items open to ``annotator`` in draw order, each with whether they finished it.
+
+        Open: the annotator has labelled part of it already, or fewer annotators than it wants
+        have started it (the overlap is respected).
+        """
+        name = clean_annotator(annotator)
+        with self._lock:
+            items = self._cached_sample()[1]
+            counts = self._db.execute(
+                "SELECT sample_id, annotator, COUNT(*) FROM annotation_labels "
+                "GROUP BY sample_id, annotator"
+            ).fetchall()
+        others: dict[str, int] = defaultdict(int)
+        mine: dict[str, int] = {}
+        for sample_id, who, n in counts:
+            if who == name:
+                mine[sample_id] = n
+            else:
+                others[sample_id] += 1
+        open_items = []
+        for item in items:
+            if item.sample_id in mine:
+                open_items.append((item, mine[item.sample_id] >= len(item.sub_questions)))
+            elif others[item.sample_id] < item.annotators_wanted:
+                open_items.append((item, False))
+        return open_items
+
+    def next_for(self, annotator: str, *, after: str | None = None) -> SampleItem | None:
+        """The first item in draw order that ``annotator`` has not fully labelled among those
+        open to them; with ``after`` (a sample id, for skipping) the first one after it."""
+        for item, done in self.available_for(annotator):
+            # Ids share one width within a sample, so they compare in draw order.
+            if not done and (after is None or item.sample_id > after):
+                return item
+        return None
+
+    def progress(self, annotator: str) -> tuple[int, int]:
+        """(items this annotator fully labelled, items open to them)."""
+        open_items = self.available_for(annotator)
+        return sum(done for _, done in open_items), len(open_items)
+
+
+def _sample_row(item: SampleItem) -> list:
+    values = item.model_dump()
+    values["rubric"] = item.rubric.value
+    values["environment"] = item.environment.value
+    values["judges_agreed"] = int(item.judges_agreed)
+    return [values[name] for name in _SAMPLE_COLUMNS]
+
+
+def _label_from_row(row: tuple) -> Label:
+    values = dict(zip(_LABEL_COLUMNS, row, strict=True))
+    values["says_yes"] = bool(values["says_yes"])
+    values["given_at"] = datetime.fromisoformat(values["given_at"])
+    return Label(**values)

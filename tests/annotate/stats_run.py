@@ -1,7 +1,7 @@
 """A finished run with random panel verdicts and an annotation sample, for the statistics tests.
 
 Twenty observations in Baseline and Absent, answered by two models: 80 answers, 160 answer x
-rubric units. Three judges answer at random (seeded). Every other unit of each stratum
+rubric units. Three judges answer at random (seeded). ``mark`` is appended to every text, model and judge name (hostile-text tests). Every other unit of each stratum
 (environment x rubric x judges agreed / split) is drawn, with weight stratum size / drawn.
 """
 
@@ -64,12 +64,14 @@ def _item(number: int, env: Environment, mark: str) -> EnvironmentItem:
 def build_stats_run(target: Path, *, seed: int = 3, mark: str = "", sample: bool = True) -> Path:
     rng = random.Random(seed)
     items = [_item(n, env, mark) for n in range(20) for env in ENVIRONMENTS]
+    models = [model + mark for model in MODELS]
+    judges = [judge + mark for judge in JUDGES]
     records = []
     for item in items:
-        for model in MODELS:
+        for model in models:
             for rubric in active_rubrics(item.environment):
                 keys = [sq.key for sq in sub_questions(rubric, item.environment)]
-                for position, judge in enumerate(JUDGES):
+                for position, judge in enumerate(judges):
                     records.append(
                         JudgeVerdictRecord(
                             item_key=item.key,
@@ -92,7 +94,7 @@ def build_stats_run(target: Path, *, seed: int = 3, mark: str = "", sample: bool
     write_cells(target, cells.cells)
     write_jsonl(target / "judges.jsonl", (r.model_dump(mode="json") for r in records))
     write_items(items, target / "exports" / ELECTION / "ground_truth.jsonl")
-    manifest = {"config": {"name": "stats-test", "judges": list(JUDGES)}}
+    manifest = {"config": {"name": "stats-test", "judges": judges}}
     (target / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
     if sample:
         _write_sample(target, records)

@@ -130,8 +130,18 @@ def _records(table: pd.DataFrame) -> list[dict]:
     ]
 
 
-def annotation_stats(run_dir: Path) -> AnnotationStats:
-    """All figures of the run's human labels (empty tables when there are none yet)."""
+def annotation_stats(
+    run_dir: Path,
+    *,
+    cells: pd.DataFrame | None = None,
+    items: list[EnvironmentItem] | None = None,
+    judge_records: list[JudgeVerdictRecord] | None = None,
+) -> AnnotationStats:
+    """All figures of the run's human labels (empty tables when there are none yet).
+
+    ``cells``, ``items`` and ``judge_records``: the run's, when the caller has read them already
+    (the report); otherwise they are read from ``run_dir`` when there are labels.
+    """
     run_dir = Path(run_dir)
     sample, labels = _read_store(run_dir)
     notes: list[str] = []
@@ -141,15 +151,20 @@ def annotation_stats(run_dir: Path) -> AnnotationStats:
     design = _design(sample_frame, label_frame, human_scores)
     truth = human_majority(label_frame, ["rubric", "environment", "language"])
     if labels:
-        cells = read.read_cells(run_dir) if (run_dir / CELLS_FILE).is_file() else None
-        items = {item.key: item for item in read.read_run_items(run_dir)}
+        if cells is None and (run_dir / CELLS_FILE).is_file():
+            cells = read.read_cells(run_dir)
         if cells is None:
             notes.append(f"no {CELLS_FILE} in {run_dir}: corrected scores need the panel's cells")
-        verdicts = _judge_verdicts(run_dir, sample_frame, notes)
+        by_key = {
+            item.key: item for item in (read.read_run_items(run_dir) if items is None else items)
+        }
+        if judge_records is None:
+            judge_records = read.read_judge_records(run_dir) or []
+        verdicts = _judge_verdicts(judge_records, sample_frame, notes)
         verdict_tables = versus_tables(
             truth.verdicts.merge(sample_frame[["sample_id", "weight"]], on="sample_id"), verdicts
         )
-        labelled = _labelled(sample_frame, human_scores, items, notes)
+        labelled = _labelled(sample_frame, human_scores, by_key, notes)
         panel = panel_answer_scores(cells) if cells is not None else _empty_panel()
     else:
         verdict_tables = versus_tables(truth.verdicts, _empty_verdicts())
@@ -244,12 +259,13 @@ def _design(sample: pd.DataFrame, labels: pd.DataFrame, human_scores: pd.DataFra
     return design.loc[:, columns]
 
 
-def _judge_verdicts(run_dir: Path, sample: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+def _judge_verdicts(
+    records: list[JudgeVerdictRecord], sample: pd.DataFrame, notes: list[str]
+) -> pd.DataFrame:
     """Each panel judge's Yes/No on the sampled answers x rubric (sample_id, sub_question,
     judge, says_yes); unparseable verdicts are left out."""
-    records: list[JudgeVerdictRecord] = read.read_judge_records(run_dir) or []
     if not records:
-        notes.append(f"no judge records in {run_dir}: humans are not compared with the judges")
+        notes.append("the run has no judge records: humans are not compared with the judges")
     units = {
         (row.item_key, row.model, int(row.sample_index), row.rubric): row.sample_id
         for row in sample.itertuples()

@@ -1,0 +1,249 @@
+"""What an annotator sees of one sample item, shared by the app and the JSONL export.
+
+``ItemView.content`` is what is shown before answering, worded as the judges get it (the judge
+prompt's query, its labelled context, its property-of-context sentence and the rubric's active
+sub-questions, numbered as in the prompt) plus the answer as the model gave it. It carries no
+judge verdict and no model name, so a blind page cannot leak them by accident.
+``ItemView.reveal`` holds those, for after the annotator has answered.
+
+A run is read once per sample and indexed (``RunViews``): later items are dictionary look-ups.
+Every field is plain text; whoever renders it must escape it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from polistemics.annotate.run_data import (
+    AnswerRubric,
+    PanelVerdicts,
+    RunDataError,
+    answers_for,
+    items_for,
+    panel_verdicts,
+)
+from polistemics.annotate.store import AnnotationStore, SampleItem
+from polistemics.conditions import ABSENT_SENTINEL, Environment
+from polistemics.environments.items import EnvironmentItem
+from polistemics.judging.prompt import judge_query, property_of_context
+
+
+class ItemViewError(RunDataError):
+    """A sample item whose item, answer or verdicts the run's files do not hold."""
+
+
+class ContextChunk(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    number: int  # [1]..[N], as the answer may cite it
+    role: Literal["target", "distractor"]
+    label: str  # "[TARGET]" or "[DISTRACTOR]", as the judge prompt labels it
+    text: str
+
+
+class SubQuestionView(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    number: int  # its number in the judge prompt's list
+    code: str  # "F1": what a label names
+    key: str  # release key, e.g. "position_representation"
+    title: str
+    question: str  # the judge prompt's wording
+
+
+class ItemContent(BaseModel):
+    """Everything shown before the annotator answers (blind: no verdicts, no model)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sample_id: str
+    rubric: str
+    rubric_label: str
+    rubric_definition: str
+    environment: str
+    environment_label: str
+    language: str  # of the evidence
+    output_language: str  # the answer was asked for in this language
+    property_of_context: str
+    query: str
+    context: list[ContextChunk]
+    context_placeholder: str | None  # Absent: what the answerer saw instead of evidence
+    answer: str
+    sub_questions: list[SubQuestionView]
+
+
+class SeatVerdicts(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    seat: str  # "0:judge-a": a panel may seat one model several times
+    judge: str
+    says_yes: dict[str, bool | None]  # sub-question code -> Yes/No/missing
+
+
+class PanelReveal(BaseModel):
+    """What is shown only after answering: the answering model and the panel's verdicts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str
+    sample_index: int
+    judges: list[SeatVerdicts]
+    majority: dict[str, bool | None]  # strict majority of the panel, None on a tie or gap
+    judges_agreed: bool
+
+
+class ItemView(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    content: ItemContent
+    reveal: PanelReveal
+
+
+def build_item_view(
+    sample_item: SampleItem,
+    item: EnvironmentItem,
+    answer_text: str,
+    verdicts: PanelVerdicts,
+    panel_size: int,
+) -> ItemView:
+    """The view of one sample item from its environment item, answer and panel verdicts."""
+    questions = sample_item.sub_questions
+    chunks = [
+        ContextChunk(number=i, role=chunk.role, label=f"[{chunk.role.upper()}]", text=chunk.text)
+        for i, chunk in enumerate(item.chunks, start=1)
+    ]
+    absent = item.environment is Environment.ABSENT
+    content = ItemContent(
+        sample_id=sample_item.sample_id,
+        rubric=sample_item.rubric.value,
+        rubric_label=sample_item.rubric.label,
+        rubric_definition=sample_item.rubric.definition,
+        environment=item.environment.value,
+        environment_label=item.environment.label,
+        language=item.language,
+        output_language=item.output_language,
+        property_of_context=property_of_context(item),
+        query=judge_query(item),
+        context=[] if absent else chunks,
+        context_placeholder=ABSENT_SENTINEL if absent else None,
+        answer=answer_text,
+        sub_questions=[
+            SubQuestionView(
+                number=i, code=sq.code, key=sq.key, title=sq.title, question=sq.question
+            )
+            for i, sq in enumerate(questions, start=1)
+        ],
+    )
+    reveal = PanelReveal(
+        model=sample_item.model,
+        sample_index=sample_item.sample_index,
+        judges=[
+            SeatVerdicts(seat=seat, judge=seat.split(":", 1)[1], says_yes=says)
+            for seat, says in verdicts.seats.items()
+        ],
+        majority=verdicts.majority(panel_size),
+        judges_agreed=verdicts.agreed,
+    )
+    return ItemView(content=content, reveal=reveal)
+
+
+def _unit(sample_item: SampleItem) -> AnswerRubric:
+    return AnswerRubric(
+        sample_item.item_key, sample_item.model, sample_item.sample_index, sample_item.rubric
+    )
+
+
+class RunViews:
+    """A run's files read once for a sample, indexed by sample item."""
+
+    def __init__(
+        self,
+        run_dir: Path,
+        items: dict[str, EnvironmentItem],
+        answers: dict[tuple, str],
+        verdicts: dict[AnswerRubric, PanelVerdicts],
+        panel_size: int,
+    ):
+        self.run_dir = Path(run_dir)
+        self._items = items
+        self._answers = answers
+        self._verdicts = verdicts
+        self.panel_size = panel_size
+
+    @classmethod
+    def load(cls, run_dir: Path | str, sample: Sequence[SampleItem]) -> RunViews:
+        """Read what ``sample`` needs of ``run_dir``: its items, answers and panel verdicts."""
+        run_dir = Path(run_dir)
+        keys = {s.item_key for s in sample}
+        verdicts, size = panel_verdicts(run_dir, keys)
+        wanted = {(s.item_key, s.model, s.sample_index) for s in sample}
+        found = answers_for(run_dir, wanted)
+        # A failed or empty answer was never judged: there is nothing to label.
+        answers = {key: answer.text or "" for key, answer in found.items() if answer.ok}
+        return cls(run_dir, items_for(run_dir, keys), answers, verdicts, size)
+
+    def covers(self, sample_item: SampleItem) -> bool:
+        return (
+            sample_item.item_key in self._items
+            and (sample_item.item_key, sample_item.model, sample_item.sample_index) in self._answers
+            and _unit(sample_item) in self._verdicts
+        )
+
+    def view(self, sample_item: SampleItem) -> ItemView:
+        item = self._items.get(sample_item.item_key)
+        if item is None:
+            raise ItemViewError(
+                f"sample item {sample_item.sample_id}: item {sample_item.item_key!r} is not "
+                "among the run's exported items"
+            )
+        answer = self._answers.get(
+            (sample_item.item_key, sample_item.model, sample_item.sample_index)
+        )
+        if answer is None:
+            raise ItemViewError(
+                f"sample item {sample_item.sample_id}: the run has no usable answer of model "
+                f"{sample_item.model!r} (sample {sample_item.sample_index}) to this item"
+            )
+        verdicts = self._verdicts.get(_unit(sample_item))
+        if verdicts is None:
+            raise ItemViewError(
+                f"sample item {sample_item.sample_id}: the run has no panel verdicts on it"
+            )
+        return build_item_view(sample_item, item, answer, verdicts, self.panel_size)
+
+
+_loaded: dict[Path, RunViews] = {}
+_loading = threading.Lock()
+
+
+def run_views(
+    run_dir: Path | str, *, reload: bool = False, also: Sequence[SampleItem] = ()
+) -> RunViews:
+    """The run's views for its current sample (and ``also``), loaded once and kept.
+
+    One run is kept per process (a server serves one run): loading another forgets the last.
+    """
+    path = Path(run_dir).resolve()
+    with _loading:
+        views = None if reload else _loaded.get(path)
+        if views is None:
+            with AnnotationStore.open(path) as store:
+                views = RunViews.load(path, [*store.sample(), *also])
+            _loaded.clear()
+            _loaded[path] = views
+        return views
+
+
+def item_view(run_dir: Path | str, sample_item: SampleItem) -> ItemView:
+    """What the annotator sees of ``sample_item`` (``content``) and, after answering, the
+    panel's verdicts and the model (``reveal``). The run is read once; a sample item the cached
+    read does not cover (a new sample was drawn) reloads it."""
+    views = run_views(run_dir)
+    if not views.covers(sample_item):
+        views = run_views(run_dir, reload=True, also=[sample_item])
+    return views.view(sample_item)

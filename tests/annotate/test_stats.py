@@ -9,13 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from polistemics.annotate.stats import NO_LABELS, NO_SAMPLE, annotation_stats
 from polistemics.annotate.store import AnnotationStore
 from polistemics.annotate.versus import PANEL
-from polistemics.cli import annotate_stats
+from polistemics.cli import app
 from polistemics.conditions import Environment
 from polistemics.results.read import read_judge_records
 from polistemics.rubrics import BY_KEY
@@ -157,24 +156,17 @@ def _key(code: str) -> str:
 
 
 def test_cli_text_and_json(run: Path) -> None:
-    app = typer.Typer()
-    annotate_stats.register(app)
-
-    @app.command("noop")
-    def _noop() -> None:  # a second command keeps "stats" a named sub-command
-        pass
-
     runner = CliRunner()
-    empty = runner.invoke(app, ["stats", str(run)])
+    empty = runner.invoke(app, ["annotate", "stats", str(run)])
     assert empty.exit_code == 0, empty.output
     assert "No human labels yet" in empty.output
     _label(run, "ann", _majority)
-    text = runner.invoke(app, ["stats", str(run)])
+    text = runner.invoke(app, ["annotate", "stats", str(run)])
     assert text.exit_code == 0, text.output
     assert "Corrected Rubric Scores" in text.output and "panel majority" in text.output
-    as_json = runner.invoke(app, ["stats", str(run), "--json"])
+    as_json = runner.invoke(app, ["annotate", "stats", str(run), "--json"])
     payload = json.loads(as_json.output)
     assert payload["n_labels"] > 0 and payload["message"] is None
     assert payload["tables"]["corrected_rubric_scores"][0]["difference"] == pytest.approx(0.0)
-    missing = runner.invoke(app, ["stats", str(run / "nowhere")])
+    missing = runner.invoke(app, ["annotate", "stats", str(run / "nowhere")])
     assert missing.exit_code == 2 and "no such run directory" in missing.output

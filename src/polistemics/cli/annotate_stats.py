@@ -19,6 +19,7 @@ from rich.table import Table
 from polistemics.annotate.stats import AnnotationStats, annotation_stats
 from polistemics.cli.errors import user_errors
 from polistemics.results.read import RunFileError
+from polistemics.rubrics import BY_KEY
 
 
 def _pct(value: object) -> str:
@@ -29,6 +30,11 @@ def _pct(value: object) -> str:
 def _num(value: object) -> str:
     number = float(value)  # type: ignore[arg-type]
     return "–" if math.isnan(number) else f"{number:.3f}"
+
+
+def _sub_question(key: str) -> str:
+    sq = BY_KEY.get(key)
+    return key if sq is None else f"{sq.code} {sq.title}"
 
 
 def _ci(row: pd.Series) -> str:
@@ -66,7 +72,7 @@ def render(stats: AnnotationStats, console: Console) -> None:
             stats.agreement,
             {
                 "Rubric": "rubric",
-                "Sub-question": "sub_question",
+                "Sub-question": lambda r: _sub_question(r["sub_question"]),
                 "Items": "n_items",
                 "Ratings": "n_ratings",
                 "% agreement": lambda r: _pct(r["percent_agreement"]),

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from polistemics.annotate.sample import SampleOptions, draw_sample
 from polistemics.annotate.stats import NO_LABELS, NO_SAMPLE, annotation_stats
 from polistemics.annotate.store import AnnotationStore
 from polistemics.annotate.versus import PANEL
@@ -170,3 +171,23 @@ def test_cli_text_and_json(run: Path) -> None:
     assert payload["tables"]["corrected_rubric_scores"][0]["difference"] == pytest.approx(0.0)
     missing = runner.invoke(app, ["annotate", "stats", str(run / "nowhere")])
     assert missing.exit_code == 2 and "no such run directory" in missing.output
+
+
+def test_with_the_real_sampler(tmp_path: Path) -> None:
+    """The sample ``annotate sample`` draws (split items oversampled, uneven weights) feeds the
+    statistics: labels copying the panel majority correct nothing, and the design's populations
+    add up to the judged units."""
+    run = build_stats_run(tmp_path / "run", sample=False)
+    items, _ = draw_sample(run, SampleOptions(n=60, seed=2, overlap=2, overlap_share=0.2))
+    with AnnotationStore.open(run) as store:
+        store.write_sample(items)
+    _label(run, "ann", _majority)
+    _label(run, "bob", _majority, items=20)
+    stats = annotation_stats(run)
+    assert stats.design["population"].sum() == 160 and stats.design["drawn"].sum() == 60
+    assert len(set(stats.design["weight"].round(6))) > 1  # oversampling: uneven weights
+    pooled = stats.agreement.iloc[-1]
+    assert pooled["n_items"] > 0 and pooled["percent_agreement"] == 1.0
+    corrected = stats.rubric_scores_pooled.dropna(subset=["corrected"])
+    assert len(corrected) == 4
+    assert np.allclose(corrected["difference"], 0.0, atol=1e-12)

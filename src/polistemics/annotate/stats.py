@@ -31,13 +31,15 @@ from polistemics.annotate.ppi import (
     human_answer_scores,
     panel_answer_scores,
 )
+from polistemics.annotate.run_data import RunDataError, items_for, judge_rows
 from polistemics.annotate.store import AnnotationStore, Label, SampleItem
 from polistemics.annotate.versus import human_majority, versus_tables
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.llm.session import STORE_NAME
 from polistemics.results import read
-from polistemics.results.layout import CELLS_FILE
+from polistemics.results.layout import CELLS_FILE, JUDGES_FILE
+from polistemics.results.read import RunFileError
 from polistemics.rubrics import BY_CODE, BY_KEY
 from polistemics.scoring.cells import ITEM_COLUMNS
 from polistemics.scoring.verdict_table import panel_judge_id
@@ -155,11 +157,13 @@ def annotation_stats(
             cells = read.read_cells(run_dir)
         if cells is None:
             notes.append(f"no {CELLS_FILE} in {run_dir}: corrected scores need the panel's cells")
-        by_key = {
-            item.key: item for item in (read.read_run_items(run_dir) if items is None else items)
-        }
+        keys = set(sample_frame["item_key"])
+        if items is None:
+            by_key = _sample_items(run_dir, keys)
+        else:
+            by_key = {item.key: item for item in items if item.key in keys}
         if judge_records is None:
-            judge_records = read.read_judge_records(run_dir) or []
+            judge_records = _sample_records(run_dir, keys)
         verdicts = _judge_verdicts(judge_records, sample_frame, notes)
         verdict_tables = versus_tables(
             truth.verdicts.merge(sample_frame[["sample_id", "weight"]], on="sample_id"), verdicts
@@ -257,6 +261,23 @@ def _design(sample: pd.DataFrame, labels: pd.DataFrame, human_scores: pd.DataFra
     )
     design["population"] = design["population"].round().astype("int64")
     return design.loc[:, columns]
+
+
+def _sample_items(run_dir: Path, keys: set[str]) -> dict[str, EnvironmentItem]:
+    try:
+        return items_for(run_dir, keys)
+    except RunDataError:
+        return {}
+
+
+def _sample_records(run_dir: Path, keys: set[str]) -> list[JudgeVerdictRecord]:
+    """The judge records of the sampled items only (a paper-scale run has ~107k records)."""
+    if not (run_dir / JUDGES_FILE).is_file():
+        return []
+    try:
+        return [JudgeVerdictRecord.model_validate(row) for row in judge_rows(run_dir, keys)]
+    except (RunDataError, ValueError) as exc:
+        raise RunFileError(f"{run_dir / JUDGES_FILE}: {exc}") from None
 
 
 def _judge_verdicts(

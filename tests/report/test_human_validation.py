@@ -34,7 +34,7 @@ def _label_everything(run: Path, says_yes: bool, who: str, items: int | None = N
 def test_without_labels_the_section_says_what_to_run(tmp_path: Path) -> None:
     run = build_stats_run(tmp_path / "run")
     section = _section(build_report(run, options=OPTIONS).read_text(encoding="utf-8"))
-    assert "No human labels yet: run `polistemics annotate sample RUN`" in section
+    assert "No human labels yet: label the drawn sample" in section
     assert 'id="annotation-design"' in section  # the drawn sample is shown already
     assert 'id="corrected-rubric-scores"' not in section
 
@@ -42,7 +42,7 @@ def test_without_labels_the_section_says_what_to_run(tmp_path: Path) -> None:
 def test_without_a_sample(tmp_path: Path) -> None:
     run = build_stats_run(tmp_path / "run", sample=False)
     section = _section(build_report(run, options=OPTIONS).read_text(encoding="utf-8"))
-    assert "No annotation sample yet" in section
+    assert "No human labels yet: run `polistemics annotate sample RUN`" in section
 
 
 @pytest.fixture(scope="module")

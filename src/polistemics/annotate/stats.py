@@ -45,10 +45,13 @@ from polistemics.scoring.cells import ITEM_COLUMNS
 from polistemics.scoring.verdict_table import panel_judge_id
 
 NO_LABELS = (
-    "No human labels yet: run `polistemics annotate sample RUN`, then label the sample "
-    "with `polistemics annotate serve RUN` (or import labels)."
+    "No human labels yet: label the drawn sample with `polistemics annotate serve RUN` (or "
+    "`polistemics annotate import RUN FILE`)."
 )
-NO_SAMPLE = "No annotation sample yet: run `polistemics annotate sample RUN` first."
+NO_SAMPLE = (
+    "No human labels yet: run `polistemics annotate sample RUN` to draw a sample (the run has "
+    "none), then label it with `polistemics annotate serve RUN`."
+)
 
 SAMPLE_COLUMNS = (
     "sample_id",

@@ -30,13 +30,15 @@ NOT_A_RUN = "an authors' release has no annotation sample (human labels belong t
 
 
 def human_validation_stats(inputs: ReportInputs) -> AnnotationStats | None:
-    """The run's annotation figures, from what the report has read already; None for a
-    release folder."""
+    """The annotation figures of the run the report is about; None for a release folder.
+
+    Read from the run directory itself (its own cells, and only the sampled items' records), not
+    from ``inputs``: a combined report's inputs pool several sources, and the sample's weights
+    describe this run alone.
+    """
     if inputs.kind != "run" or not inputs.source.is_dir():
         return None
-    return annotation_stats(
-        inputs.source, cells=inputs.cells, items=inputs.items, judge_records=inputs.judge_records
-    )
+    return annotation_stats(inputs.source)
 
 
 def _or_all(label: Callable[[str], str]) -> Callable[[object], str]:

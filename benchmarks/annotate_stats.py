@@ -26,15 +26,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from tests.report.synthetic_run import build_synthetic_run  # noqa: E402
+# tests/ has no __init__.py and a site-packages "tests" package would shadow it: import the
+# test suite's folders as top-level packages.
+sys.path.insert(0, str(REPO / "tests"))
 
 from polistemics.annotate.run_data import panel_verdicts  # noqa: E402
 from polistemics.annotate.sample import SampleOptions, draw_sample  # noqa: E402
 from polistemics.annotate.stats import annotation_stats  # noqa: E402
 from polistemics.annotate.store import AnnotationStore  # noqa: E402
 from polistemics.llm.session import STORE_NAME  # noqa: E402
+from report.synthetic_run import build_synthetic_run  # noqa: E402
 
 RELEASE = REPO.parent / "shared/reference/polistemics-v1.0/data/experiments/nl_tk2025_full_v1"
 

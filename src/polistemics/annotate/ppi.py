@@ -29,7 +29,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from polistemics.conditions import Environment
-from polistemics.rubrics import BY_KEY
+from polistemics.rubrics import BY_KEY, Rubric, sub_questions
 from polistemics.scoring.cells import ITEM_COLUMNS, group_keys, scoreable_cells
 from polistemics.scoring.indices import geometric_mean
 
@@ -137,18 +137,21 @@ def human_answer_scores(labels: pd.DataFrame) -> pd.DataFrame:
         .agg(score=("passes", "mean"), answered=("passes", "size"))
         .reset_index()
     )
-    wanted = per_annotator.apply(_active_count, axis=1)
+    active = {
+        (rubric.value, env.value): len(sub_questions(rubric, env))
+        for rubric in Rubric
+        for env in Environment
+    }
+    wanted = [
+        active[pair]
+        for pair in zip(per_annotator["rubric"], per_annotator["environment"], strict=True)
+    ]
     complete = per_annotator[per_annotator["answered"] == wanted]
     return (
         complete.groupby("sample_id", sort=True)
         .agg(human_score=("score", "mean"), n_annotators=("annotator", "size"))
         .reset_index()
     )
-
-
-def _active_count(row: pd.Series) -> int:
-    env = Environment(row["environment"])
-    return sum(sq.rubric.value == row["rubric"] and sq.is_active(env) for sq in BY_KEY.values())
 
 
 CORRECTED_COLUMNS = (

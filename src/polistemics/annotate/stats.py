@@ -166,7 +166,7 @@ def annotation_stats(
         else:
             by_key = {item.key: item for item in items if item.key in keys}
         if judge_records is None:
-            judge_records = _sample_records(run_dir, keys)
+            judge_records = _sample_records(run_dir, sample_frame)
         verdicts = _judge_verdicts(judge_records, sample_frame, notes)
         verdict_tables = versus_tables(
             truth.verdicts.merge(sample_frame[["sample_id", "weight"]], on="sample_id"), verdicts
@@ -273,12 +273,27 @@ def _sample_items(run_dir: Path, keys: set[str]) -> dict[str, EnvironmentItem]:
         return {}
 
 
-def _sample_records(run_dir: Path, keys: set[str]) -> list[JudgeVerdictRecord]:
-    """The judge records of the sampled items only (a paper-scale run has ~107k records)."""
+def _sample_records(run_dir: Path, sample: pd.DataFrame) -> list[JudgeVerdictRecord]:
+    """The judge records of the sampled answers x rubric only (a paper-scale run has ~107k
+    records; only the few thousand the sample needs are validated)."""
     if not (run_dir / JUDGES_FILE).is_file():
         return []
+    units = set(
+        zip(
+            sample["item_key"],
+            sample["model"],
+            sample["sample_index"],
+            sample["rubric"],
+            strict=True,
+        )
+    )
     try:
-        return [JudgeVerdictRecord.model_validate(row) for row in judge_rows(run_dir, keys)]
+        return [
+            JudgeVerdictRecord.model_validate(row)
+            for row in judge_rows(run_dir, set(sample["item_key"]))
+            if (row.get("item_key"), row.get("model"), row.get("sample_index"), row.get("rubric"))
+            in units
+        ]
     except (RunDataError, ValueError) as exc:
         raise RunFileError(f"{run_dir / JUDGES_FILE}: {exc}") from None
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from annotate.stats_run import build_stats_run  # tests/annotate (tests/ is on sys.path)
+from polistemics.annotate.sample import SampleOptions, draw_sample
+from polistemics.annotate.stats import annotation_stats
 from polistemics.annotate.store import AnnotationStore
 from polistemics.report.build import build_report
 from polistemics.report.content import ReportOptions
@@ -43,6 +45,21 @@ def test_without_a_sample(tmp_path: Path) -> None:
     run = build_stats_run(tmp_path / "run", sample=False)
     section = _section(build_report(run, options=OPTIONS).read_text(encoding="utf-8"))
     assert "No human labels yet: run `polistemics annotate sample RUN`" in section
+
+
+def test_demo_run_sampled_labelled_and_scored(demo_run_copy: Path) -> None:
+    """The demo run: drawn by ``annotate sample``, labelled, and shown in its report. (Before
+    the Chromium test: the demo fixture runs its own event loop, Playwright's holds one.)"""
+    items, _ = draw_sample(demo_run_copy, SampleOptions(n=40, seed=3, overlap=2))
+    with AnnotationStore.open(demo_run_copy) as store:
+        store.write_sample(items)
+    labelled = _label_everything(demo_run_copy, False, "ann")
+    _label_everything(demo_run_copy, True, "bob", items=5)
+    stats = annotation_stats(demo_run_copy)
+    assert stats.n_labelled_items == labelled == len(items)
+    assert stats.rubric_scores_pooled["corrected"].notna().any()
+    section = _section(build_report(demo_run_copy, options=OPTIONS).read_text(encoding="utf-8"))
+    assert 'id="corrected-rubric-scores-pooled"' in section and 'id="human-agreement"' in section
 
 
 @pytest.fixture(scope="module")

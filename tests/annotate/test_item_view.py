@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from polistemics.annotate.item_view import ItemViewError, RunViews, item_view
-from polistemics.annotate.run_data import judge_rows
+from polistemics.annotate.item_view import (
+    ItemViewError,
+    RunViews,
+    _loaded,
+    item_view,
+    run_fingerprint,
+)
+from polistemics.annotate.run_data import AnswerRubric, RunDataError, judge_rows
 from polistemics.annotate.store import AnnotationStore, SampleItem, sample_id_for
 from polistemics.conditions import ABSENT_SENTINEL, Environment
 from polistemics.judging.prompt import build_judge_prompt
@@ -118,14 +124,70 @@ def test_hostile_text_stays_verbatim_text(tmp_path: Path) -> None:
     assert HOSTILE in view.content.query
 
 
-def test_filtered_judge_rows_ignore_item_keys_quoted_in_outputs(run_dir: Path) -> None:
+def test_filtered_judge_rows_ignore_keys_quoted_in_outputs(run_dir: Path) -> None:
     path = run_dir / "judges.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
-    row = json.loads(lines[0])
-    row["raw_output"] = f'{{"item_key": "{NOISY.item_key}"}}'
-    lines[0] = json.dumps(row)
+    unit = AnswerRubric(NOISY.item_key, NOISY.model, 0, NOISY.rubric)
+    for number, line in enumerate(lines):
+        row = json.loads(line)
+        # Outputs quoting the wanted unit's keys must not pull other lines in.
+        row["raw_output"] = (
+            f'{{"item_key": "{unit.item_key}", "model": "{unit.model}", "sample_index": 0, '
+            f'"rubric": "{unit.rubric.value}"}}'
+        )
+        lines[number] = json.dumps(row)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    every = list(judge_rows(run_dir))
-    only = list(judge_rows(run_dir, {NOISY.item_key}))
-    assert only == [r for r in every if r["item_key"] == NOISY.item_key]
-    assert len(only) == 2 * 3 * 3  # two models x three rubrics x three judges
+    every = judge_rows(run_dir)
+    only = judge_rows(run_dir, {unit})
+    assert only == [row for row in every if row.unit == unit]
+    assert [row.panel_position for row in only] == [0, 1, 2]
+
+
+def test_a_bad_judge_line_is_named(run_dir: Path) -> None:
+    path = run_dir / "judges.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[4])
+    row["rubric"] = "charm"
+    lines[4] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(RunDataError, match="judges.jsonl, line 5, field 'rubric'"):
+        judge_rows(run_dir)
+
+
+def test_views_are_cached_in_the_store_for_the_next_start(run_dir: Path, monkeypatch) -> None:
+    first = item_view(run_dir, NOISY)
+    with AnnotationStore.open(run_dir) as store:
+        cached = store.cached_views(run_fingerprint(run_dir.resolve()))
+    assert sorted(cached) == ["a0001", "a0002"]
+    # A new process: the views come from the store, the run files are not read.
+    _loaded.clear()
+    monkeypatch.setattr(RunViews, "load", None)
+    assert item_view(run_dir, NOISY) == first
+    assert item_view(run_dir, ABSENT).content.context_placeholder == ABSENT_SENTINEL
+
+
+def test_changed_run_files_or_a_new_sample_bypass_the_cache(run_dir: Path) -> None:
+    item_view(run_dir, NOISY)
+    _loaded.clear()
+    answers = run_dir / "answers.jsonl"
+    answers.write_text(
+        answers.read_text(encoding="utf-8").replace("The party agrees", "It agrees"),
+        encoding="utf-8",
+    )
+    assert item_view(run_dir, NOISY).content.answer.startswith("It agrees")
+    # Another process replaces the sample while this one holds the cached views in memory:
+    # the cached view of a0001 describes another item and is not shown for the new a0001.
+    _loaded.clear()
+    assert item_view(run_dir, NOISY).reveal.model == "target-b"  # from the cache
+    other = NOISY.model_copy(update={"model": "target-a"})
+    with AnnotationStore.open(run_dir) as store:
+        store.write_sample([other, ABSENT], replace=True)
+        assert store.cached_views(run_fingerprint(run_dir.resolve())) == {}
+    assert item_view(run_dir, other).reveal.model == "target-a"
+
+
+def test_store_name_is_the_client_layers() -> None:
+    from polistemics.annotate.store import STORE_NAME
+    from polistemics.llm.session import STORE_NAME as CLIENT_STORE_NAME
+
+    assert STORE_NAME == CLIENT_STORE_NAME

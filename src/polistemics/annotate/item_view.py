@@ -7,11 +7,16 @@ judge verdict and no model name, so a blind page cannot leak them by accident.
 ``ItemView.reveal`` holds those, for after the annotator has answered.
 
 A run is read once per sample and indexed (``RunViews``): later items are dictionary look-ups.
+The views are also saved in the store (``annotation_views``, with a fingerprint of the run
+files), so a later start reads them from there instead of the run files (``CachedViews``).
 Every field is plain text; whoever renders it must escape it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,6 +36,14 @@ from polistemics.annotate.store import AnnotationStore, SampleItem
 from polistemics.conditions import ABSENT_SENTINEL, Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.prompt import judge_query, property_of_context
+from polistemics.results.layout import (
+    ANSWERS_FILE,
+    JUDGES_FILE,
+    MANIFEST_FILE,
+    release_item_files,
+)
+
+log = logging.getLogger(__name__)
 
 
 class ItemViewError(RunDataError):
@@ -180,7 +193,7 @@ class RunViews:
         """Read what ``sample`` needs of ``run_dir``: its items, answers and panel verdicts."""
         run_dir = Path(run_dir)
         keys = {s.item_key for s in sample}
-        verdicts, size = panel_verdicts(run_dir, keys)
+        verdicts, size = panel_verdicts(run_dir, {_unit(s) for s in sample})
         wanted = {(s.item_key, s.model, s.sample_index) for s in sample}
         found = answers_for(run_dir, wanted)
         # A failed or empty answer was never judged: there is nothing to label.
@@ -217,33 +230,113 @@ class RunViews:
         return build_item_view(sample_item, item, answer, verdicts, self.panel_size)
 
 
-_loaded: dict[Path, RunViews] = {}
+class CachedViews:
+    """Item views saved in the store by an earlier read of the same run files; each is parsed
+    when first asked for."""
+
+    def __init__(self, views: dict[str, str]):
+        self._json = views
+        self._parsed: dict[str, ItemView] = {}
+
+    def covers(self, sample_item: SampleItem) -> bool:
+        return sample_item.sample_id in self._json
+
+    def view(self, sample_item: SampleItem) -> ItemView:
+        view = self._parsed.get(sample_item.sample_id)
+        if view is None:
+            text = self._json.get(sample_item.sample_id)
+            if text is None:
+                raise StaleViewError(f"sample item {sample_item.sample_id} is not cached")
+            view = self._parsed[sample_item.sample_id] = ItemView.model_validate_json(text)
+        if not _describes(view, sample_item):
+            raise StaleViewError(f"the cached view of {sample_item.sample_id} is of another item")
+        return view
+
+
+class StaleViewError(ItemViewError):
+    """A cached view that does not describe the sample item asked for."""
+
+
+def _describes(view: ItemView, sample_item: SampleItem) -> bool:
+    return (
+        view.content.sample_id == sample_item.sample_id
+        and view.content.rubric == sample_item.rubric.value
+        and view.content.environment == sample_item.environment.value
+        and view.reveal.model == sample_item.model
+        and view.reveal.sample_index == sample_item.sample_index
+    )
+
+
+def run_fingerprint(run_dir: Path) -> str:
+    """Names, sizes and modification times of the run files a view is read from."""
+    files = [run_dir / name for name in (JUDGES_FILE, ANSWERS_FILE, MANIFEST_FILE)]
+    parts = []
+    for path in [*files, *release_item_files(run_dir)]:
+        stat = path.stat() if path.is_file() else None
+        parts.append(
+            f"{path.relative_to(run_dir)}:{stat and stat.st_size}:{stat and stat.st_mtime_ns}"
+        )
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+Views = RunViews | CachedViews
+_loaded: dict[Path, Views] = {}
 _loading = threading.Lock()
 
 
 def run_views(
     run_dir: Path | str, *, reload: bool = False, also: Sequence[SampleItem] = ()
-) -> RunViews:
+) -> Views:
     """The run's views for its current sample (and ``also``), loaded once and kept.
 
-    One run is kept per process (a server serves one run): loading another forgets the last.
+    From the store's view cache when it holds every sample item for the current run files;
+    otherwise read from the run files and saved to the cache for the next start. One run is
+    kept per process (a server serves one run): loading another forgets the last.
     """
     path = Path(run_dir).resolve()
     with _loading:
         views = None if reload else _loaded.get(path)
-        if views is None:
-            with AnnotationStore.open(path) as store:
-                views = RunViews.load(path, [*store.sample(), *also])
-            _loaded.clear()
-            _loaded[path] = views
+        if views is not None:
+            return views
+        fingerprint = run_fingerprint(path)
+        with AnnotationStore.open(path) as store:
+            sample = store.sample()
+            cached = CachedViews(store.cached_views(fingerprint))
+            if sample and not also and all(map(cached.covers, sample)):
+                views = cached
+            else:
+                views = RunViews.load(path, [*sample, *also])
+                _save(store, fingerprint, views, sample)
+        _loaded.clear()
+        _loaded[path] = views
         return views
+
+
+def _save(store: AnnotationStore, fingerprint: str, views: RunViews, sample: list) -> None:
+    try:
+        store.save_views(
+            fingerprint,
+            {s.sample_id: views.view(s).model_dump_json() for s in sample if views.covers(s)},
+        )
+    except sqlite3.OperationalError as exc:  # a read-only run: serve without the cache
+        log.warning("item views not cached in the store: %s", exc)
+
+
+def prepare_views(run_dir: Path | str) -> int:
+    """Read the run files for the current sample and cache its views; returns how many."""
+    views = run_views(run_dir, reload=True)
+    with AnnotationStore.open(run_dir) as store:
+        return sum(views.covers(s) for s in store.sample())
 
 
 def item_view(run_dir: Path | str, sample_item: SampleItem) -> ItemView:
     """What the annotator sees of ``sample_item`` (``content``) and, after answering, the
-    panel's verdicts and the model (``reveal``). The run is read once; a sample item the cached
-    read does not cover (a new sample was drawn) reloads it."""
+    panel's verdicts and the model (``reveal``). The run is read once (or its views come from
+    the store's cache); a sample item they do not cover (a new sample) reloads it."""
     views = run_views(run_dir)
-    if not views.covers(sample_item):
-        views = run_views(run_dir, reload=True, also=[sample_item])
-    return views.view(sample_item)
+    if views.covers(sample_item):
+        try:
+            return views.view(sample_item)
+        except StaleViewError:
+            pass
+    return run_views(run_dir, reload=True, also=[sample_item]).view(sample_item)

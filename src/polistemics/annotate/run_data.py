@@ -1,26 +1,33 @@
 """The run files annotation needs, read fast: the panel's verdicts per answer x rubric, and the
 answers and items of a sample only.
 
-A paper-scale run has ~107k judge records and ~13k answers. Validating every record as a
-pydantic model (``results.read``) costs seconds and hundreds of MB, so this module reads the
-JSONL lines as plain JSON and, when only a sample is wanted, parses in full only the lines whose
-item key belongs to it (the key is read in place, without decoding the rest of the line).
+A paper-scale run has ~107k judge records and ~13k answers. Validating every record as a full
+``JudgeVerdictRecord`` one by one costs seconds, so judge lines are validated in one pydantic
+pass per chunk as ``PanelRow`` (the fields the panel's verdicts need, raw outputs dropped),
+keeping only the sample's rows when a sample is given. An answer line is parsed in full only
+when its item key, read in place, belongs to the sample.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
 from polistemics.answers.models import Answer
+from polistemics.conditions import Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.environments.release_io import read_release_items
-from polistemics.judging.panel import JudgeVerdictRecord
-from polistemics.results.layout import ANSWERS_FILE, JUDGES_FILE, release_item_files
-from polistemics.results.read import read_manifest
+from polistemics.results.layout import (
+    ANSWERS_FILE,
+    JUDGES_FILE,
+    MANIFEST_FILE,
+    release_item_files,
+)
 from polistemics.rubrics import BY_KEY, Rubric
 
 _DECODER = json.JSONDecoder()
@@ -68,78 +75,118 @@ class PanelVerdicts:
 
 def panel_size(run_dir: Path, seats: Iterable[str] = ()) -> int:
     """The panel's size from ``run.json`` (its judges), else the seats found in the records."""
-    manifest = read_manifest(run_dir) or {}
-    judges = (manifest.get("config") or {}).get("judges")
+    # Not results.read.read_manifest: it would import pandas, seconds of the app's start-up.
+    path = Path(run_dir) / MANIFEST_FILE
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RunDataError(f"{path}: invalid JSON ({exc})") from None
+    config = manifest.get("config") if isinstance(manifest, dict) else None
+    judges = config.get("judges") if isinstance(config, dict) else None
     if isinstance(judges, list) and judges:
         return len(judges)
     return max(len(set(seats)), 1)
 
 
-def judge_rows(run_dir: Path, item_keys: set[str] | None = None) -> Iterator[dict]:
-    """``judges.jsonl`` as JSON objects; with ``item_keys`` only those items' lines."""
-    path = Path(run_dir) / JUDGES_FILE
-    if not path.is_file():
-        raise RunDataError(f"{path} is missing: the run has no judge verdicts to annotate")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            if item_keys is not None:
-                key = _item_key_of(line)
-                if key is not None and key not in item_keys:
-                    continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RunDataError(f"{path}, line {number}: invalid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise RunDataError(f"{path}, line {number}: not a JSON object")
-            yield row
+class PanelRow(BaseModel):
+    """The fields of a ``JudgeVerdictRecord`` the panel's verdicts need (raw outputs are not
+    kept: at paper scale they are most of the file)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    item_key: str
+    environment: Environment
+    model: str
+    sample_index: int
+    rubric: Rubric
+    judge: str
+    panel_position: int
+    says_yes: dict[str, bool | None]
+
+    @property
+    def unit(self) -> AnswerRubric:
+        return AnswerRubric(self.item_key, self.model, self.sample_index, self.rubric)
 
 
-def _item_key_of(line: str) -> str | None:
-    """The line's top-level ``item_key``; None when it cannot be found in place.
+_PANEL_ROWS = TypeAdapter(list[PanelRow])
+_ABSENT = object()
+_CHUNK_LINES = 4096
 
-    Inside a JSON string every quote is escaped, so ``"item_key":`` followed by optional space
-    and a quote can only be the key itself. Lines without it are parsed in full by the caller.
+
+def _top_value(line: str, name: str) -> object:
+    """The value of the line's key ``name``, read in place; ``_ABSENT`` when not found.
+
+    Inside a JSON string every quote is escaped, so ``"name":`` (a quote right after the name)
+    cannot come from a string value such as an answer's text. A nested object with such a key
+    could still come first: callers only use this to pass lines over, and check the lines they
+    keep once parsed in full.
     """
-    at = line.find('"item_key":')
+    marker = f'"{name}":'
+    at = line.find(marker)
     if at < 0:
-        return None
-    start = at + len('"item_key":')
+        return _ABSENT
+    start = at + len(marker)
     while start < len(line) and line[start] == " ":
         start += 1
     try:
         value, _ = _DECODER.raw_decode(line, start)
     except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, str) else None
+        return _ABSENT
+    return value
+
+
+def judge_rows(run_dir: Path, units: set[AnswerRubric] | None = None) -> list[PanelRow]:
+    """``judges.jsonl`` as ``PanelRow``s (all, or only those of ``units``).
+
+    Lines are validated by pydantic in chunks (its JSON parser skips the raw outputs without
+    building them), and only the wanted rows are kept, so memory stays that of the result.
+    Errors name the line and field.
+    """
+    path = Path(run_dir) / JUDGES_FILE
+    if not path.is_file():
+        raise RunDataError(f"{path} is missing: the run has no judge verdicts to annotate")
+    kept: list[PanelRow] = []
+    numbers: list[int] = []
+    lines: list[bytes] = []
+
+    def flush() -> None:
+        try:
+            rows = _PANEL_ROWS.validate_json(b"[" + b",".join(lines) + b"]")
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            loc = error["loc"]
+            where = f"line {numbers[loc[0]]}" if loc and isinstance(loc[0], int) else "a line"
+            field = ".".join(str(p) for p in loc[1:]) or "-"
+            raise RunDataError(f"{path}, {where}, field '{field}': {error['msg']}") from None
+        kept.extend(rows if units is None else (row for row in rows if row.unit in units))
+        numbers.clear()
+        lines.clear()
+
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                numbers.append(number)
+                lines.append(line)
+                if len(lines) == _CHUNK_LINES:
+                    flush()
+    if lines:
+        flush()
+    return kept
 
 
 def panel_verdicts(
-    run_dir: Path, item_keys: set[str] | None = None
+    run_dir: Path, units: set[AnswerRubric] | None = None
 ) -> tuple[dict[AnswerRubric, PanelVerdicts], int]:
-    """The panel's verdicts per answer x rubric, and the panel size.
-
-    Each record is checked as a ``JudgeVerdictRecord`` (hostile files are refused with the line
-    named, not half-read).
-    """
+    """The panel's verdicts per answer x rubric (all, or ``units``), and the panel size."""
     grouped: dict[AnswerRubric, dict[str, dict[str, bool | None]]] = defaultdict(dict)
     environments: dict[AnswerRubric, str] = {}
-    for row in judge_rows(run_dir, item_keys):
-        if item_keys is not None and row.get("item_key") not in item_keys:
-            continue
-        try:
-            record = JudgeVerdictRecord.model_validate(row)
-        except ValueError as exc:
-            raise RunDataError(f"{Path(run_dir) / JUDGES_FILE}: bad record ({exc})") from None
-        unit = AnswerRubric(record.item_key, record.model, record.sample_index, record.rubric)
-        seat = f"{record.panel_position}:{record.judge}"
-        grouped[unit][seat] = {
-            BY_KEY[key].code if key in BY_KEY else key: value
-            for key, value in record.says_yes.items()
+    codes = {key: sq.code for key, sq in BY_KEY.items()}
+    for row in judge_rows(run_dir, units):
+        unit = row.unit
+        grouped[unit][f"{row.panel_position}:{row.judge}"] = {
+            codes.get(key, key): value for key, value in row.says_yes.items()
         }
-        environments[unit] = record.environment.value
+        environments[unit] = row.environment.value
     seats = {seat for verdicts in grouped.values() for seat in verdicts}
     size = panel_size(run_dir, seats)
     result = {}
@@ -163,8 +210,8 @@ def answers_for(run_dir: Path, wanted: set[tuple[str, str, int]]) -> dict[tuple,
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
-            key = _item_key_of(line)
-            if key is not None and key not in item_keys:
+            key = _top_value(line, "item_key")
+            if isinstance(key, str) and key not in item_keys:
                 continue
             try:
                 answer = Answer.model_validate_json(line)

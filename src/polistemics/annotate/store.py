@@ -8,6 +8,9 @@ power cut loses a given label; the primary key makes a second label for the same
 (annotator, item, sub-question) impossible, across threads and processes alike.
 
 Labels are never deleted or changed: a sample can only be replaced while it has none.
+A third table, ``annotation_views``, is a cache: what the app shows of each sample item
+(``item_view``), saved with a fingerprint of the run files it was read from, so that a server
+start need not read ~150 MB of run files again. Replacing the sample empties it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from polistemics.conditions import Environment
-from polistemics.llm.session import STORE_NAME
 from polistemics.rubrics import BY_CODE, BY_KEY, Rubric, SubQuestion, sub_questions
 
 SCHEMA = """
@@ -52,8 +54,16 @@ CREATE TABLE IF NOT EXISTS annotation_labels (
     PRIMARY KEY (annotator, sample_id, sub_question)
 );
 CREATE INDEX IF NOT EXISTS annotation_labels_item ON annotation_labels(sample_id);
+CREATE TABLE IF NOT EXISTS annotation_views (
+    sample_id TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    view TEXT NOT NULL
+);
 """
 
+# llm.session.STORE_NAME (a test checks they agree); importing it would load the whole client
+# layer, a second of start-up the annotation app does not need.
+STORE_NAME = "store.sqlite"
 MAX_ANNOTATOR_LENGTH = 64
 MAX_NOTE_LENGTH = 4000  # a note is a remark, not a document: a bound keeps the store small
 MIN_SAMPLE_ID_DIGITS = 4
@@ -243,6 +253,7 @@ class AnnotationStore:
                         f"the run already has a sample of {drawn} items (no labels yet); "
                         "pass --replace to draw a new one"
                     )
+                db.execute("DELETE FROM annotation_views")
                 db.execute("DELETE FROM annotation_sample")
                 db.executemany(
                     f"INSERT INTO annotation_sample ({', '.join(_SAMPLE_COLUMNS)}) "
@@ -266,6 +277,32 @@ class AnnotationStore:
             items = [SampleItem(**dict(zip(_SAMPLE_COLUMNS, row, strict=True))) for row in rows]
             self._sample_cache = (version, items, {item.sample_id: item for item in items})
         return self._sample_cache
+
+    # -- the item view cache ------------------------------------------------------------------
+
+    def save_views(self, fingerprint: str, views: dict[str, str]) -> None:
+        """Replace the cached item views (sample id -> JSON) read from run files ``fingerprint``."""
+        rows = [(sample_id, fingerprint, view) for sample_id, view in views.items()]
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM annotation_views")
+                self._db.executemany(
+                    "INSERT INTO annotation_views (sample_id, fingerprint, view) VALUES (?,?,?)",
+                    rows,
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def cached_views(self, fingerprint: str) -> dict[str, str]:
+        """The cached item views read from run files with this fingerprint (sample id -> JSON)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT sample_id, view FROM annotation_views WHERE fingerprint = ?", (fingerprint,)
+            ).fetchall()
+        return dict(rows)
 
     # -- labels -------------------------------------------------------------------------------
 

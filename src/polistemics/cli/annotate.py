@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from polistemics.annotate.item_view import prepare_views
 from polistemics.annotate.jsonl_io import export_lines, import_file, write_export
 from polistemics.annotate.run_data import RunDataError
 from polistemics.annotate.sample import (
@@ -126,10 +127,12 @@ def sample(
         items, design = draw_sample(run, options)
         with AnnotationStore.open(run) as store:
             store.write_sample(items, replace=replace)
+        cached = prepare_views(run)
     if as_json:
         typer.echo(json.dumps(design.model_dump(mode="json"), indent=2))
     else:
         _print_design(design)
+        print(f"item views prepared for the app: {cached}")
 
 
 @annotate_app.command("export")

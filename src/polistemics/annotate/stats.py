@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +32,13 @@ from polistemics.annotate.ppi import (
     human_answer_scores,
     panel_answer_scores,
 )
-from polistemics.annotate.run_data import RunDataError, items_for, judge_rows
+from polistemics.annotate.run_data import (
+    AnswerRubric,
+    PanelRow,
+    RunDataError,
+    items_for,
+    judge_rows,
+)
 from polistemics.annotate.store import AnnotationStore, Label, SampleItem
 from polistemics.annotate.versus import human_majority, versus_tables
 from polistemics.environments.items import EnvironmentItem
@@ -40,7 +47,7 @@ from polistemics.llm.session import STORE_NAME
 from polistemics.results import read
 from polistemics.results.layout import CELLS_FILE, JUDGES_FILE
 from polistemics.results.read import RunFileError
-from polistemics.rubrics import BY_CODE, BY_KEY
+from polistemics.rubrics import BY_CODE, BY_KEY, Rubric
 from polistemics.scoring.cells import ITEM_COLUMNS
 from polistemics.scoring.verdict_table import panel_judge_id
 
@@ -140,7 +147,7 @@ def annotation_stats(
     *,
     cells: pd.DataFrame | None = None,
     items: list[EnvironmentItem] | None = None,
-    judge_records: list[JudgeVerdictRecord] | None = None,
+    judge_records: Sequence[JudgeVerdictRecord | PanelRow] | None = None,
 ) -> AnnotationStats:
     """All figures of the run's human labels (empty tables when there are none yet).
 
@@ -273,33 +280,28 @@ def _sample_items(run_dir: Path, keys: set[str]) -> dict[str, EnvironmentItem]:
         return {}
 
 
-def _sample_records(run_dir: Path, sample: pd.DataFrame) -> list[JudgeVerdictRecord]:
-    """The judge records of the sampled answers x rubric only (a paper-scale run has ~107k
-    records; only the few thousand the sample needs are validated)."""
+def _sample_records(run_dir: Path, sample: pd.DataFrame) -> list[PanelRow]:
+    """The judge records of the sampled answers x rubric only (a paper-scale run has ~107k)."""
     if not (run_dir / JUDGES_FILE).is_file():
         return []
-    units = set(
-        zip(
+    units = {
+        AnswerRubric(key, model, int(index), Rubric(rubric))
+        for key, model, index, rubric in zip(
             sample["item_key"],
             sample["model"],
             sample["sample_index"],
             sample["rubric"],
             strict=True,
         )
-    )
+    }
     try:
-        return [
-            JudgeVerdictRecord.model_validate(row)
-            for row in judge_rows(run_dir, set(sample["item_key"]))
-            if (row.get("item_key"), row.get("model"), row.get("sample_index"), row.get("rubric"))
-            in units
-        ]
-    except (RunDataError, ValueError) as exc:
-        raise RunFileError(f"{run_dir / JUDGES_FILE}: {exc}") from None
+        return judge_rows(run_dir, units)
+    except RunDataError as exc:
+        raise RunFileError(str(exc)) from None
 
 
 def _judge_verdicts(
-    records: list[JudgeVerdictRecord], sample: pd.DataFrame, notes: list[str]
+    records: Sequence[JudgeVerdictRecord | PanelRow], sample: pd.DataFrame, notes: list[str]
 ) -> pd.DataFrame:
     """Each panel judge's Yes/No on the sampled answers x rubric (sample_id, sub_question,
     judge, says_yes); unparseable verdicts are left out."""
@@ -316,7 +318,7 @@ def _judge_verdicts(
         )
         if sample_id is None:
             continue
-        judge = panel_judge_id(record)
+        judge = panel_judge_id(record)  # type: ignore[arg-type]  (a PanelRow has its fields)
         rows.extend(
             (sample_id, key, judge, yes) for key, yes in record.says_yes.items() if yes is not None
         )

@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 # test suite's folders as top-level packages.
 sys.path.insert(0, str(REPO / "tests"))
 
-from polistemics.annotate.run_data import panel_verdicts  # noqa: E402
+from polistemics.annotate.run_data import AnswerRubric, panel_verdicts  # noqa: E402
 from polistemics.annotate.sample import SampleOptions, draw_sample  # noqa: E402
 from polistemics.annotate.stats import annotation_stats  # noqa: E402
 from polistemics.annotate.store import AnnotationStore  # noqa: E402
@@ -44,8 +44,13 @@ def write_labels(run_dir: Path, seed: int) -> int:
     rng = random.Random(seed)
     with AnnotationStore.open(run_dir) as store:
         sample = store.sample()
-    verdicts, size = panel_verdicts(run_dir, {item.item_key for item in sample})
-    units = {(u.item_key, u.model, u.sample_index, u.rubric): u for u in verdicts}
+    units = {
+        (i.item_key, i.model, i.sample_index, i.rubric): AnswerRubric(
+            i.item_key, i.model, i.sample_index, i.rubric
+        )
+        for i in sample
+    }
+    verdicts, size = panel_verdicts(run_dir, set(units.values()))
     now = datetime.now(UTC).isoformat()
     rows = []
     for item in sample:

@@ -28,6 +28,7 @@ from polistemics.annotate.sample import (
     draw_sample,
 )
 from polistemics.annotate.store import AnnotationStore, SampleExistsError
+from polistemics.cli import annotate_stats
 from polistemics.cli.errors import fail, user_errors
 from polistemics.results.layout import is_run_dir
 from polistemics.results.read import RunFileError
@@ -183,4 +184,5 @@ def import_labels(
 
 def register(app: typer.Typer) -> None:
     """Add the ``annotate`` command group to the root app."""
+    annotate_stats.register(annotate_app)
     app.add_typer(annotate_app, name="annotate")

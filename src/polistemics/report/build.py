@@ -179,6 +179,8 @@ def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
             "agreement_by_sub_question_language": r.by_sub_question_language,
             "excluded_items": r.excluded,
         }
+    if content.human_validation is not None and content.human_validation.has_labels:
+        tables |= content.human_validation.tables()
     for index, part in enumerate(content.cross_elections, start=1):
         if part.comparison is not None:  # election ids are data: never part of a file name
             tables |= part.comparison.csv_tables(f"cross{index}_")

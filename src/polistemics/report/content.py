@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
+from polistemics.annotate.stats import AnnotationStats
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS, browser_payload
 from polistemics.report.cross_election import CrossElection, cross_elections
 from polistemics.report.datasets import (
@@ -26,6 +27,7 @@ from polistemics.report.datasets import (
 from polistemics.report.figures import FIGURE_FORMATS, ElectionFigures, election_figures
 from polistemics.report.figures.findings import FindingFigures, finding_figures
 from polistemics.report.findings import FindingTables, JudgeTables, finding_tables, judge_tables
+from polistemics.report.human_validation import human_validation_stats
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
@@ -73,6 +75,7 @@ class ReportContent:
     cross_elections: list[CrossElection] = field(default_factory=list)  # App. I deltas
     findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
     judges: JudgeTables | None = None  # per-judge analyses; None: no raw verdicts
+    human_validation: AnnotationStats | None = None  # a run's human labels; None: a release
 
 
 @dataclass
@@ -191,4 +194,5 @@ def build_content(
         cross_elections=scores.cross_elections,
         findings=scores.findings,
         judges=scores.judges,
+        human_validation=human_validation_stats(inputs),
     )

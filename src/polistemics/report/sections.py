@@ -25,6 +25,9 @@ from polistemics.report.finding_sections import (
     judge_strictness_view,
     party_findings_view,
 )
+from polistemics.report.human_validation import SECTION as HUMAN_VALIDATION
+from polistemics.report.human_validation import SECTION_TITLE as HUMAN_VALIDATION_TITLE
+from polistemics.report.human_validation import human_validation_view
 from polistemics.report.labels import (
     RUBRIC_ORDER,
     environment_label,
@@ -61,6 +64,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("data-cost", "Data and cost"),
     ("browser", "Item browser"),
     *FINDING_SECTIONS,
+    HUMAN_VALIDATION,
 )
 MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV has them all
 NO_CELLS = "the source has no scored cells"
@@ -819,4 +823,5 @@ ALL_SECTIONS = (
     ),
     Section("judge-strictness", "Per-judge strictness (Sec. 10)", judge_strictness_view),
     Section("expansion-i4", "Evidence expansion and I4 Sanitization (App. D.4)", expansion_view),
+    Section(HUMAN_VALIDATION[0], HUMAN_VALIDATION_TITLE, human_validation_view),
 )

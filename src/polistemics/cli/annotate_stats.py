@@ -1,0 +1,160 @@
+"""CLI command ``polistemics annotate stats RUN [--json]``: human-human agreement, humans against
+the judges and the panel, and PPI-corrected scores next to the panel-only ones (issue 17).
+
+``register(app)`` adds the command to the ``annotate`` command group (``cli/annotate.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from polistemics.annotate.stats import AnnotationStats, annotation_stats
+from polistemics.cli.errors import user_errors
+from polistemics.results.read import RunFileError
+from polistemics.rubrics import BY_KEY
+
+
+def _pct(value: object) -> str:
+    number = float(value)  # type: ignore[arg-type]
+    return "–" if math.isnan(number) else f"{100 * number:.1f}"
+
+
+def _num(value: object) -> str:
+    number = float(value)  # type: ignore[arg-type]
+    return "–" if math.isnan(number) else f"{number:.3f}"
+
+
+def _sub_question(key: str) -> str:
+    sq = BY_KEY.get(key)
+    return key if sq is None else f"{sq.code} {sq.title}"
+
+
+def _ci(row: pd.Series) -> str:
+    if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
+        return "–"
+    return f"[{_pct(row['ci_low'])}, {_pct(row['ci_high'])}]"
+
+
+def _table(title: str, frame: pd.DataFrame, columns: dict[str, object]) -> Table:
+    """``columns``: header -> a column name, or a function of the row."""
+    table = Table(title=title)
+    for header in columns:
+        table.add_column(header)
+    for _, row in frame.iterrows():
+        table.add_row(
+            *(str(c(row)) if callable(c) else str(row[c]) for c in columns.values())  # type: ignore[arg-type]
+        )
+    return table
+
+
+def render(stats: AnnotationStats, console: Console) -> None:
+    console.print(
+        f"{stats.n_sample} sample items, {stats.n_labels} labels by "
+        f"{len(stats.annotators)} annotators, {stats.n_labelled_items} items fully labelled"
+    )
+    for note in stats.notes:
+        console.print(f"note: {note}", markup=False)
+    if stats.message:
+        console.print(stats.message, markup=False)
+    if not stats.has_labels:
+        return
+    console.print(
+        _table(
+            "Human-human agreement (items labelled by >= 2 annotators)",
+            stats.agreement,
+            {
+                "Rubric": "rubric",
+                "Sub-question": lambda r: _sub_question(r["sub_question"]),
+                "Items": "n_items",
+                "Ratings": "n_ratings",
+                "% agreement": lambda r: _pct(r["percent_agreement"]),
+                "Fleiss' κ": lambda r: _num(r["fleiss_kappa"]),
+                "AC1": lambda r: _num(r["gwet_ac1"]),
+            },
+        )
+    )
+    console.print(f"{stats.n_ties} item x sub-question ties between annotators left out below")
+    for grain, title in (("all", "all items"), ("rubric", "per rubric")):
+        frame = stats.versus[grain]
+        group = "group" if grain == "all" else grain
+        console.print(
+            _table(
+                f"Humans vs judges, {title} (human majority as truth)",
+                frame,
+                {
+                    "Judge": "judge",
+                    "Group": group,
+                    "n": "n",
+                    "TP/FP/FN/TN": lambda r: f"{r['tp']}/{r['fp']}/{r['fn']}/{r['tn']}",
+                    "Accuracy %": lambda r: _pct(r["accuracy"]),
+                    "AC1": lambda r: _num(r["ac1"]),
+                    "Yes | human No %": lambda r: _pct(r["yes_when_human_no"]),
+                    "No | human Yes %": lambda r: _pct(r["no_when_human_yes"]),
+                },
+            )
+        )
+    scores = {
+        "Answers": "n_answers",
+        "Labelled": "n_labelled",
+        "Panel %": lambda r: _pct(r["panel"]),
+        "Corrected %": lambda r: _pct(r["corrected"]),
+        "95% CI": _ci,
+        "Difference (pp)": lambda r: _pct(r["difference"]),
+    }
+    console.print(
+        _table(
+            "Corrected Rubric Scores (PPI) vs panel-only",
+            stats.rubric_scores,
+            {"Variant": "variant", "Model": "model", "IE": "environment", "Rubric": "rubric"}
+            | scores,
+        )
+    )
+    console.print(
+        _table(
+            "Corrected Adherence Indices vs panel-only",
+            stats.adherence,
+            {"Variant": "variant", "Model": "model", "IE": "environment"} | scores,
+        )
+    )
+    console.print(
+        _table(
+            "Corrected EMI (delta-method CI) vs panel-only",
+            stats.emi,
+            {
+                "Variant": "variant",
+                "Model": "model",
+                "IEs": "n_environments",
+                "Panel %": lambda r: _pct(r["panel"]),
+                "Corrected %": lambda r: _pct(r["corrected"]),
+                "95% CI": _ci,
+                "Difference (pp)": lambda r: _pct(r["difference"]),
+            },
+        )
+    )
+
+
+def stats(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run directory with a sample.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print every table as JSON (fractions, not %).")
+    ] = False,
+) -> None:
+    """Agreement of humans with each other, with each judge and the panel; corrected scores."""
+    with user_errors(FileNotFoundError, RunFileError):
+        result = annotation_stats(run_dir)
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=1, ensure_ascii=False))
+        return
+    render(result, Console(width=160))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("stats")(stats)

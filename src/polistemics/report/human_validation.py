@@ -1,0 +1,231 @@
+"""The report's "Human validation" section (issue 17): the annotation sample's design, agreement
+among annotators and with each judge and the panel, and PPI-corrected scores next to the
+panel-only ones. Figures come from ``annotate.stats``; markup is in
+``templates/sections/human-validation.html``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+
+from polistemics.annotate.agreement import POOLED
+from polistemics.annotate.stats import AnnotationStats, annotation_stats
+from polistemics.report.inputs import ReportInputs
+from polistemics.report.labels import (
+    environment_label,
+    number,
+    order_rows,
+    percent,
+    rubric_label,
+    signed_points,
+    sub_question_label,
+)
+from polistemics.report.view import Column, TableView, table_view
+
+SECTION = ("human-validation", "Human validation")
+SECTION_TITLE = "Human validation of the judges (issue 17)"
+NOT_A_RUN = "an authors' release has no annotation sample (human labels belong to a run)"
+
+
+def human_validation_stats(inputs: ReportInputs) -> AnnotationStats | None:
+    """The annotation figures of the run the report is about; None for a release folder.
+
+    Read from the run directory itself (its own cells, and only the sampled items' records), not
+    from ``inputs``: a combined report's inputs pool several sources, and the sample's weights
+    describe this run alone.
+    """
+    if inputs.kind != "run" or not inputs.source.is_dir():
+        return None
+    return annotation_stats(inputs.source)
+
+
+def _or_all(label: Callable[[str], str]) -> Callable[[object], str]:
+    return lambda value: "All" if value == POOLED else label(value)
+
+
+def _pct(value: object) -> str:
+    return percent(float(value))  # type: ignore[arg-type]
+
+
+def _three(value: object) -> str:
+    return number(float(value))  # type: ignore[arg-type]
+
+
+def _ci(low: str, high: str) -> Callable[[pd.Series], str]:
+    def text(row: pd.Series) -> str:
+        if pd.isna(row[low]) or pd.isna(row[high]):
+            return "–"
+        return f"[{100 * row[low]:.1f}, {100 * row[high]:.1f}]"
+
+    return text
+
+
+def _pooled_last(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    pooled = frame[column] == POOLED
+    return pd.concat([order_rows(frame[~pooled]), frame[pooled]], ignore_index=True)
+
+
+RUBRIC = Column("Rubric", "rubric", _or_all(rubric_label))
+ENVIRONMENT = Column("Environment", "environment", _or_all(environment_label))
+SCORE_COLUMNS = [
+    Column("Answers", "n_answers", numeric=True),
+    Column("Labelled", "n_labelled", numeric=True, title="labelled sample answers used"),
+    Column("Panel only", "panel", _pct, numeric=True),
+    Column("Corrected (PPI)", "corrected", _pct, numeric=True),
+    Column("95% CI", _ci("ci_low", "ci_high"), numeric=True),
+    Column("Difference (pp)", "difference", signed_points, numeric=True),
+]
+
+
+def _design(stats: AnnotationStats) -> TableView:
+    return table_view(
+        order_rows(stats.design),
+        [
+            ENVIRONMENT,
+            RUBRIC,
+            Column("Judges", "judges_agreed", lambda v: "agreed" if v else "split"),
+            Column("Drawn", "drawn", numeric=True),
+            Column("Stratum size", "population", numeric=True),
+            Column("Weight", "weight", lambda v: f"{float(v):.2f}", numeric=True),
+            Column("Annotators wanted", "annotators_wanted", numeric=True),
+            Column("Fully labelled", "labelled", numeric=True),
+            Column("Labels", "labels", numeric=True),
+        ],
+        caption="Sample design: strata environment x rubric x whether the judges agreed; "
+        "weight = stratum size / drawn",
+        table_id="annotation-design",
+    )
+
+
+def _agreement(stats: AnnotationStats) -> TableView:
+    frame = stats.agreement[stats.agreement["n_items"] > 0]
+    return table_view(
+        _pooled_last(frame, "sub_question"),
+        [
+            RUBRIC,
+            Column("Sub-question", "sub_question", _or_all(sub_question_label)),
+            Column("Items", "n_items", numeric=True, title="item x sub-question, >= 2 annotators"),
+            Column("Ratings", "n_ratings", numeric=True),
+            Column("Annotators", "n_annotators", numeric=True),
+            Column("% agreement", "percent_agreement", _pct, numeric=True),
+            Column("Fleiss' κ", "fleiss_kappa", _three, numeric=True),
+            Column("Gwet's AC1", "gwet_ac1", _three, numeric=True),
+        ],
+        caption="Human-human agreement on the items several annotators labelled",
+        table_id="human-agreement",
+    )
+
+
+VERSUS_CAPTIONS = {
+    "all": "all labelled items",
+    "rubric": "per rubric",
+    "sub_question": "per sub-question",
+    "environment": "per environment",
+    "language": "per language",
+}
+
+
+def _versus(stats: AnnotationStats, grain: str) -> TableView:
+    group = {
+        "all": [],
+        "rubric": [RUBRIC],
+        "sub_question": [Column("Sub-question", "sub_question", sub_question_label)],
+        "environment": [ENVIRONMENT],
+        "language": [Column("Language", "language")],
+    }[grain]
+    return table_view(
+        stats.versus[grain],
+        [
+            Column("Judge", "judge"),
+            *group,
+            Column("n", "n", numeric=True),
+            Column("TP", "tp", numeric=True, title="judge Yes, human Yes"),
+            Column("FP", "fp", numeric=True, title="judge Yes, human No"),
+            Column("FN", "fn", numeric=True, title="judge No, human Yes"),
+            Column("TN", "tn", numeric=True, title="judge No, human No"),
+            Column("Accuracy", "accuracy", _pct, numeric=True),
+            Column("95% CI", _ci("accuracy_ci_low", "accuracy_ci_high"), numeric=True),
+            Column(
+                "Weighted accuracy",
+                "weighted_accuracy",
+                _pct,
+                numeric=True,
+                title="items weighted by inverse inclusion probability",
+            ),
+            Column("AC1", "ac1", _three, numeric=True),
+            Column("Yes | human No", "yes_when_human_no", _pct, numeric=True),
+            Column("No | human Yes", "no_when_human_yes", _pct, numeric=True),
+        ],
+        caption=f"Humans (annotators' majority) vs each judge and the panel, "
+        f"{VERSUS_CAPTIONS[grain]}",
+        table_id=f"humans-vs-judges-{grain.replace('_', '-')}",
+    )
+
+
+def _scores(stats: AnnotationStats, content_labels) -> dict[str, TableView]:
+    model = Column("Model", lambda r: content_labels(r["model"]))
+    variant = Column("Variant", "variant")
+    return {
+        "rubric_scores": table_view(
+            order_rows(stats.rubric_scores),
+            [variant, model, ENVIRONMENT, RUBRIC, *SCORE_COLUMNS],
+            caption="Rubric Scores: panel only vs corrected by the human labels (PPI)",
+            table_id="corrected-rubric-scores",
+        ),
+        "rubric_scores_pooled": table_view(
+            order_rows(stats.rubric_scores_pooled),
+            [variant, ENVIRONMENT, RUBRIC, *SCORE_COLUMNS],
+            caption="Rubric Scores pooled over models: panel only vs corrected (PPI)",
+            table_id="corrected-rubric-scores-pooled",
+        ),
+        "adherence": table_view(
+            order_rows(stats.adherence),
+            [variant, model, ENVIRONMENT, *SCORE_COLUMNS],
+            caption="Adherence Index: panel only vs corrected (mean of the corrected Rubric "
+            "Scores)",
+            table_id="corrected-adherence",
+        ),
+        "emi": table_view(
+            order_rows(stats.emi),
+            [
+                variant,
+                model,
+                Column("Environments", "n_environments", numeric=True),
+                Column("Panel only", "panel", _pct, numeric=True),
+                Column("Corrected", "corrected", _pct, numeric=True),
+                Column("95% CI", _ci("ci_low", "ci_high"), numeric=True),
+                Column("Difference (pp)", "difference", signed_points, numeric=True),
+            ],
+            caption="EMI: geometric mean of the corrected Adherence Indices (delta-method CI)",
+            table_id="corrected-emi",
+        ),
+    }
+
+
+def human_validation_view(content) -> dict:
+    """View data of the section; ``content`` is the report's ``ReportContent``."""
+    stats: AnnotationStats | None = content.human_validation
+    if stats is None:
+        return {"unavailable": NOT_A_RUN, "message": None}
+    view = {
+        "unavailable": None,
+        "message": stats.message,
+        "n_sample": stats.n_sample,
+        "n_labels": stats.n_labels,
+        "n_annotators": len(stats.annotators),
+        "n_labelled_items": stats.n_labelled_items,
+        "n_ties": stats.n_ties,
+        "notes": list(stats.notes),
+        "design": None if stats.design.empty else _design(stats),
+    }
+    if not stats.has_labels:
+        return view
+    has_overlap = bool((stats.agreement["n_items"] > 0).any())
+    view |= {
+        "agreement": _agreement(stats) if has_overlap else None,
+        "versus": [_versus(stats, grain) for grain in VERSUS_CAPTIONS],
+        **_scores(stats, content.labels),
+    }
+    return view

@@ -1,33 +1,34 @@
-"""The ``polistemics`` command. Each command group lives in its own module and registers itself."""
+"""The ``polistemics`` command. Each command group lives in its own module and registers itself.
+
+``main()`` imports only the modules of the command it is asked to run, so a light command does
+not pay for the heavy ones (``annotate serve`` would otherwise load matplotlib, scipy and the
+report first: seconds before its first page). ``app``, every command, is built on first use
+(``from polistemics.cli import app``: tests, and ``main()`` for ``--help`` or an unknown name).
+"""
 
 from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterable, Sequence
 
 import typer
 
 from polistemics import __version__
-from polistemics.cli import (
-    annotate,
-    annotate_serve,  # noqa: F401 (registers "annotate serve")
-    cache,
-    coder,
-    compare,
-    data,
-    environments,
-    evidence,
-    report,
-    run,
-    score,
-)
 from polistemics.cli.help_format import FlagsWithoutTypes
 
-app = typer.Typer(
-    name="polistemics",
-    cls=FlagsWithoutTypes,
-    help="Audit how large language models mediate political information before elections.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+# Command -> the modules that register it, in --help order.
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "data": ("data", "evidence"),
+    "environments": ("environments",),
+    "score": ("score",),
+    "compare": ("compare",),
+    "report": ("report",),
+    "run": ("run",),
+    "cache": ("cache",),
+    "annotate": ("annotate", "annotate_serve"),
+    "coder": ("coder",),
+}
 
 
 def _version(value: bool) -> None:
@@ -36,7 +37,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
@@ -45,9 +45,47 @@ def _root(
     """Polistemics benchmark harness."""
 
 
-for module in (data, evidence, environments, score, compare, report, run, cache, annotate, coder):
-    module.register(app)
+def build_app(commands: Iterable[str] = tuple(COMMAND_MODULES)) -> typer.Typer:
+    """The command line with ``commands`` registered."""
+    app = typer.Typer(
+        name="polistemics",
+        cls=FlagsWithoutTypes,
+        help="Audit how large language models mediate political information before elections.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    app.callback()(_root)
+    for command in commands:
+        for name in COMMAND_MODULES[command]:
+            module = importlib.import_module(f"polistemics.cli.{name}")
+            register = getattr(module, "register", None)
+            if register is not None:  # annotate_serve registers itself on import
+                register(app)
+    return app
+
+
+def requested_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names, when it is a known one; None for none, options or typos."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMAND_MODULES else None
+    return None
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":
+        built = build_app()
+        globals()["app"] = built
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
-    app()
+    command = requested_command(sys.argv[1:])
+    if command is None:
+        from polistemics.cli import app  # every command: --help, --version, a typo's suggestion
+
+        app()
+    else:
+        build_app([command])()

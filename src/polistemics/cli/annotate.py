@@ -34,7 +34,7 @@ from polistemics.results.layout import is_run_dir
 from polistemics.results.read import RunFileError
 
 annotate_app = typer.Typer(
-    help="Human validation of the judges: sample, label, export and import (issue 17).",
+    help="Human validation of the judges: sample, label, export and import.",
     no_args_is_help=True,
 )
 

@@ -39,7 +39,7 @@ from polistemics.paths import UnsafePathError, inside, is_safe_name
 DEFAULT_ROOT = Path("runs") / "coder-validate"
 
 coder_app = typer.Typer(
-    help="The stance coder (issue 16): check a coder against the hand-labelled validation set.",
+    help="The stance coder: check a coder against the hand-labelled validation set.",
     no_args_is_help=True,
 )
 

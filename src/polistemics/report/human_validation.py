@@ -25,7 +25,7 @@ from polistemics.report.labels import (
 from polistemics.report.view import Column, TableView, table_view
 
 SECTION = ("human-validation", "Human validation")
-SECTION_TITLE = "Human validation of the judges (issue 17)"
+SECTION_TITLE = "Human validation of the judges"
 NOT_A_RUN = "an authors' release has no annotation sample (human labels belong to a run)"
 
 

@@ -23,6 +23,8 @@ TEMPLATE_NAMES = (
     "judge_user",
     "judge_rubric_last_system",  # opt-in local-model variant: judge_prompt = "rubric-last"
     "judge_rubric_last_user",
+    "prior_probe_system",  # ours, not the paper's: the closed-book probe (docs/prior-probe.md)
+    "prior_probe_user",
 )
 
 

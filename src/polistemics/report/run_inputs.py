@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.answers.models import Answer
-from polistemics.environments.items import EnvironmentItem
+from polistemics.environments.items import EnvironmentItem, is_swapped_key
 from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView, ReportInputError, ReportInputs
@@ -136,6 +136,8 @@ def answer_views(
 ) -> tuple[list[AnswerView], int]:
     """The answers the item browser shows, and how many name no known item."""
     views: list[AnswerView] = []
+    # Answers to swapped-order Contradictory items are for the stance coder only (issue 16).
+    answers = [answer for answer in answers if not is_swapped_key(answer.item_key)]
     for answer in answers:
         item = items.get(answer.item_key)
         if item is None:

@@ -20,10 +20,12 @@ from polistemics.results.write import (
     write_cells,
     write_jsonl,
     write_lines,
+    write_mechanism_files,
     write_release_answers,
     write_release_score_files,
     write_summary,
 )
+from polistemics.run.coding import summarise_codes
 from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
@@ -128,6 +130,7 @@ def _manifest_extra(
             [item for run in result.elections for item in run.items],
             result.repeats_drawn,
         ),
+        "stance_coding": summarise_codes(study.config, result.stance_codes, result.probe_answers),
     }
 
 
@@ -144,6 +147,8 @@ def _write_stage_outputs(result: StudyResult, items: list[EnvironmentItem]) -> l
     else:  # none this time: no stale file from an earlier config
         (run_dir / REPEATS_FILE).unlink(missing_ok=True)
     write_release_answers(run_dir, items, result.answers)
+    swapped = [item for run in result.elections for item in run.swapped_items]
+    write_mechanism_files(run_dir, items, swapped, result.stance_codes, result.probe_answers)
     with RunStore(run_dir / STORE_NAME) as store:
         return store.call_stats()
 

@@ -1,4 +1,5 @@
-"""The benchmark's prompt templates (transcribed from the paper; see README.md here)."""
+"""The benchmark's prompt templates (transcribed from the paper, except where README.md here says
+they are our own, as the stance coder's are)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ TEMPLATE_NAMES = (
     "judge_user",
     "judge_rubric_last_system",  # opt-in local-model variant: judge_prompt = "rubric-last"
     "judge_rubric_last_user",
+    "stance_coder_system",  # our own (issue 16): docs/stance-coder.md
+    "stance_coder_user",
     "prior_probe_system",  # ours, not the paper's: the closed-book probe (docs/prior-probe.md)
     "prior_probe_user",
 )
@@ -83,11 +86,27 @@ def _verdict_schema_template() -> dict:
     return json.loads(_verdict_schema_text())
 
 
+STANCE_CODE_SCHEMA_FILE = "stance_code_schema.json"
+
+
+@cache
+def _stance_code_schema_text() -> str:
+    return resources.files(__name__).joinpath(STANCE_CODE_SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def stance_code_schema() -> dict:
+    """The stance coder's output schema (a fresh copy). Our own: see docs/stance-coder.md."""
+    return json.loads(_stance_code_schema_text())
+
+
 def template_hashes() -> dict[str, str]:
     """SHA-256 (first 16 hex digits) of every template, for run manifests."""
     hashes = {n: hashlib.sha256(load(n).encode("utf-8")).hexdigest()[:16] for n in TEMPLATE_NAMES}
     hashes["judge_verdict_schema"] = hashlib.sha256(
         _verdict_schema_text().encode("utf-8")
+    ).hexdigest()[:16]
+    hashes["stance_code_schema"] = hashlib.sha256(
+        _stance_code_schema_text().encode("utf-8")
     ).hexdigest()[:16]
     return hashes
 

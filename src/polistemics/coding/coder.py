@@ -1,0 +1,116 @@
+"""Stance coding calls: every coder seat reads every subject (issue 16, item 1).
+
+One call per (subject, coder seat). A reply that cannot be read is asked again exactly once
+(``sample_index=1``, a distinct call with its own cache key, as the judges retry); if it still
+cannot be read, or the call failed, the seat's code is recorded as missing with the reason and
+the raw reply kept: never guessed. The cache key holds the endpoint, its parameters and the
+prompt, not the seat, so identical seats (same endpoint and parameters) share their calls, as
+judge seats do. The panel's majority is taken downstream (``records.majority_codes``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+
+from polistemics.coding.parse import CoderReading, parse_coder_reply, unreadable
+from polistemics.coding.prompt import coder_messages, coder_schema
+from polistemics.coding.records import StanceCodeRecord
+from polistemics.coding.subjects import CodingSubject
+from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.tasks import gather_or_cancel
+from polistemics.llm.types import CallResult, Completer
+
+STAGE = "stance_code"
+MAX_ATTEMPTS = 2  # the first call and one retry when the reply cannot be read
+
+OnCodeResult = Callable[[StanceCodeRecord], Awaitable[object] | object]
+
+
+class CodingInputError(ValueError):
+    """The coders or subjects handed over cannot be coded (e.g. an empty panel)."""
+
+
+async def code_subjects(
+    completer: Completer,
+    coders: list[ModelEndpoint],
+    subjects: Sequence[CodingSubject],
+    *,
+    on_result: OnCodeResult | None = None,
+) -> list[StanceCodeRecord]:
+    """One record per subject and coder seat, in input order (subject, then seat).
+
+    ``on_result`` sees each record as soon as it is ready (to write it as the stage goes).
+    A subject with an empty answer is recorded missing without a call.
+    """
+    if not coders:
+        raise CodingInputError("the stance coder panel is empty: name at least one coder model")
+    jobs = [
+        code_one(completer, coder, position, subject, on_result)
+        for subject in subjects
+        for position, coder in enumerate(coders)
+    ]
+    return await gather_or_cancel(jobs)
+
+
+async def code_one(
+    completer: Completer,
+    coder: ModelEndpoint,
+    position: int,
+    subject: CodingSubject,
+    on_result: OnCodeResult | None = None,
+) -> StanceCodeRecord:
+    """One seat's code of one subject (with at most one retry for an unreadable reply)."""
+    result: CallResult | None = None
+    reading = unreadable("empty answer: nothing to code")
+    attempts = 0
+    if subject.answer_text.strip():
+        messages = coder_messages(subject)
+        schema = None if coder.structured_output == "none" else coder_schema()
+        while attempts < MAX_ATTEMPTS:
+            result = await completer.complete(
+                coder, messages, stage=STAGE, sample_index=attempts, json_schema=schema
+            )
+            attempts += 1
+            if not result.ok:
+                reading = unreadable(f"call failed: {result.error or 'no reply'}")
+                break  # the client already retried transient failures
+            reading = parse_coder_reply(result.text, quoted=(subject.answer_text,))
+            if reading.readable:
+                break
+        if not reading.readable and result is not None and result.ok:
+            reading = _after_retries(reading, attempts)
+    record = _record(subject, coder, position, reading, result, attempts)
+    if on_result is not None:
+        outcome = on_result(record)
+        if inspect.isawaitable(outcome):
+            await outcome
+    return record
+
+
+def _after_retries(reading: CoderReading, attempts: int) -> CoderReading:
+    return unreadable(f"unreadable after {attempts} calls: {reading.problem}")
+
+
+def _record(
+    subject: CodingSubject,
+    coder: ModelEndpoint,
+    position: int,
+    reading: CoderReading,
+    result: CallResult | None,
+    attempts: int,
+) -> StanceCodeRecord:
+    return StanceCodeRecord(
+        kind=subject.kind,
+        subject_key=subject.subject_key,
+        model=subject.model,
+        sample_index=subject.sample_index,
+        coder=coder.name,
+        panel_position=position,
+        stance=reading.stance,
+        outside_knowledge=reading.outside_knowledge if reading.readable else None,
+        missing=None if reading.readable else reading.problem,
+        call_key=result.key if result is not None else None,
+        attempts=attempts,
+        raw_output=result.text if result is not None else None,
+    )

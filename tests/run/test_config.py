@@ -16,7 +16,7 @@ from polistemics.run.config import PRESETS, ConfigError, load_config
 def test_presets_load(name: str) -> None:
     config = load_config(name)
     assert config.targets and len(config.judges) == 3
-    ablations = [] if name == "demo" else [Variant.ANONYMIZED, Variant.ENGLISH]
+    ablations = [] if name.startswith("demo") else [Variant.ANONYMIZED, Variant.ENGLISH]
     assert config.variants == [Variant.FULL, *ablations]
 
 

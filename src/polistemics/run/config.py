@@ -260,7 +260,7 @@ def parse_config(data: dict, origin: str) -> RunConfig:
         raise ConfigError(f"{origin}: {exc}") from None
 
 
-PRESETS = ("demo", "paper-de", "paper-nl")
+PRESETS = ("demo", "demo-mechanisms", "paper-de", "paper-nl")
 
 
 def load_config(name_or_path: str | Path) -> RunConfig:

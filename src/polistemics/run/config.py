@@ -2,7 +2,8 @@
 
 A config names the elections (source, party scope, language), the target models, the judge
 panel, the standardisation and Vague-generation models, the environments and ablations, and the
-run's limits. Presets ship in ``polistemics/run/presets``: ``demo``, ``paper-de``, ``paper-nl``.
+run's limits. Presets ship in ``polistemics/run/presets``: ``demo``, ``demo-mechanisms``,
+``paper-de``, ``paper-nl``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
+from mechanism_records import A, absent, contradictory, seat
 from polistemics.answers.models import Answer
 from polistemics.coding.records import CodedStance as C
 from polistemics.coding.records import majority_codes
 from polistemics.scoring.mechanisms import coded_answers
-
-from .helpers import A, absent, contradictory, seat
 
 
 def test_statuses_unknown_items_and_uncoded_answers():
@@ -38,3 +37,18 @@ def test_statuses_unknown_items_and_uncoded_answers():
         "Disagree",
         "Agree",
     )
+
+
+def test_a_swapped_item_missing_from_the_exports_is_derived_from_its_original():
+    original = contradictory("p1", 1, A)
+    key = original.key + "|swapped"
+    records = [seat(key, C.DISAGREE), seat("x|ie_availability_absent|full|swapped", C.AGREE)]
+    result = coded_answers([original], majority_codes(records))
+    (row,) = result.frame.itertuples()
+    assert (row.item_key, row.chunk_order) == (key, "swapped")
+    assert (row.first_stance, row.second_stance, row.target_stance) == (
+        "Disagree",
+        "Agree",
+        "Agree",
+    )
+    assert result.unknown_items == 1

@@ -2,11 +2,10 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
+from mechanism_records import A, D, contradictory, seat
 from polistemics.coding.records import CodedStance as C
 from polistemics.coding.records import majority_codes
 from polistemics.scoring.mechanisms import coded_answers, first_chunk_preference
-
-from .helpers import A, D, contradictory, seat
 
 CASES = [  # party, statement, truth, swapped, coded stance
     ("p1", 1, A, False, C.AGREE),  # first chunk (real)

@@ -2,6 +2,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
+from mechanism_records import A, D, contradictory, counterfactual, probe_seat, seat
 from polistemics.coding.records import CodedStance as C
 from polistemics.coding.records import majority_codes
 from polistemics.scoring.mechanisms import (
@@ -10,8 +11,6 @@ from polistemics.scoring.mechanisms import (
     follows_evidence,
     prior_stances,
 )
-
-from .helpers import A, D, contradictory, counterfactual, probe_seat, seat
 
 PRIORS = [
     ("p1", 1, C.AGREE),

@@ -4,9 +4,8 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
+from mechanism_records import contradictory, sq_cell
 from polistemics.scoring.mechanisms import party_correlations, party_points, spearman_with_ci
-
-from .helpers import contradictory, sq_cell
 
 PRIOR = {"p1": 0.2, "p2": 0.4, "p3": 0.6, "p4": 0.8, "p5": 1.0}
 F3_PASSES = {"p1": 0, "p2": 1, "p3": 3, "p4": 2, "p5": 4}  # of 4 answers each

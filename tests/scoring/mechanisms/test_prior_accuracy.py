@@ -1,11 +1,10 @@
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
+from mechanism_records import A, D, N, absent, probe_seat
 from polistemics.coding.records import CodedStance as C
 from polistemics.coding.records import majority_codes
 from polistemics.scoring.mechanisms import coded_probes, prior_accuracy, prior_stances
-
-from .helpers import A, D, N, absent, probe_seat
 
 TRUTH = {
     ("p1", 1): A,

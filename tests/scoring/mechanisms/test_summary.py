@@ -2,11 +2,19 @@
 
 import pandas as pd
 
+from mechanism_records import (
+    A,
+    D,
+    absent,
+    contradictory,
+    counterfactual,
+    ec4_cell,
+    probe_seat,
+    seat,
+)
 from polistemics.coding.records import CodedStance as C
 from polistemics.scoring.cells import empty_cells
 from polistemics.scoring.mechanisms import MechanismRates, mechanism_rates, mechanism_tables
-
-from .helpers import A, D, absent, contradictory, counterfactual, ec4_cell, probe_seat, seat
 
 
 def _run():

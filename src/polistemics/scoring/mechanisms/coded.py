@@ -5,6 +5,10 @@ A code's ``status`` says whether it can be used: ``ok`` (a strict majority stanc
 ``no_majority`` (the coder seats disagree, or too few could be read) or ``missing`` (no seat
 could be read). Answers the run stage produced but no coder read are ``not_coded`` (only when
 the answers are passed). Codes naming no item of the run are dropped and counted.
+
+A swapped-order Contradictory item (key ``<original key>|swapped``) that is not among the items
+(the release exports hold one row per observation and environment) is derived from its original:
+the chunks reversed, the party's chunk index moved with them, ``chunk_order`` "swapped".
 """
 
 from __future__ import annotations
@@ -102,7 +106,7 @@ def coded_answers(
     for code in codes:
         if code.kind != "answer":
             continue
-        item = by_key.get(code.subject_key)
+        item = by_key.get(code.subject_key) or _derived_swap(code.subject_key, by_key)
         if item is None:
             unknown += 1
             continue
@@ -120,10 +124,10 @@ def coded_answers(
                 status,
             )
         )
-    coded_envs = {by_key[key].environment for key, _, _ in seen}
+    coded_envs = {Environment(row["environment"]) for row in rows}
     wanted = set(environments) if environments is not None else coded_envs
     for answer in answers or ():
-        item = by_key.get(answer.item_key)
+        item = by_key.get(answer.item_key) or _derived_swap(answer.item_key, by_key)
         if item is None or not answer.ok or item.environment not in wanted:
             continue
         if (answer.item_key, answer.model, answer.sample_index) in seen:
@@ -134,6 +138,42 @@ def coded_answers(
     frame = pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
     frame["sample_index"] = frame["sample_index"].astype("int64")
     return CodedAnswers(frame, unknown)
+
+
+SWAPPED_SUFFIX = "|swapped"
+
+
+class _SwappedItem:
+    """A swapped-order view of an original Contradictory item (contract of issue 16)."""
+
+    chunk_order = "swapped"
+
+    def __init__(self, original: EnvironmentItem) -> None:
+        index = original.evidence_index
+        last = len(original.chunks) - 1
+        self._item = original.model_copy(
+            update={
+                "chunks": list(reversed(original.chunks)),
+                "evidence_index": None if index is None else last - index,
+            }
+        )
+        self.key = original.key + SWAPPED_SUFFIX
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._item, name)
+
+
+def _derived_swap(key: str, by_key: dict[str, EnvironmentItem]) -> EnvironmentItem | None:
+    if not key.endswith(SWAPPED_SUFFIX):
+        return None
+    original = by_key.get(key.removesuffix(SWAPPED_SUFFIX))
+    if original is None or original.environment is not Environment.CONTRADICTORY:
+        return None
+    if chunk_order(original) != "original":
+        return None
+    derived = _SwappedItem(original)
+    by_key[key] = derived  # type: ignore[assignment]
+    return derived  # type: ignore[return-value]
 
 
 def _answer_row(

@@ -49,16 +49,16 @@ def item(
         evidence_index=evidence_index,
         expected_stance=expected,
     )
+    if swapped and "chunk_order" in EnvironmentItem.model_fields:
+        fields["chunk_order"] = "swapped"
     built = EnvironmentItem(**fields)
-    if swapped:  # the chunk_order field arrives with the run stages; stand in until then
-        if "chunk_order" in EnvironmentItem.model_fields:
-            return EnvironmentItem(**fields, chunk_order="swapped")
-        return _Swapped(built)
-    return built
+    return (
+        _Swapped(built) if swapped and "chunk_order" not in EnvironmentItem.model_fields else built
+    )
 
 
 class _Swapped:
-    """An item whose ``chunk_order`` is "swapped" and key ends in ``|swapped`` (contract)."""
+    """Stands in for a swapped-order item until ``EnvironmentItem.chunk_order`` exists."""
 
     def __init__(self, inner: EnvironmentItem) -> None:
         self._inner = inner

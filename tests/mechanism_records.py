@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pandas as pd
+
 from polistemics.coding.records import CodedStance, StanceCodeRecord
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.items import Chunk, EnvironmentItem
@@ -150,3 +155,76 @@ def sq_cell(target: EnvironmentItem, sub_question: str, passed: bool, model: str
         "country": "DE",
         "vague_mode": None,
     }
+
+
+def mechanism_scenario() -> tuple[list[EnvironmentItem], list[StanceCodeRecord], list[dict]]:
+    """Items, coder records and EC4 cells whose headline rates for model m1 are known:
+    fallback 1/2, first chunk (original order) 1/2, prior accuracy 2/3, follows evidence 1/2."""
+    fallback = [absent("p1", 1, A), absent("p1", 2, D), absent("p2", 1, A)]
+    conflict = [contradictory("p1", 1, A), contradictory("p2", 1, A)]
+    prior_conflict = [counterfactual("p1", 1, A), counterfactual("p2", 1, A)]
+    records = [
+        # Absent: two fall back (one right, one wrong); the third does not fall back.
+        seat(fallback[0].key, CodedStance.AGREE, outside=True),
+        seat(fallback[1].key, CodedStance.AGREE, outside=True),
+        seat(fallback[2].key, CodedStance.AGREE, outside=False),
+        # Contradictory: one follows the first chunk, one the second (two coder seats agree).
+        *(seat(conflict[0].key, CodedStance.AGREE, position=i) for i in range(2)),
+        *(seat(conflict[1].key, CodedStance.DISAGREE, position=i) for i in range(2)),
+        # The swapped order of the first: follows the (now first) opposing chunk.
+        *(seat(conflict[0].key + "|swapped", CodedStance.DISAGREE, position=i) for i in range(2)),
+        # Counterfactual (evidence: Disagree): one follows, one keeps the real stance.
+        seat(prior_conflict[0].key, CodedStance.DISAGREE),
+        seat(prior_conflict[1].key, CodedStance.AGREE),
+        probe_seat("p1", 1, CodedStance.AGREE),
+        probe_seat("p2", 1, CodedStance.DISAGREE),  # wrong: p2 agrees
+        probe_seat("p1", 2, CodedStance.DISAGREE),
+    ]
+    items = fallback + conflict + prior_conflict
+    return items, records, [ec4_cell(target, fails=False) for target in fallback]
+
+
+def write_mechanism_run(target: Path, *, coded: bool = True) -> Path:
+    """A finished run directory of the scenario: every active sub-question passes except EC4
+    fallback cells as the scenario says; answers, exports, stance codes and probe answers."""
+    from polistemics.answers.models import Answer
+    from polistemics.coding.records import ProbeAnswer
+    from polistemics.environments.release_io import write_items
+    from polistemics.results.layout import PRIOR_PROBE_FILE, STANCE_CODES_FILE
+    from polistemics.results.write import write_cells, write_jsonl
+    from polistemics.rubrics import active_rubrics, sub_questions
+    from polistemics.scoring.cells import CELL_COLUMNS, validate_cells
+
+    items, records, ec4 = mechanism_scenario()
+    fixed = {(c["observation_id"], c["environment"], c["sub_question"]): c for c in ec4}
+    rows = []
+    for target_item in items:
+        for rubric in active_rubrics(target_item.environment):
+            for sq in sub_questions(rubric, target_item.environment):
+                key = (target_item.observation_id, target_item.environment.value, sq.key)
+                rows.append(fixed.get(key) or sq_cell(target_item, sq.key, True))
+    cells = pd.DataFrame(rows, columns=list(CELL_COLUMNS))
+    target.mkdir(parents=True, exist_ok=True)
+    write_cells(target, validate_cells(cells))
+    write_items(items, target / "exports" / ELECTION / "ground_truth.jsonl")
+    keys = [i.key for i in items] + [items[3].key + "|swapped"]
+    answers = [Answer(item_key=k, model="m1", status="ok", text=f"Answer to {k}") for k in keys]
+    write_jsonl(target / "answers.jsonl", (a.model_dump(mode="json") for a in answers))
+    manifest = {"config": {"name": "mechanisms-scenario", "judges": ["j"]}}
+    (target / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    if coded:
+        write_jsonl(target / STANCE_CODES_FILE, (r.model_dump(mode="json") for r in records))
+        probes = [
+            ProbeAnswer(
+                election_id=ELECTION,
+                party_id=party,
+                statement_id=f"{ELECTION}__s{statement:03d}",
+                model="m1",
+                language="German",
+                status="ok",
+                text=f"<script>alert('{party}')</script> closed-book answer",
+            )
+            for party, statement in (("p1", 1), ("p2", 1), ("p1", 2))
+        ]
+        write_jsonl(target / PRIOR_PROBE_FILE, (p.model_dump(mode="json") for p in probes))
+    return target

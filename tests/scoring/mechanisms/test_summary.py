@@ -2,43 +2,14 @@
 
 import pandas as pd
 
-from mechanism_records import (
-    A,
-    D,
-    absent,
-    contradictory,
-    counterfactual,
-    ec4_cell,
-    probe_seat,
-    seat,
-)
-from polistemics.coding.records import CodedStance as C
+from mechanism_records import mechanism_scenario
 from polistemics.scoring.cells import empty_cells
 from polistemics.scoring.mechanisms import MechanismRates, mechanism_rates, mechanism_tables
 
 
 def _run():
-    fallback = [absent("p1", 1, A), absent("p1", 2, D), absent("p2", 1, A)]
-    conflict = [contradictory("p1", 1, A), contradictory("p2", 1, A)]
-    prior_conflict = [counterfactual("p1", 1, A), counterfactual("p2", 1, A)]
-    items = fallback + conflict + prior_conflict
-    records = [
-        # Absent: two fall back (one right, one wrong); the third does not fall back.
-        seat(fallback[0].key, C.AGREE, outside=True),
-        seat(fallback[1].key, C.AGREE, outside=True),
-        seat(fallback[2].key, C.AGREE, outside=False),
-        # Contradictory: one follows the first chunk, one the second (two coder seats agree).
-        *(seat(conflict[0].key, C.AGREE, position=i) for i in range(2)),
-        *(seat(conflict[1].key, C.DISAGREE, position=i) for i in range(2)),
-        # Counterfactual (evidence: Disagree): one follows, one keeps the real stance.
-        seat(prior_conflict[0].key, C.DISAGREE),
-        seat(prior_conflict[1].key, C.AGREE),
-        probe_seat("p1", 1, C.AGREE),
-        probe_seat("p2", 1, C.DISAGREE),  # wrong: p2 agrees
-        probe_seat("p1", 2, C.DISAGREE),
-    ]
-    cells = pd.DataFrame([ec4_cell(target, fails=False) for target in fallback])
-    return mechanism_tables(items, records, cells)
+    items, records, ec4 = mechanism_scenario()
+    return mechanism_tables(items, records, pd.DataFrame(ec4))
 
 
 def test_headline_rates():
@@ -64,3 +35,9 @@ def test_unmeasured_rates_are_none():
     assert not tables.coded and not tables.probed
     assert mechanism_rates(tables, "full", "m1") == MechanismRates()
     assert mechanism_rates(_run(), "full", "other-model") == MechanismRates()
+
+
+def test_the_swapped_order_is_measured_apart():
+    by_model = _run().first_chunk.by_model.set_index("chunk_order")
+    assert by_model.loc["swapped", ["n", "successes"]].tolist() == [1, 1]
+    assert by_model.loc["original", ["n", "successes"]].tolist() == [2, 1]

@@ -235,3 +235,11 @@ def test_mechanism_keys_default_off_and_coders_resolve_like_judges(tmp_path: Pat
     # Labels are accepted; only the environments the run builds are coded.
     assert [e.label for e in panel.coded_environments] == ["Absent", "Contradictory"]
     assert panel.contradictory_swapped == "half"
+
+
+@pytest.mark.parametrize("name", ["paper-de", "paper-nl", "demo-mechanisms"])
+def test_paper_and_demo_mechanisms_presets_turn_the_mechanisms_on(name: str) -> None:
+    config = load_config(name)
+    assert config.stance_coder and config.prior_probe and config.contradictory_swapped == "all"
+    assert len(config.coded_environments) == 4
+    assert load_config("demo").stance_coder == []  # the demo's time budget is kept

@@ -16,6 +16,7 @@ from study_helpers import write_study
 from polistemics.coding.records import CodedStance
 from polistemics.conditions import Environment
 from polistemics.llm.store import RunStore
+from polistemics.report.run_inputs import load_run_inputs
 from polistemics.run.config import load_config
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study, load_elections
@@ -105,6 +106,10 @@ def test_swapped_items_are_answered_and_written_apart(runs) -> None:
     exported = "".join(p.read_text() for p in (mech_dir / "exports").rglob("ground_truth.jsonl"))
     outputs = "".join(p.read_text() for p in (mech_dir / "exports").rglob("outputs.jsonl"))
     assert "swapped" not in exported and len(outputs.splitlines()) == len(run.items)
+    # The report read back from the files shows the judged answers only, without a complaint.
+    inputs = load_run_inputs(mech_dir)
+    assert len(inputs.answers) == len(run.items)
+    assert not [note for note in inputs.notes if "name no item" in note]
 
 
 def test_the_probe_and_the_coder_read_what_they_should(runs) -> None:

@@ -195,10 +195,6 @@ def with_keys(text: str) -> str:
         ("contradictory_swapped = 'some'", "contradictory_swapped"),
         ("stance_coder = ''", "stance_coder: a coder name is empty"),
         ("stance_coder = 3", "stance_coder"),
-        (
-            "environments = ['baseline']\ncontradictory_swapped = 'all'",
-            "contradictory_swapped: the run builds no Contradictory items",
-        ),
     ],
 )
 def test_mechanism_keys_errors_name_the_key(tmp_path: Path, text: str, message: str) -> None:

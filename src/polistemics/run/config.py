@@ -179,13 +179,6 @@ class RunConfig(BaseModel):
                 "prior_probe: the closed-book probe needs a stance coder to read its answers; "
                 "set stance_coder or turn prior_probe off"
             )
-        if self.contradictory_swapped != "none" and (
-            Environment.CONTRADICTORY.value not in self.environments
-        ):
-            raise ValueError(
-                "contradictory_swapped: the run builds no Contradictory items "
-                f"({Environment.CONTRADICTORY.value} is not in environments)"
-            )
         return self
 
     @field_validator("judge_repeats")

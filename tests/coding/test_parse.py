@@ -88,3 +88,9 @@ def test_a_copied_stretch_of_the_answer_does_not_count():
     # The key line alone, as the answer holds it, is not the coder's either.
     assert parse_coder_reply("Stance: agree", quoted=(answer,)).stance is None
     assert parse_coder_reply("Stance: disagree", quoted=(answer,)).stance is CodedStance.DISAGREE
+
+
+def test_a_key_line_is_compared_word_by_word_with_the_answer():
+    answer = "The substance agrees with what the party says.\nStance: disagree"
+    assert parse_coder_reply("Stance: agree", quoted=(answer,)).stance is CodedStance.AGREE
+    assert parse_coder_reply("**Stance:** disagree", quoted=(answer,)).stance is None

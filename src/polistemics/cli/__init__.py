@@ -5,7 +5,17 @@ from __future__ import annotations
 import typer
 
 from polistemics import __version__
-from polistemics.cli import cache, compare, data, environments, evidence, report, run, score
+from polistemics.cli import (
+    cache,
+    coder,
+    compare,
+    data,
+    environments,
+    evidence,
+    report,
+    run,
+    score,
+)
 from polistemics.cli.help_format import FlagsWithoutTypes
 
 app = typer.Typer(
@@ -33,7 +43,7 @@ def _root(
     """Polistemics benchmark harness."""
 
 
-for module in (data, evidence, environments, score, compare, report, run, cache):
+for module in (data, evidence, environments, score, compare, report, run, cache, coder):
     module.register(app)
 
 

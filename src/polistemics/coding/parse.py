@@ -24,7 +24,7 @@ reproduce the answer (32 letters and digits or more, as the judges' parser compa
 first, a JSON value that carries a stance the answer itself spells out in JSON is refused, and so
 is a key-value line the answer holds. Reasoning blocks (``<think>``) are dropped first.
 
-The helpers shared with the judges' parser (copy cutting, folding, JSON extraction) are imported
+The helpers shared with the judges' parser (copy cutting, JSON extraction) are imported
 from ``judging.parse`` rather than written twice.
 """
 
@@ -35,12 +35,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from polistemics.coding.records import CodedStance
-from polistemics.judging.parse import _cut_copies, _fold, _json_values, strip_reasoning
+from polistemics.judging.parse import _cut_copies, _json_values, strip_reasoning
 
 _STANCE_KEYS = ("stance", "coded_stance", "label")
 _OUTSIDE_KEYS = ("outside_knowledge", "outside", "outsideknowledge", "outside-knowledge")
 _VERB_FORMS = {"agrees": CodedStance.AGREE, "disagrees": CodedStance.DISAGREE}
 _OUTSIDE_WORDS = {"yes": True, "true": True, "no": False, "false": False}
+_WORD = re.compile(r"[^\W_]+")
 _MARKUP = re.compile(r"[*_`#>\"'“”‘’«»„\[\]().,;:!]+")
 _KEY_LINE = re.compile(
     r"^[\W_]*(?P<key>stance|coded[ _]stance|outside[ _-]?knowledge)[\W_]*?\s*[:=\-–—]\s*(?P<value>.+)$",
@@ -165,13 +166,13 @@ def _from_json(text: str, answers: tuple[str, ...]) -> CoderReading | None:
 
 
 def _from_key_lines(text: str, answers: tuple[str, ...]) -> CoderReading | None:
-    answer_text = " ".join(_fold(answer) for answer in answers)
+    answer_words = [f" {_words(answer)} " for answer in answers]
     stances: set[CodedStance | None] = set()
     outside: set[bool | None] = set()
     for line in text.splitlines():
         match = _KEY_LINE.match(line.strip())
-        if not match or (answer_text and _fold(line) in answer_text):
-            continue
+        if not match or any(f" {_words(line)} " in words for words in answer_words):
+            continue  # a line the answer holds, word for word, is not the coder's own
         key = match["key"].lower()
         if "stance" in key:
             stances.add(stance_word(match["value"]))
@@ -184,6 +185,12 @@ def _from_key_lines(text: str, answers: tuple[str, ...]) -> CoderReading | None:
     return CoderReading(
         stance=stances.pop(), outside_knowledge=outside.pop() if len(outside) == 1 else None
     )
+
+
+def _words(text: str) -> str:
+    """Lower-case words joined by single spaces: a copy compared word by word, whatever its
+    markup (so "substance agrees" does not hold "stance agree")."""
+    return " ".join(word.lower() for word in _WORD.findall(text))
 
 
 def _from_bare_label(text: str) -> CoderReading | None:

@@ -11,6 +11,8 @@ model would for the stage whose template (``polistemics/prompts/*.txt``) the sys
 - judge: one "N. Yes" / "N. No" line per listed question; with a ``response_format`` or a
   forced tool it answers JSON instead (see ``judge_json``), which the server sends as the tool
   call's arguments when a tool is forced;
+- stance coder: ``{"stance", "outside_knowledge"}`` coded from the task answer's phrases
+  (``testing/stance_coder.py``);
 - anything else (the task prompt): a short answer citing [1], in the requested language.
 
 Choices that would vary between real models (judge verdicts, the task answer's stance) come from
@@ -29,6 +31,7 @@ from polistemics.conditions import ABSENT_SENTINEL
 from polistemics.prompts import vague_modes
 from polistemics.testing.completions import content_text, forced_tool_parameters
 from polistemics.testing.faults import stable_fraction
+from polistemics.testing.stance_coder import STANCE_CODER_MARKER, stance_coder_reply
 
 STANDARDISE_MARKER = "You are an expert political data standardizer"
 VAGUE_MARKER = "You are an expert in political framing"
@@ -222,6 +225,8 @@ def polistemic_responder(request_json: dict) -> str:
         return json.dumps({"determinable": False})
     if JUDGE_MARKER in instructions:
         return judge_reply(request_json, full, instructions)
+    if STANCE_CODER_MARKER in instructions:
+        return stance_coder_reply(user)
     answer = task_answer(full)
     model = request_json.get("model")
     # Different target models answer differently, so their answers are judged separately.

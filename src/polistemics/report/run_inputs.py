@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.answers.models import Answer
+from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Evidence
@@ -53,6 +54,8 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         answers = read.read_answers(run_dir)
         records = read.read_judge_records(run_dir) if items else None
         evidence = read.read_evidence(run_dir)
+        stance_codes = read.read_stance_codes(run_dir)
+        probes = read.read_prior_probe(run_dir)
     except read.RunFileError as exc:
         raise ReportInputError(str(exc)) from None
     if manifest is None:
@@ -76,6 +79,8 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         judge_records=records,
         evidence=evidence,
         notes=notes,
+        stance_codes=stance_codes,
+        probes=probes,
     )
 
 
@@ -90,11 +95,14 @@ def run_report_inputs(
     evidence: list[Evidence] | None,
     judging: PanelTally | None = None,
     notes: list[str] | None = None,
+    stance_codes: list[StanceCodeRecord] | None = None,
+    probes: list[ProbeAnswer] | None = None,
 ) -> ReportInputs:
     """The report's view of a run's outputs (None: not available).
 
     ``judging`` is the panel's tally when the caller has it already (``finish_run``); otherwise
-    it is computed from ``judge_records`` with the manifest's panel size.
+    it is computed from ``judge_records`` with the manifest's panel size. ``stance_codes`` and
+    ``probes`` (issue 16) are None when the run did not code stances or probe priors.
     """
     notes = list(notes or [])
     by_key = {item.key: item for item in items}
@@ -119,6 +127,8 @@ def run_report_inputs(
         evidence=evidence,
         items=items,
         notes=notes,
+        stance_codes=stance_codes,
+        probes=probes,
     )
 
 

@@ -306,7 +306,14 @@ def _correlations_view(t: MechanismTables, labels: ModelLabels) -> TableView | N
         [
             Column("Variant", "variant"),
             Column("Model", lambda r: labels(r["model"])),
-            Column("Prior accuracy vs", "measure"),
+            Column(
+                "Prior accuracy vs",
+                lambda r: (
+                    "fallback accuracy (Absent)"
+                    if r["measure"] == "fallback_accuracy"
+                    else f"{r['measure']} pass rate (Contradictory)"
+                ),
+            ),
             Column("Parties", "n_parties", numeric=True),
             Column("Spearman ρ", "rho", value("rho"), numeric=True),
             Column("p", "p_value", value("p"), numeric=True),

@@ -51,7 +51,8 @@ def _rates_figure(
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     slots = len(models) * len(series)
-    offsets = np.linspace(-0.25, 0.25, slots) if slots > 1 else [0.0]
+    half = min(0.3, 0.08 * (slots - 1))  # markers of one party stay near its tick
+    offsets = np.linspace(-half, half, slots) if slots > 1 else [0.0]
     slot = 0
     for m_index, model in enumerate(models):
         colour = MODEL_COLOURS[m_index % len(MODEL_COLOURS)]
@@ -80,6 +81,7 @@ def _rates_figure(
     if reference is not None:
         ax.axhline(reference, color="#888888", linewidth=0.8, linestyle="--")
     ax.set_ylim(-0.02, 1.02)
+    ax.set_xlim(-0.5, len(parties) - 0.5)
     ax.set_xticks(range(len(parties)))
     ax.set_xticklabels(
         [display_label(str(name), 24) for _, name in parties], rotation=35, ha="right", fontsize=8

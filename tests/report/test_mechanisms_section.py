@@ -68,6 +68,9 @@ def test_browser_payload_carries_coded_and_prior_stances(tmp_path: Path):
     assert ("p1__s001", "disagree", "Agree") in codes  # Counterfactual follows the evidence
     assert ("p1__s002", "agree", "Disagree") in codes
     assert sum(ps == "Disagree" for _, _, ps in codes) == 4
+    swapped = [row for row in payload["items"] if row["cs"] == "disagree" and row["ps"] == "Agree"]
+    assert len(swapped) == 2  # Counterfactual, and the swapped order following its first chunk
+    assert not any("name no item" in note for note in inputs.notes)
 
 
 def test_browser_filters_by_coded_and_prior_stance(browser, coded_report: Path) -> None:  # noqa: F811
@@ -76,14 +79,14 @@ def test_browser_filters_by_coded_and_prior_stance(browser, coded_report: Path) 
     assert page.is_visible("section#mechanisms")
     figures = page.locator("section#mechanisms figure.figure svg")
     assert figures.count() == 3
-    assert opened.count() == 7
+    assert opened.count() == 8  # the swapped-order answer too, derived from its original
     opened.choose("#f-coded", "disagree")
-    assert opened.count() == 2
+    assert opened.count() == 3
     opened.choose("#f-coded", "All")
     opened.choose("#f-prior", "Disagree")
     assert opened.count() == 4
     opened.choose("#f-prior", "prior = real stance")
-    assert opened.count() == 4
+    assert opened.count() == 5
     opened.choose("#f-prior", "prior ≠ real stance")
     assert opened.count() == 3
     opened.choose("#f-coded", "agree")

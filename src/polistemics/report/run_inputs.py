@@ -28,6 +28,7 @@ from polistemics.results.layout import (
     is_run_dir,
 )
 from polistemics.scoring.cells import validate_cells
+from polistemics.scoring.mechanisms.coded import derived_swap
 from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
 from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally, tally_panel
 
@@ -106,6 +107,9 @@ def run_report_inputs(
     """
     notes = list(notes or [])
     by_key = {item.key: item for item in items}
+    for answer in answers:  # swapped-order Contradictory answers: the exports hold no such item
+        if answer.item_key not in by_key:
+            derived_swap(answer.item_key, by_key)
     views, unknown = answer_views(answers, by_key)
     if unknown:
         notes.append(

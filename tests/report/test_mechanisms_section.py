@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from mechanism_records import write_mechanism_run
+from mechanism_records import mechanism_scenario, write_mechanism_run
 from polistemics.csv_tables import read_csv_table
 from polistemics.report.build import build_report
 from polistemics.report.content import score_content
+from polistemics.report.figures.mechanisms import mechanism_figures
+from polistemics.report.labels import ModelLabels
 from polistemics.report.run_inputs import load_run_inputs
+from polistemics.scoring.mechanisms import mechanism_tables
 
 from .test_page_in_chromium import Opened, browser  # noqa: F401 (the fixture)
 
@@ -93,3 +97,16 @@ def test_browser_filters_by_coded_and_prior_stance(browser, coded_report: Path) 
     assert opened.count() == 2  # p2 s001 under Absent and Counterfactual
     assert "Coded stance: agree" in page.locator("#b-list").inner_text()
     assert opened.errors == [] and opened.dialogs == []
+
+
+def test_hostile_party_and_model_names_stay_text(tmp_path: Path):
+
+    hostile = "<img src=x onerror=alert(1)> $\\frac{a}{b}$"
+    items, records, ec4 = mechanism_scenario()
+    items = [i.model_copy(update={"party_name": hostile}) for i in items]
+    tables = mechanism_tables(items, records, pd.DataFrame(ec4))
+    figures = mechanism_figures(tables, ModelLabels({"m1": "<b>m1</b>"}))
+    assert len(figures) == 3
+    for figure in figures:
+        assert "<img" not in figure.svg and "<b>" not in figure.svg
+        assert "&lt;img" in figure.svg

@@ -16,6 +16,7 @@ from study_helpers import write_study
 from polistemics.coding.records import CodedStance
 from polistemics.conditions import Environment
 from polistemics.llm.store import RunStore
+from polistemics.report.datasets import observation_counts
 from polistemics.report.run_inputs import load_run_inputs
 from polistemics.run.config import load_config
 from polistemics.run.finish import finish_run
@@ -88,6 +89,11 @@ def test_scores_and_judging_are_identical_with_and_without_the_mechanisms(runs) 
     plain_manifest = json.loads((plain_dir / "run.json").read_text())
     assert manifest["judging"] == plain_manifest["judging"]
     assert plain_manifest["stance_coding"] is None
+    # The report finish_run writes from memory has the codes (the plain run's says it has none).
+    page = (mech_dir / "report" / "report.html").read_text(encoding="utf-8")
+    plain_page = (plain_dir / "report" / "report.html").read_text(encoding="utf-8")
+    assert "this run did not code stances" in plain_page
+    assert "this run did not code stances" not in page
 
 
 def test_swapped_items_are_answered_and_written_apart(runs) -> None:
@@ -106,10 +112,13 @@ def test_swapped_items_are_answered_and_written_apart(runs) -> None:
     exported = "".join(p.read_text() for p in (mech_dir / "exports").rglob("ground_truth.jsonl"))
     outputs = "".join(p.read_text() for p in (mech_dir / "exports").rglob("outputs.jsonl"))
     assert "swapped" not in exported and len(outputs.splitlines()) == len(run.items)
-    # The report read back from the files shows the judged answers only, without a complaint.
+    # The report read back from the files finds every answer's item (swapped ones derived from
+    # their originals) without a complaint; its answer counts leave the swapped ones out.
     inputs = load_run_inputs(mech_dir)
-    assert len(inputs.answers) == len(run.items)
+    assert len(inputs.answers) == len(run.items) + len(run.swapped_items)
     assert not [note for note in inputs.notes if "name no item" in note]
+    counts = observation_counts(inputs.answers, inputs.cells)
+    assert counts["answers"].sum() == len(run.items)
 
 
 def test_the_probe_and_the_coder_read_what_they_should(runs) -> None:

@@ -28,6 +28,7 @@ from polistemics.report.figures.findings import FindingFigures, finding_figures
 from polistemics.report.findings import FindingTables, JudgeTables, finding_tables, judge_tables
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
+from polistemics.report.mechanisms import MechanismContent, mechanism_content
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
 from polistemics.report.tables import ElectionTables, election_tables, elections_in
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
@@ -73,6 +74,7 @@ class ReportContent:
     cross_elections: list[CrossElection] = field(default_factory=list)  # App. I deltas
     findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
     judges: JudgeTables | None = None  # per-judge analyses; None: no raw verdicts
+    mechanisms: MechanismContent | None = None  # issue 16; tables None: no stance codes
 
 
 @dataclass
@@ -90,6 +92,7 @@ class ScoreContent:
     cross_elections: list[CrossElection] = field(default_factory=list)
     findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
     judges: JudgeTables | None = None
+    mechanisms: MechanismContent | None = None
 
 
 def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
@@ -119,6 +122,7 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     if inputs.judging is not None and inputs.judging.n_verdicts:
         reliability = reliability_tables(inputs.judging)
     fidelity, fidelity_reason = fidelity_table(inputs.evidence)
+    mechanisms = mechanism_content(inputs, labels)
     browser = browser_payload(
         inputs.answers,
         inputs.cells,
@@ -126,6 +130,7 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
         labels,
         max_answers=options.max_browser_answers,
         seed=options.seed,
+        stances=mechanisms.stances() if mechanisms.tables is not None else None,
     )
     return ScoreContent(
         labels=labels,
@@ -150,6 +155,7 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
         )
         if inputs.judging is not None
         else None,
+        mechanisms=mechanisms,
     )
 
 
@@ -191,4 +197,5 @@ def build_content(
         cross_elections=scores.cross_elections,
         findings=scores.findings,
         judges=scores.judges,
+        mechanisms=scores.mechanisms,
     )

@@ -36,6 +36,7 @@ from polistemics.report.labels import (
     sub_question_label,
     variant_label,
 )
+from polistemics.report.mechanisms import MECHANISMS_SECTION, mechanisms_view
 from polistemics.report.repeats import repeats_view
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
@@ -61,6 +62,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("data-cost", "Data and cost"),
     ("browser", "Item browser"),
     *FINDING_SECTIONS,
+    MECHANISMS_SECTION,
 )
 MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV has them all
 NO_CELLS = "the source has no scored cells"
@@ -819,4 +821,5 @@ ALL_SECTIONS = (
     ),
     Section("judge-strictness", "Per-judge strictness (Sec. 10)", judge_strictness_view),
     Section("expansion-i4", "Evidence expansion and I4 Sanitization (App. D.4)", expansion_view),
+    Section("mechanisms", "Mechanisms: fallback, first chunk and party priors", mechanisms_view),
 )

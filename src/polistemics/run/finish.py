@@ -56,7 +56,7 @@ def _finish(
         call_stats = _write_stage_outputs(result, items)
         cells_path, summary_path = _write_score_files(run_dir, scored.cells, items, panel)
     with study.stage("report"):
-        inputs = _report_inputs(result, items, scored)
+        inputs = _report_inputs(study, result, items, scored)
         report_scores = score_content(inputs, report_options)
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     paths["manifest"] = write_manifest(
@@ -80,7 +80,7 @@ def _finish(
 
 
 def _report_inputs(
-    result: StudyResult, items: list[EnvironmentItem], scored: MajorityResult
+    study: Study, result: StudyResult, items: list[EnvironmentItem], scored: MajorityResult
 ) -> ReportInputs:
     """The report gets the run's outputs from memory, not by reading the files back
     (``polistemics report RUN_DIR`` reads the same from the files); the manifest comes later
@@ -94,6 +94,8 @@ def _report_inputs(
         judge_records=result.verdicts,
         evidence=[ev for run in result.elections for ev in run.evidence],
         judging=scored.tally,
+        stance_codes=result.stance_codes if study.config.stance_coder else None,
+        probes=result.probe_answers if study.config.prior_probe else None,
     )
 
 

@@ -41,3 +41,14 @@ def test_the_swapped_order_is_measured_apart():
     by_model = _run().first_chunk.by_model.set_index("chunk_order")
     assert by_model.loc["swapped", ["n", "successes"]].tolist() == [1, 1]
     assert by_model.loc["original", ["n", "successes"]].tolist() == [2, 1]
+
+
+def test_nothing_is_left_out_when_every_code_is_usable():
+    tables = _run()
+    for excluded in (
+        tables.fallback.excluded,
+        tables.first_chunk.excluded,
+        tables.prior.excluded,
+    ):
+        assert excluded.empty, excluded
+    assert set(tables.follows.excluded["reason"]) <= {"no_prior"}

@@ -106,7 +106,7 @@ def coded_answers(
     for code in codes:
         if code.kind != "answer":
             continue
-        item = by_key.get(code.subject_key) or _derived_swap(code.subject_key, by_key)
+        item = by_key.get(code.subject_key) or derived_swap(code.subject_key, by_key)
         if item is None:
             unknown += 1
             continue
@@ -127,7 +127,7 @@ def coded_answers(
     coded_envs = {Environment(row["environment"]) for row in rows}
     wanted = set(environments) if environments is not None else coded_envs
     for answer in answers or ():
-        item = by_key.get(answer.item_key) or _derived_swap(answer.item_key, by_key)
+        item = by_key.get(answer.item_key) or derived_swap(answer.item_key, by_key)
         if item is None or not answer.ok or item.environment not in wanted:
             continue
         if (answer.item_key, answer.model, answer.sample_index) in seen:
@@ -144,26 +144,36 @@ SWAPPED_SUFFIX = "|swapped"
 
 
 class _SwappedItem:
-    """A swapped-order view of an original Contradictory item (contract of issue 16)."""
+    """A swapped-order view of an original Contradictory item, until ``EnvironmentItem`` has
+    its ``chunk_order`` field (then ``swapped_item`` returns a real item)."""
 
     chunk_order = "swapped"
 
-    def __init__(self, original: EnvironmentItem) -> None:
-        index = original.evidence_index
-        last = len(original.chunks) - 1
-        self._item = original.model_copy(
-            update={
-                "chunks": list(reversed(original.chunks)),
-                "evidence_index": None if index is None else last - index,
-            }
-        )
-        self.key = original.key + SWAPPED_SUFFIX
+    def __init__(self, reordered: EnvironmentItem, key: str) -> None:
+        self._item = reordered
+        self.key = key
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._item, name)
 
 
-def _derived_swap(key: str, by_key: dict[str, EnvironmentItem]) -> EnvironmentItem | None:
+def swapped_item(original: EnvironmentItem) -> EnvironmentItem:
+    """The contract's swapped-order item of an original Contradictory item: chunks reversed,
+    the party's chunk index moved with them, ``chunk_order`` "swapped", key + ``|swapped``."""
+    index = original.evidence_index
+    update: dict = {
+        "chunks": list(reversed(original.chunks)),
+        "evidence_index": None if index is None else len(original.chunks) - 1 - index,
+    }
+    if "chunk_order" in EnvironmentItem.model_fields:
+        return original.model_copy(update=update | {"chunk_order": "swapped"})
+    reordered = original.model_copy(update=update)
+    return _SwappedItem(reordered, original.key + SWAPPED_SUFFIX)  # type: ignore[return-value]
+
+
+def derived_swap(key: str, by_key: dict[str, EnvironmentItem]) -> EnvironmentItem | None:
+    """The swapped-order item a ``<key>|swapped`` names, from its original in ``by_key`` (None:
+    not such a key, or no original Contradictory item). Added to ``by_key``."""
     if not key.endswith(SWAPPED_SUFFIX):
         return None
     original = by_key.get(key.removesuffix(SWAPPED_SUFFIX))
@@ -171,9 +181,8 @@ def _derived_swap(key: str, by_key: dict[str, EnvironmentItem]) -> EnvironmentIt
         return None
     if chunk_order(original) != "original":
         return None
-    derived = _SwappedItem(original)
-    by_key[key] = derived  # type: ignore[assignment]
-    return derived  # type: ignore[return-value]
+    derived = by_key[key] = swapped_item(original)
+    return derived
 
 
 def _answer_row(

@@ -17,7 +17,7 @@ import pandas as pd
 from polistemics.conditions import Environment
 from polistemics.records import Stance
 from polistemics.scoring.mechanisms.coded import OK
-from polistemics.scoring.mechanisms.rates import exclusion_counts, share_rows
+from polistemics.scoring.mechanisms.rates import exclusion_counts, left_out, share_rows
 
 EC4 = "parametric_fallback"  # EC4's release key
 RULES: tuple[str, ...] = ("union", "ec4", "coder")
@@ -52,9 +52,7 @@ def fallback_accuracy(answers: pd.DataFrame, cells: pd.DataFrame) -> FallbackAcc
         chosen = absent[_selected(absent, rule)].assign(rule=rule)
         reason = _exclusion(chosen)
         excluded.append(
-            exclusion_counts(
-                chosen[reason.notna()].assign(reason=reason), ["rule", "variant", "model"], "reason"
-            )
+            exclusion_counts(left_out(chosen, reason), ["rule", "variant", "model"], "reason")
         )
         kept = chosen[reason.isna()].copy()
         kept["match"] = kept["committed"] == kept["stance_label"]

@@ -28,7 +28,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from polistemics.conditions import Environment
 from polistemics.records import Stance
 from polistemics.scoring.mechanisms.coded import OK
-from polistemics.scoring.mechanisms.rates import exclusion_counts, share_rows
+from polistemics.scoring.mechanisms.rates import exclusion_counts, left_out, share_rows
 
 _SIDES = (Stance.AGREE.value, Stance.DISAGREE.value)
 _PAIR = ["variant", "model", "observation_id", "sample_index"]
@@ -68,7 +68,7 @@ def contradictory_commitments(answers: pd.DataFrame) -> tuple[pd.DataFrame, pd.D
     kept["follows_first"] = kept["committed"] == kept["first_stance"]
     kept["follows_real"] = kept["committed"] == kept["stance_label"]
     excluded = exclusion_counts(
-        frame[reason.notna()].assign(reason=reason), ["chunk_order", "variant", "model"], "reason"
+        left_out(frame, reason), ["chunk_order", "variant", "model"], "reason"
     )
     return kept, excluded
 

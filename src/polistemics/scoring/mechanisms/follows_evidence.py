@@ -30,7 +30,12 @@ from polistemics.conditions import Environment
 from polistemics.records import Stance
 from polistemics.scoring.mechanisms.coded import OK
 from polistemics.scoring.mechanisms.prior_accuracy import PRIOR_KEY
-from polistemics.scoring.mechanisms.rates import difference_interval, exclusion_counts, share_rows
+from polistemics.scoring.mechanisms.rates import (
+    difference_interval,
+    exclusion_counts,
+    left_out,
+    share_rows,
+)
 
 _SIDES = (Stance.AGREE.value, Stance.DISAGREE.value)
 ENVIRONMENTS = (Environment.COUNTERFACTUAL.value, Environment.CONTRADICTORY.value)
@@ -62,7 +67,7 @@ def follows_evidence(answers: pd.DataFrame, priors: pd.DataFrame | None) -> Foll
     reason = reason.mask(~frame["evidence"].isin(_SIDES), "no_evidence_stance")
     kept = frame[reason.isna()].copy()
     kept["follows"] = kept["committed"] == kept["evidence"]
-    excluded = [frame[reason.notna()].assign(reason=reason)]
+    excluded = [left_out(frame, reason)]
     if priors is not None and not priors.empty:
         kept = kept.merge(priors.loc[:, [*PRIOR_KEY, "prior"]], on=PRIOR_KEY, how="left")
     else:

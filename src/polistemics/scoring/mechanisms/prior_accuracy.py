@@ -20,7 +20,12 @@ import pandas as pd
 from polistemics.coding.records import CodedStance
 from polistemics.records import Stance
 from polistemics.scoring.mechanisms.coded import OK
-from polistemics.scoring.mechanisms.rates import SHARE_COLUMNS, exclusion_counts, share_rows
+from polistemics.scoring.mechanisms.rates import (
+    SHARE_COLUMNS,
+    exclusion_counts,
+    left_out,
+    share_rows,
+)
 
 _ABSTAINING = (CodedStance.NO_POSITION.value, CodedStance.BOTH.value)
 PRIOR_KEY = ["model", "election_id", "party_id", "statement_id"]
@@ -47,9 +52,7 @@ def prior_accuracy(probes: pd.DataFrame) -> PriorAccuracy:
         probes=kept,
         by_party=_with_abstentions(kept, ["model", "party_id"]),
         by_model=_with_abstentions(kept, ["model"]),
-        excluded=exclusion_counts(
-            probes[reason.notna()].assign(reason=reason), ["model"], "reason"
-        ),
+        excluded=exclusion_counts(left_out(probes, reason), ["model"], "reason"),
     )
 
 

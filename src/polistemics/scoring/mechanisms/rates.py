@@ -52,6 +52,13 @@ def difference_interval(
     return float(low), float(high)
 
 
+def left_out(frame: pd.DataFrame, reason: pd.Series) -> pd.DataFrame:
+    """The rows of ``frame`` with a ``reason`` (None: kept), the reason as a column. (Assigning
+    the whole Series to an empty selection would take the Series' index: rows from nowhere.)"""
+    mask = reason.notna()
+    return frame[mask].assign(reason=reason[mask])
+
+
 def exclusion_counts(frame: pd.DataFrame, by: Sequence[str], reason: str) -> pd.DataFrame:
     """How many rows per group of ``by`` were left out, and why (``reason`` column)."""
     columns = [*by, "reason", "count"]

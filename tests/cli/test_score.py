@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from mechanism_records import write_mechanism_run
 from polistemics.cli import app
 
 runner = CliRunner()
@@ -103,3 +104,37 @@ def test_json_on_the_dutch_release_has_the_mean_party_spread_per_model(release_d
         value = row["mean_party_spread"]
         assert 0.0 < value < 0.2  # a fraction, not pp
         assert value == pytest.approx(expected.loc[row["model"], "mean_party_spread"])
+
+
+MECHANISM_KEYS = {
+    "fallback_match_rate",
+    "first_chunk_rate",
+    "prior_accuracy",
+    "follows_evidence_rate",
+}
+
+
+def test_json_rows_carry_the_mechanism_rates_of_a_coded_run(tmp_path: Path):
+    run = write_mechanism_run(tmp_path / "run")
+    (row,) = run_json(str(run))
+    assert row["model"] == "m1"
+    assert row["mechanisms"] == {
+        "fallback_match_rate": 0.5,
+        "first_chunk_rate": 0.5,
+        "prior_accuracy": pytest.approx(2 / 3),
+        "follows_evidence_rate": 0.5,
+    }
+
+
+def test_mechanisms_are_null_where_not_measured(small, tmp_path: Path):
+    for path in (small, write_mechanism_run(tmp_path / "uncoded", coded=False)):
+        for row in run_json(str(path)):
+            assert row["mechanisms"] == dict.fromkeys(MECHANISM_KEYS)
+
+
+def test_an_unreadable_stance_code_file_is_a_user_error(tmp_path: Path):
+    run = write_mechanism_run(tmp_path / "run")
+    (run / "stance_codes.jsonl").write_text('{"kind": "answer"}\n', encoding="utf-8")
+    result = runner.invoke(app, ["score", str(run), "--json"])
+    assert result.exit_code == 2
+    assert "stance_codes.jsonl, record 1" in result.stderr

@@ -6,7 +6,9 @@ from polistemics.environments.conflict import (
     build_contradictory_items,
     build_counterfactual_items,
     select_conflict_parties,
+    swapped_order_items,
 )
+from polistemics.environments.items import is_swapped_key
 from polistemics.records import Stance
 
 from .helpers import evidence, obs, position, table
@@ -138,3 +140,48 @@ def test_duplicate_observations_are_rejected():
     ev = [evidence("a", 1, "Agree"), evidence("a", 1, "Agree")]
     with pytest.raises(EnvironmentInputError, match="given twice"):
         select_conflict_parties(ev)
+
+
+# Eight parties, four statements: statements 1-4 each split the parties 4 Agree / 4 Disagree.
+EIGHT = {
+    p: row
+    for p, row in zip(
+        "abcdefgh", ["AAAD", "AADA", "ADAA", "DAAA", "DDDA", "DDAD", "DADD", "ADDD"], strict=True
+    )
+}
+
+
+def test_swapped_items_reverse_the_chunks_and_add_a_key_suffix():
+    originals = build_contradictory_items(table(RANKED)).items
+    counterfactual = build_counterfactual_items(table(RANKED)).items
+    swapped = swapped_order_items([*originals, *counterfactual], "all")
+    assert len(swapped) == len(originals)  # Counterfactual items are never swapped
+    for before, after in zip(originals, swapped, strict=True):
+        assert after.key == before.key + "|swapped" and is_swapped_key(after.key)
+        assert not is_swapped_key(before.key) and before.chunk_order == "original"
+        assert after.chunk_order == "swapped" and after.swapped
+        assert after.chunks == list(reversed(before.chunks))
+        # The opposing party's passage first, the party's own second.
+        assert after.chunks[0].party_id == before.conflict_party_id
+        assert after.chunks[1].party_id == before.party_id and after.evidence_index == 1
+        same = after.model_dump(exclude={"chunks", "evidence_index", "chunk_order"})
+        assert same == before.model_dump(exclude={"chunks", "evidence_index", "chunk_order"})
+    # Swapping the swapped copies again is refused silently: they are not originals.
+    assert swapped_order_items(swapped, "all") == []
+    assert swapped_order_items(originals, "none") == []
+
+
+def test_a_seeded_half_is_stable_and_depends_on_the_seed():
+    originals = build_contradictory_items(table(EIGHT)).items
+    assert len(originals) == 32
+    half = swapped_order_items(originals, "half", seed=3)
+    assert len(half) == 16
+    assert {i.key for i in half} <= {i.key + "|swapped" for i in originals}
+    again = swapped_order_items(list(reversed(originals)), "half", seed=3)
+    assert [i.key for i in again] == [i.key for i in half]  # input order does not matter
+    others = {
+        frozenset(i.key for i in swapped_order_items(originals, "half", seed=s)) for s in range(5)
+    }
+    assert len(others) > 1
+    odd = swapped_order_items(originals[:5], "half", seed=0)
+    assert len(odd) == 3  # the ceiling of half

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
-from polistemics.results.layout import CELLS_FILE
-from polistemics.results.read import read_cells
-from polistemics.results.write import write_cells
+from polistemics.coding.records import CodedStance, ProbeAnswer, StanceCodeRecord
+from polistemics.results.layout import CELLS_FILE, PRIOR_PROBE_FILE, STANCE_CODES_FILE
+from polistemics.results.read import RunFileError, read_cells, read_prior_probe, read_stance_codes
+from polistemics.results.write import write_cells, write_jsonl
 
 HOSTILE_NAMES = [
     '=HYPERLINK("http://x","y")',
@@ -43,3 +45,36 @@ def test_cells_round_trip_exactly_and_no_text_cell_is_a_formula(tmp_path: Path) 
     assert not raw["party_name"].str.match(r"[=+\-@\t\r]").any()
     assert raw["rate"].iloc[0] == "-0.5"  # numbers stay numbers
     pd.testing.assert_frame_equal(read_cells(tmp_path), written)
+
+
+def test_stance_codes_and_probe_answers_read_back_and_absent_files_mean_not_measured(
+    tmp_path: Path,
+) -> None:
+    assert read_stance_codes(tmp_path) is None and read_prior_probe(tmp_path) is None
+    code = StanceCodeRecord(
+        kind="answer",
+        subject_key="o|ie_availability_absent|full",
+        model="m",
+        sample_index=0,
+        coder="c",
+        panel_position=0,
+        stance=CodedStance.BOTH,
+        outside_knowledge=None,
+        raw_output='{"stance": "both"}',
+    )
+    probe = ProbeAnswer(
+        election_id="e",
+        party_id="p",
+        statement_id="e__s001",
+        model="m",
+        language="German",
+        status="ok",
+        text="</script><b>x</b>",
+    )
+    write_jsonl(tmp_path / STANCE_CODES_FILE, [code.model_dump(mode="json")])
+    write_jsonl(tmp_path / PRIOR_PROBE_FILE, [probe.model_dump(mode="json")])
+    assert read_stance_codes(tmp_path) == [code]
+    assert read_prior_probe(tmp_path) == [probe]
+    (tmp_path / STANCE_CODES_FILE).write_text('{"kind": "answer", "stance": "maybe"}\n')
+    with pytest.raises(RunFileError, match="stance_codes.jsonl, record 1"):
+        read_stance_codes(tmp_path)

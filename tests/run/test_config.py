@@ -16,7 +16,7 @@ from polistemics.run.config import PRESETS, ConfigError, load_config
 def test_presets_load(name: str) -> None:
     config = load_config(name)
     assert config.targets and len(config.judges) == 3
-    ablations = [] if name == "demo" else [Variant.ANONYMIZED, Variant.ENGLISH]
+    ablations = [] if name.startswith("demo") else [Variant.ANONYMIZED, Variant.ENGLISH]
     assert config.variants == [Variant.FULL, *ablations]
 
 
@@ -180,3 +180,62 @@ def test_judge_repeats_count_fraction_and_judges(tmp_path: Path) -> None:
     # A panel of one endpoint three times repeats it once.
     tripled = load_config(write(tmp_path, VALID + "[judge_repeats]\nitems = 1.0\n"))
     assert tripled.repeat_judges == ["local"]
+
+
+def with_keys(text: str) -> str:
+    return VALID.replace('name = "x"', 'name = "x"\n' + text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("prior_probe = true", "prior_probe: the closed-book probe needs a stance coder"),
+        ("stance_coder = []\nprior_probe = true", "prior_probe: .*set stance_coder"),
+        ("coding_environments = ['cloudy']", "coding_environments.*unknown environment 'cloudy'"),
+        ("contradictory_swapped = 'some'", "contradictory_swapped"),
+        ("stance_coder = ''", "stance_coder: a coder name is empty"),
+        ("stance_coder = 3", "stance_coder"),
+    ],
+)
+def test_mechanism_keys_errors_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(write(tmp_path, with_keys(text)))
+
+
+def test_mechanism_keys_default_off_and_coders_resolve_like_judges(tmp_path: Path) -> None:
+    plain = load_config(write(tmp_path, VALID))
+    assert plain.stance_coder == [] and plain.coded_environments == []
+    assert not plain.prior_probe and plain.contradictory_swapped == "none"
+    assert plain.coding_environments == [
+        "ie_availability_absent",
+        "ie_clarity_vague",
+        "ie_consistency_contradiction",
+        "ie_prior_conflict",
+    ]
+    one = load_config(write(tmp_path, with_keys("stance_coder = 'coder-a'\nprior_probe = true")))
+    assert one.stance_coder == ["coder-a"] and one.prior_probe
+    assert "coder-a" in one.model_names()
+    panel = load_config(
+        write(
+            tmp_path,
+            with_keys(
+                "stance_coder = ['coder-a', 'coder-b', 'coder-a']\n"
+                "environments = ['baseline', 'Absent', 'Contradictory']\n"
+                "coding_environments = ['Absent', 'ie_consistency_contradiction', 'Vague']\n"
+                "contradictory_swapped = 'half'"
+            ),
+        )
+    )
+    assert panel.stance_coder == ["coder-a", "coder-b", "coder-a"]
+    assert panel.model_names().count("coder-a") == 1 and "coder-b" in panel.model_names()
+    # Labels are accepted; only the environments the run builds are coded.
+    assert [e.label for e in panel.coded_environments] == ["Absent", "Contradictory"]
+    assert panel.contradictory_swapped == "half"
+
+
+@pytest.mark.parametrize("name", ["paper-de", "paper-nl", "demo-mechanisms"])
+def test_paper_and_demo_mechanisms_presets_turn_the_mechanisms_on(name: str) -> None:
+    config = load_config(name)
+    assert config.stance_coder and config.prior_probe and config.contradictory_swapped == "all"
+    assert len(config.coded_environments) == 4
+    assert load_config("demo").stance_coder == []  # the demo's time budget is kept

@@ -1,4 +1,7 @@
-"""A run killed (SIGKILL) in any stage resumes to the same results, repeating no finished call."""
+"""A run killed (SIGKILL) in any stage resumes to the same results, repeating no finished call.
+
+The study includes the mechanism stages (issue 16: swapped-order Contradictory items, the
+closed-book prior probe and stance coding), so a kill lands in those too."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from mechanism_responder import MechanismResponder
 from study_helpers import start_run, write_study
 
 from polistemics.llm.store import RunStore
@@ -16,13 +20,29 @@ from polistemics.testing import FakeOpenAIServer
 
 # Stages that must not have started when the kill lands. Vague generation and its audit
 # interleave, and judging starts as soon as the first answer exists, so those overlap.
+# The probe starts after judging, coding after the probe.
+MECHANISMS = ["prior_probe", "stance_code"]
 LATER = {
-    "standardise": ["vague", "vague_audit", "answer", "judge"],
-    "vague": ["answer", "judge"],
-    "vague_audit": ["answer", "judge"],
-    "answer": [],
-    "judge": [],
+    "standardise": ["vague", "vague_audit", "answer", "judge", *MECHANISMS],
+    "vague": ["answer", "judge", *MECHANISMS],
+    "vague_audit": ["answer", "judge", *MECHANISMS],
+    "answer": MECHANISMS,
+    "judge": MECHANISMS,
+    "prior_probe": ["stance_code"],
+    "stance_code": [],
 }
+STUDY = {
+    "stance_coder": '["judge-b", "judge-c"]',
+    "prior_probe": "true",
+    "contradictory_swapped": '"half"',
+}
+
+
+def responder() -> MechanismResponder:
+    # The probe declines for one party; the others "support" from outside knowledge.
+    return MechanismResponder(
+        probe_stance=lambda party: None if party == "Harbour Party" else "supports"
+    )
 
 
 def stage_calls(store_path: Path, stage: str) -> int:
@@ -33,23 +53,34 @@ def stage_calls(store_path: Path, stage: str) -> int:
         return 0
 
 
-def results(run_dir: Path) -> tuple[list, list, list]:
-    answers = [json.loads(line) for line in (run_dir / "answers.jsonl").read_text().splitlines()]
-    judges = [json.loads(line) for line in (run_dir / "judges.jsonl").read_text().splitlines()]
+def read_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def results(run_dir: Path) -> tuple[list, list, list, list, list]:
+    answers = read_lines(run_dir / "answers.jsonl")
+    judges = read_lines(run_dir / "judges.jsonl")
     summary = json.loads((run_dir / "scores" / "summary.json").read_text())
+    probes = read_lines(run_dir / "prior_probe.jsonl")
+    codes = read_lines(run_dir / "stance_codes.jsonl")
     return (
         [(a["item_key"], a["text"]) for a in answers],
         [(j["item_key"], j["panel_position"], j["rubric"], j["says_yes"]) for j in judges],
         summary,
+        [(p["party_id"], p["statement_id"], p["text"]) for p in probes],
+        [(c["kind"], c["subject_key"], c["panel_position"], c["stance"]) for c in codes],
     )
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     folder = tmp_path_factory.mktemp("reference")
-    with FakeOpenAIServer() as server:
-        assert start_run(write_study(folder, server.base_url)).wait(timeout=120) == 0
-    return results(folder / "run")
+    with FakeOpenAIServer(responder=responder()) as server:
+        assert start_run(write_study(folder, server.base_url, **STUDY)).wait(timeout=120) == 0
+    reference = results(folder / "run")
+    assert any("|swapped" in key for key, _ in reference[0])
+    assert reference[3] and all(stance is not None for *_, stance in reference[4])
+    return reference
 
 
 @pytest.mark.parametrize(
@@ -60,13 +91,15 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple:
         ("vague_audit", 4),
         ("answer", 25),
         ("judge", 40),
+        ("prior_probe", 10),
+        ("stance_code", 40),
     ],
 )
 def test_sigkill_in_a_stage_then_resume(
     tmp_path: Path, reference: tuple, stage: str, after: int
 ) -> None:
-    with FakeOpenAIServer(latency=0.05) as server:
-        config = write_study(tmp_path, server.base_url)
+    with FakeOpenAIServer(latency=0.05, responder=responder()) as server:
+        config = write_study(tmp_path, server.base_url, **STUDY)
         store_path = tmp_path / "run" / "store.sqlite"
         worker = start_run(config)
         deadline = time.monotonic() + 120

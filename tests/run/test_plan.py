@@ -138,3 +138,47 @@ def test_judge_calls_count_the_answers_of_every_target(tmp_path: Path) -> None:
         assert details["judge_calls_total"] == per_answer * len(config.targets)
         totals.append(details["judge_calls_total"])
     assert totals[1] == 2 * totals[0]
+
+
+def test_dry_run_counts_the_mechanism_calls_of_the_demo_mechanisms_preset(tmp_path: Path) -> None:
+    config = load_config("demo-mechanisms")
+    study = Study(config, tmp_path / "run", log=lambda message: None)
+    rows, details = plan_study(config, load_elections(config), study.endpoints, None)
+    by_stage = {row.stage: row for row in rows}
+    items = details["items_per_environment"]
+    contradictory = items["full/ie_consistency_contradiction"]
+    coded = sum(items[f"full/{env.value}"] for env in config.coded_environments)
+    # 4 parties x 2 statements asked closed book; one target, one sample.
+    assert by_stage["prior_probe"].model == "local" and by_stage["prior_probe"].calls == 8
+    assert by_stage["stance_code"].model == "local-coder"
+    assert by_stage["stance_code"].calls == coded + contradictory + 8
+    assert details["stance_code_subjects"] == {"answers": coded + contradictory, "probes": 8}
+    assert by_stage["answer"].calls == sum(items.values()) + contradictory
+    assert details["elections"]["demo_en"]["items"]["full/contradictory_swapped"] == contradictory
+    # Swapped items are not judged: the judge calls are the plain demo's.
+    plain = load_config("demo")
+    plain_rows, _ = plan_study(plain, load_elections(plain), study.endpoints, None)
+    assert by_stage["judge"].calls == next(r for r in plain_rows if r.stage == "judge").calls
+    assert {r.stage for r in plain_rows}.isdisjoint({"prior_probe", "stance_code"})
+
+
+def test_a_coder_panel_counts_one_row_per_distinct_endpoint_and_half_swaps_the_ceiling(
+    tmp_path: Path,
+) -> None:
+    config = load_config("demo-mechanisms").model_copy(
+        update={
+            "stance_coder": ["local-coder", "local", "local-coder"],
+            "contradictory_swapped": "half",
+            "prior_probe": False,
+        }
+    )
+    study = Study(config, tmp_path / "run", log=lambda message: None)
+    rows, details = plan_study(config, load_elections(config), study.endpoints, None)
+    contradictory = details["items_per_environment"]["full/ie_consistency_contradiction"]
+    swapped = details["elections"]["demo_en"]["items"]["full/contradictory_swapped"]
+    assert swapped == (contradictory + 1) // 2
+    coders = [row for row in rows if row.stage == "stance_code"]
+    assert [row.model for row in coders] == ["local-coder", "local"]
+    assert coders[0].calls == coders[1].calls == details["stance_code_subjects"]["answers"]
+    assert details["stance_code_subjects"]["probes"] == 0
+    assert all(row.stage != "prior_probe" for row in rows)

@@ -69,6 +69,10 @@ def wire(
         "ablations": [],
         "embeddings": "tfidf",
         "output_dir": str(run_dir),
+        # The paper's requests only: the mechanism stages (issue 16) are not the paper's.
+        "stance_coder": [],
+        "prior_probe": False,
+        "contradictory_swapped": "none",
     }
     config = parse_config(load_config("paper-de").model_dump() | narrowed, "paper-de, narrowed")
     # MiMo never calls its tool on Impartiality prompts (the others answer them as usual), so

@@ -46,7 +46,7 @@ USER_ERRORS = (
 
 def run(
     config: str = typer.Argument(
-        "demo", help="A preset (demo, paper-de, paper-nl) or a TOML file."
+        "demo", help="A preset (demo, demo-mechanisms, paper-de, paper-nl) or a TOML file."
     ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print the call plan and cost estimate; make no call."
@@ -193,6 +193,18 @@ def _print_plan(
         console.print(
             f"judge_repeats: {details['judge_repeat_calls_total']:,} repeat judge calls "
             "(distinct calls, never served from the panel's cache; never scored)"
+        )
+    if details.get("prior_probe_calls_total"):
+        console.print(
+            f"prior_probe: {details['prior_probe_calls_total']:,} closed-book probe calls "
+            "(targets x parties x statements x samples)"
+        )
+    if details.get("stance_code_calls_total"):
+        subjects = details["stance_code_subjects"]
+        console.print(
+            f"stance_code: {details['stance_code_calls_total']:,} coder calls "
+            f"({subjects['answers']:,} answers and {subjects['probes']:,} probe answers per "
+            "distinct coder endpoint; one retry per unreadable reply not counted)"
         )
     if prices_note:
         console.print(prices_note, markup=False, highlight=False)

@@ -4,6 +4,10 @@ PATH is an experiment folder in the authors' release format (``scores/<rubric>/.
 Scoring a top folder scores its own (full) variant; ablation subfolders (``anon_v1``,
 ``en_v1``) are scored by pointing PATH at them or with ``--variant``. Any other source of
 scored cells plugs in through ``load_cells``; everything after it works on the cells table.
+
+``--json`` rows carry ``mechanisms`` (issue 16): fallback, first-chunk, prior-accuracy and
+follows-evidence rates from a run's stance codes (``scoring.mechanisms.summary``); all null for
+a release folder or a run that did not code stances.
 """
 
 from __future__ import annotations
@@ -22,9 +26,21 @@ from rich.table import Table
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
 from polistemics.results.layout import CELLS_FILE
-from polistemics.results.read import read_cells
+from polistemics.results.read import (
+    RunFileError,
+    read_cells,
+    read_prior_probe,
+    read_run_items,
+    read_stance_codes,
+)
 from polistemics.rubrics import Rubric
 from polistemics.scoring.errors import ScoringError
+from polistemics.scoring.mechanisms import (
+    MechanismRates,
+    MechanismTables,
+    mechanism_rates,
+    mechanism_tables,
+)
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
 from polistemics.scoring.summary import ModelScores, score_cells
 
@@ -35,6 +51,7 @@ class LoadedCells:
     source: Path
     variant: Variant
     notes: list[str] = field(default_factory=list)
+    mechanisms: MechanismTables | None = None  # None: not a run, or no stance codes
 
 
 def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
@@ -71,7 +88,32 @@ def _run_cells(run_dir: Path, variant: Variant) -> LoadedCells:
     elections = sorted(set(chosen["election_id"].dropna()))
     if len(elections) > 1:
         notes.append(f"{len(elections)} elections pooled: {', '.join(elections)}")
-    return LoadedCells(chosen, run_dir, variant, notes)
+    return LoadedCells(chosen, run_dir, variant, notes, _run_mechanisms(run_dir, cells))
+
+
+def _run_mechanisms(run_dir: Path, cells: pd.DataFrame) -> MechanismTables | None:
+    try:
+        records = read_stance_codes(run_dir)
+        if records is None:
+            return None
+        return mechanism_tables(
+            read_run_items(run_dir), records, cells, probes=read_prior_probe(run_dir) or []
+        )
+    except RunFileError as exc:
+        raise UserError(str(exc)) from None
+
+
+def json_rows(scores: list[ModelScores], mechanisms: MechanismTables | None) -> list[dict]:
+    """``ModelScores.to_json`` per model, with its ``mechanisms`` rates (null: not measured)."""
+    rows = []
+    for s in scores:
+        rates = (
+            MechanismRates()
+            if mechanisms is None
+            else mechanism_rates(mechanisms, s.variant, s.model)
+        )
+        rows.append(s.to_json() | {"mechanisms": rates.to_json()})
+    return rows
 
 
 def _percent(value: float | None) -> str:
@@ -130,7 +172,7 @@ def score(
     if not scores:
         fail(f"{loaded.source}: no scored cells")
     if as_json:
-        typer.echo(json.dumps([s.to_json() for s in scores], indent=2))
+        typer.echo(json.dumps(json_rows(scores, loaded.mechanisms), indent=2))
         return
     render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", Console())
 

@@ -16,9 +16,11 @@ always included). In the Dutch release every position is in scope, so both readi
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Literal
 
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import check_evidence, make_item, party_label, target_chunk
@@ -166,3 +168,48 @@ def build_counterfactual_items(
             )
         )
     return ConflictBuild(items=items, excluded=list(selection.excluded))
+
+
+SwappedOrder = Literal["none", "all", "half"]
+
+
+def swapped_order_items(
+    items: Iterable[EnvironmentItem], which: SwappedOrder, seed: int = 0
+) -> list[EnvironmentItem]:
+    """Each Contradictory item again with its two chunks in the other order (issue 16): the
+    opposing party's passage first when the item showed the party's own first.
+
+    ``which``: every Contradictory item (``"all"``), a seeded half (``"half"``: the ceiling of
+    half the items of each variant, drawn from ``seed`` over the sorted observation ids, so a
+    rerun with the same seed draws the same half) or none. The copies keep every other field
+    (the expected stance among them); only ``chunks``, ``evidence_index`` and ``chunk_order``
+    differ, and their keys end in ``|swapped``. Together with the originals they separate a
+    preference for the first passage from a preference for the party's real position.
+    """
+    if which == "none":
+        return []
+    by_variant: dict[Variant, list[EnvironmentItem]] = {}
+    for item in items:
+        if item.environment is Environment.CONTRADICTORY and not item.swapped:
+            by_variant.setdefault(item.variant, []).append(item)
+    chosen: list[EnvironmentItem] = []
+    for variant, members in by_variant.items():
+        members = sorted(members, key=lambda item: item.observation_id)
+        if which == "half":
+            rng = random.Random(f"{seed}/contradictory_swapped/{variant.value}")
+            picked = {i.key for i in rng.sample(members, (len(members) + 1) // 2)}
+            members = [item for item in members if item.key in picked]
+        chosen.extend(members)
+    return [_swapped(item) for item in chosen]
+
+
+def _swapped(item: EnvironmentItem) -> EnvironmentItem:
+    if len(item.chunks) != 2 or item.evidence_index not in (0, 1):
+        raise ValueError(f"item '{item.key}' is not a two-chunk Contradictory item")
+    return item.model_copy(
+        update={
+            "chunks": list(reversed(item.chunks)),
+            "evidence_index": 1 - item.evidence_index,
+            "chunk_order": "swapped",
+        }
+    )

@@ -22,6 +22,16 @@ class Chunk(BaseModel):
     stance: Stance | None = None
 
 
+# Key suffix of a Contradictory item built again with its chunks in the other order (issue 16):
+# answered and stance-coded, never judged or scored.
+SWAPPED_SUFFIX = "|swapped"
+
+
+def is_swapped_key(key: str) -> bool:
+    """Whether an item key (or an answer's ``item_key``) names a swapped-order item."""
+    return key.endswith(SWAPPED_SUFFIX)
+
+
 class EnvironmentItem(BaseModel):
     """An observation in one environment and variant, ready to be asked and judged."""
 
@@ -46,11 +56,18 @@ class EnvironmentItem(BaseModel):
     expected_stance: Stance | None = None  # evidence-induced stance; None where not determinable
     conflict_party_id: str | None = None  # whose evidence Contradictory/Counterfactual used
     vague_mode: int | None = None  # Table 7 mode number, Vague only
+    # Contradictory only: "swapped" is the item again with its chunks in the other order.
+    chunk_order: Literal["original", "swapped"] = "original"
 
     @property
     def key(self) -> str:
-        """Unique within a run: observation x environment x variant."""
-        return f"{self.observation_id}|{self.environment.value}|{self.variant.value}"
+        """Unique within a run: observation x environment x variant (x the swapped order)."""
+        key = f"{self.observation_id}|{self.environment.value}|{self.variant.value}"
+        return key + SWAPPED_SUFFIX if self.swapped else key
+
+    @property
+    def swapped(self) -> bool:
+        return self.chunk_order == "swapped"
 
     @property
     def party_label(self) -> str:

@@ -26,6 +26,8 @@ TEMPLATE_NAMES = (
     "judge_rubric_last_user",
     "stance_coder_system",  # our own (issue 16): docs/stance-coder.md
     "stance_coder_user",
+    "prior_probe_system",  # ours, not the paper's: the closed-book probe (docs/prior-probe.md)
+    "prior_probe_user",
 )
 
 

@@ -5,7 +5,10 @@ Long texts (statements, context chunks, answers, raw judge outputs) are stored o
 table and referenced by index; contexts are shared by all models' answers to an item. Per answer,
 ``c`` holds the final (majority) verdict per sub-question in ``SUB_QUESTIONS`` order (``P``
 pass, ``F`` fail, ``-`` not scored) and each judge record's ``y`` its raw Yes/No per
-sub-question (``Y``, ``N``, ``?`` unreadable, ``-`` not asked).
+sub-question (``Y``, ``N``, ``?`` unreadable, ``-`` not asked). With stance codes (issue 16),
+``cs`` is the answer's coded stance (or why it has none: ``no_majority``, ``missing``,
+``not_coded``; None: not in a coded environment) and ``ps`` the model's closed-book prior on the
+party x statement (``Agree``/``Disagree``/``Neutral``; None: no committed prior or no probe).
 
 At most ``max_answers`` answers are embedded (default 20,000: the paper's ~13k answers fit);
 beyond that a seeded random sample is kept and the page says how many were left out.
@@ -145,8 +148,10 @@ def browser_payload(
     *,
     max_answers: int = DEFAULT_MAX_ANSWERS,
     seed: int = 0,
+    stances: dict[tuple[str, str, int], tuple[str | None, str | None]] | None = None,
 ) -> dict:
-    """The JSON-ready dict the page's script reads (see the module docstring)."""
+    """The JSON-ready dict the page's script reads (see the module docstring). ``stances``: per
+    (item key, model, sample), the coded stance and prior (None: the run coded no stances)."""
     total = len(answers)
     chosen = answers if total <= max_answers else _sample(answers, max_answers, seed)
     chosen = sorted(
@@ -192,6 +197,9 @@ def browser_payload(
         judge_rows = _judge_rows(
             by_answer.get((item.key, answer.model, answer.sample_index), []), judges, strings
         )
+        coded, prior = (stances or {}).get(
+            (item.key, answer.model, answer.sample_index), (None, None)
+        )
         rows.append(
             {
                 "m": model_index[answer.model],
@@ -212,12 +220,15 @@ def browser_payload(
                 "j": judge_rows,
                 "d": 1 if _disagree(r[3] for r in judge_rows) else 0,
                 "k": 1 if answer.truncated else 0,
+                "cs": coded,
+                "ps": prior,
             }
         )
     return {
         "total": total,
         "embedded": len(rows),
         "hasJudges": judge_records is not None,
+        "hasStances": stances is not None,
         "models": [[m, labels(m)] for m in models],
         "environments": [[e.value, e.label] for e in ALL_ENVIRONMENTS],
         "variants": [[v.value, variant_label(v.value)] for v in _VARIANTS],

@@ -16,6 +16,7 @@ from polistemics.report.combined_inputs import combine_inputs
 from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.inputs import ReportInputError, ReportInputs
+from polistemics.report.mechanisms import mechanism_csv_tables
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import is_run_dir, load_run_inputs
@@ -99,6 +100,7 @@ def write_figures(content: ReportContent, folder: Path) -> list[Path]:
     formats = parse_figure_formats(",".join(content.options.figure_formats))
     folder.mkdir(parents=True, exist_ok=True)
     cross = [fig for part in content.cross_elections for fig in part.figures]
+    cross += content.mechanisms.figures if content.mechanisms is not None else []
     return [
         fig.save(folder, fmt)
         for fig in [
@@ -196,4 +198,5 @@ def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
         "judging_summary": data.judging,
         "vague_generation": data.vague,
     }
+    tables |= mechanism_csv_tables(content.mechanisms)
     return {name: table for name, table in tables.items() if table is not None}

@@ -30,6 +30,7 @@ from polistemics.report.findings import FindingTables, JudgeTables, finding_tabl
 from polistemics.report.human_validation import human_validation_stats
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
+from polistemics.report.mechanisms import MechanismContent, mechanism_content
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
 from polistemics.report.tables import ElectionTables, election_tables, elections_in
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
@@ -76,6 +77,7 @@ class ReportContent:
     findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
     judges: JudgeTables | None = None  # per-judge analyses; None: no raw verdicts
     human_validation: AnnotationStats | None = None  # a run's human labels; None: a release
+    mechanisms: MechanismContent | None = None  # issue 16; tables None: no stance codes
 
 
 @dataclass
@@ -93,6 +95,7 @@ class ScoreContent:
     cross_elections: list[CrossElection] = field(default_factory=list)
     findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
     judges: JudgeTables | None = None
+    mechanisms: MechanismContent | None = None
 
 
 def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
@@ -122,6 +125,7 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     if inputs.judging is not None and inputs.judging.n_verdicts:
         reliability = reliability_tables(inputs.judging)
     fidelity, fidelity_reason = fidelity_table(inputs.evidence)
+    mechanisms = mechanism_content(inputs, labels)
     browser = browser_payload(
         inputs.answers,
         inputs.cells,
@@ -129,6 +133,7 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
         labels,
         max_answers=options.max_browser_answers,
         seed=options.seed,
+        stances=mechanisms.stances() if mechanisms.tables is not None else None,
     )
     return ScoreContent(
         labels=labels,
@@ -153,6 +158,7 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
         )
         if inputs.judging is not None
         else None,
+        mechanisms=mechanisms,
     )
 
 
@@ -195,4 +201,5 @@ def build_content(
         findings=scores.findings,
         judges=scores.judges,
         human_validation=human_validation_stats(inputs),
+        mechanisms=scores.mechanisms,
     )

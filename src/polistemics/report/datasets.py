@@ -107,6 +107,8 @@ def observation_counts(answers: Iterable[AnswerView], cells: pd.DataFrame) -> pd
     rows: dict[tuple, dict] = {}
     for answer in answers:
         item = answer.item
+        if getattr(item, "chunk_order", "original") == "swapped":
+            continue  # swapped-order answers are coded, never scored (issue 16)
         key = (item.election_id, item.variant.value, item.environment.value, answer.model)
         row = rows.setdefault(key, {"observations": set(), "answers": 0, "failed_answers": 0})
         row["observations"].add(item.observation_id)

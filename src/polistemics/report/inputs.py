@@ -13,6 +13,7 @@ from typing import Literal
 
 import pandas as pd
 
+from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Evidence
@@ -48,3 +49,5 @@ class ReportInputs:
     evidence: list[Evidence] | None = None
     items: list[EnvironmentItem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    stance_codes: list[StanceCodeRecord] | None = None  # None: the run did not code stances
+    probes: list[ProbeAnswer] | None = None  # None: the run did not probe priors

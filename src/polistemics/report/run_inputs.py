@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.answers.models import Answer
+from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Evidence
@@ -27,6 +28,7 @@ from polistemics.results.layout import (
     is_run_dir,
 )
 from polistemics.scoring.cells import validate_cells
+from polistemics.scoring.mechanisms.coded import derived_swap
 from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
 from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally, tally_panel
 
@@ -53,6 +55,8 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         answers = read.read_answers(run_dir)
         records = read.read_judge_records(run_dir) if items else None
         evidence = read.read_evidence(run_dir)
+        stance_codes = read.read_stance_codes(run_dir)
+        probes = read.read_prior_probe(run_dir)
     except read.RunFileError as exc:
         raise ReportInputError(str(exc)) from None
     if manifest is None:
@@ -76,6 +80,8 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         judge_records=records,
         evidence=evidence,
         notes=notes,
+        stance_codes=stance_codes,
+        probes=probes,
     )
 
 
@@ -90,14 +96,20 @@ def run_report_inputs(
     evidence: list[Evidence] | None,
     judging: PanelTally | None = None,
     notes: list[str] | None = None,
+    stance_codes: list[StanceCodeRecord] | None = None,
+    probes: list[ProbeAnswer] | None = None,
 ) -> ReportInputs:
     """The report's view of a run's outputs (None: not available).
 
     ``judging`` is the panel's tally when the caller has it already (``finish_run``); otherwise
-    it is computed from ``judge_records`` with the manifest's panel size.
+    it is computed from ``judge_records`` with the manifest's panel size. ``stance_codes`` and
+    ``probes`` (issue 16) are None when the run did not code stances or probe priors.
     """
     notes = list(notes or [])
     by_key = {item.key: item for item in items}
+    for answer in answers:  # swapped-order Contradictory answers: the exports hold no such item
+        if answer.item_key not in by_key:
+            derived_swap(answer.item_key, by_key)
     views, unknown = answer_views(answers, by_key)
     if unknown:
         notes.append(
@@ -119,6 +131,8 @@ def run_report_inputs(
         evidence=evidence,
         items=items,
         notes=notes,
+        stance_codes=stance_codes,
+        probes=probes,
     )
 
 

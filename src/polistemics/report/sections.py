@@ -39,6 +39,7 @@ from polistemics.report.labels import (
     sub_question_label,
     variant_label,
 )
+from polistemics.report.mechanisms import MECHANISMS_SECTION, mechanisms_view
 from polistemics.report.repeats import repeats_view
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
@@ -65,6 +66,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("browser", "Item browser"),
     *FINDING_SECTIONS,
     HUMAN_VALIDATION,
+    MECHANISMS_SECTION,
 )
 MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV has them all
 NO_CELLS = "the source has no scored cells"
@@ -824,4 +826,5 @@ ALL_SECTIONS = (
     Section("judge-strictness", "Per-judge strictness (Sec. 10)", judge_strictness_view),
     Section("expansion-i4", "Evidence expansion and I4 Sanitization (App. D.4)", expansion_view),
     Section(HUMAN_VALIDATION[0], HUMAN_VALIDATION_TITLE, human_validation_view),
+    Section("mechanisms", "Mechanisms: fallback, first chunk and party priors", mechanisms_view),
 )

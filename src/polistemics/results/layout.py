@@ -5,6 +5,9 @@
 - ``scores/summary.json``: per model and variant, EMI, Adherence Indices and rubric scores;
 - ``judges.jsonl``, ``answers.jsonl``, ``evidence.jsonl``: raw stage outputs, every judge's
   verdict included;
+- ``stance_codes.jsonl``, ``prior_probe.jsonl``, ``swapped_items.jsonl``: the mechanism stages
+  (issue 16): every coder seat's reading, the closed-book probe answers, and the swapped-order
+  Contradictory items (answered and coded, never judged: they are in no release export's items);
 - ``exports/<election>/``: the authors' release formats (``ground_truth.jsonl``,
   ``outputs.jsonl``, ``scores/<rubric>/aggregated_scores.jsonl``; ablations in ``anon_v1/`` and
   ``en_v1/``), so results can be exchanged with the paper's data.
@@ -23,7 +26,10 @@ SUMMARY_FILE = Path("scores") / "summary.json"
 EVIDENCE_FILE = "evidence.jsonl"
 ANSWERS_FILE = "answers.jsonl"
 JUDGES_FILE = "judges.jsonl"
+STANCE_CODES_FILE = "stance_codes.jsonl"
+PRIOR_PROBE_FILE = "prior_probe.jsonl"
 EXPORTS_FOLDER = "exports"
+SWAPPED_ITEMS_FILE = "swapped_items.jsonl"
 ITEMS_FILE = "ground_truth.jsonl"
 OUTPUTS_FILE = "outputs.jsonl"
 VARIANT_FOLDERS = {Variant.FULL: "", Variant.ANONYMIZED: "anon_v1", Variant.ENGLISH: "en_v1"}
@@ -40,6 +46,12 @@ def release_folder(run_dir: Path, election_id: str, variant: Variant) -> Path:
         inside(run_dir, EXPORTS_FOLDER, check_name(election_id, "election id"))
         / (VARIANT_FOLDERS[variant])
     )
+
+
+def mechanism_export_folder(run_dir: Path, election_id: str) -> Path:
+    """``exports/<election>/``: where an election's codes and probe answers are copied, beside
+    the release formats."""
+    return release_folder(run_dir, election_id, Variant.FULL)
 
 
 def release_item_files(run_dir: Path) -> list[Path]:

@@ -13,6 +13,7 @@ import pandas as pd
 from pydantic import TypeAdapter, ValidationError
 
 from polistemics.answers.models import Answer
+from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.csv_tables import read_csv_table
 from polistemics.environments.items import EnvironmentItem
 from polistemics.environments.release_io import read_release_items
@@ -25,12 +26,16 @@ from polistemics.results.layout import (
     EVIDENCE_FILE,
     JUDGES_FILE,
     MANIFEST_FILE,
+    PRIOR_PROBE_FILE,
+    STANCE_CODES_FILE,
     release_item_files,
 )
 
 _RECORDS = TypeAdapter(list[JudgeVerdictRecord])
 _ANSWERS = TypeAdapter(list[Answer])
 _EVIDENCE = TypeAdapter(list[Evidence])
+_STANCE_CODES = TypeAdapter(list[StanceCodeRecord])
+_PROBES = TypeAdapter(list[ProbeAnswer])
 
 
 class RunFileError(ValueError):
@@ -77,6 +82,16 @@ def read_judge_records(run_dir: Path) -> list[JudgeVerdictRecord] | None:
 def read_evidence(run_dir: Path) -> list[Evidence] | None:
     """``evidence.jsonl``, or None when the run has none."""
     return _read_list(Path(run_dir) / EVIDENCE_FILE, _EVIDENCE)
+
+
+def read_stance_codes(run_dir: Path) -> list[StanceCodeRecord] | None:
+    """``stance_codes.jsonl``, or None when the run did not code stances."""
+    return _read_list(Path(run_dir) / STANCE_CODES_FILE, _STANCE_CODES)
+
+
+def read_prior_probe(run_dir: Path) -> list[ProbeAnswer] | None:
+    """``prior_probe.jsonl``, or None when the run did not probe priors."""
+    return _read_list(Path(run_dir) / PRIOR_PROBE_FILE, _PROBES)
 
 
 def _read_list(path: Path, adapter: TypeAdapter) -> list | None:

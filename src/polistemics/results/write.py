@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.answers.models import Answer
+from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.conditions import Environment, Variant
 from polistemics.csv_tables import write_csv_table
 from polistemics.environments.items import EnvironmentItem
@@ -18,8 +19,12 @@ from polistemics.results.layout import (
     CELLS_FILE,
     ITEMS_FILE,
     OUTPUTS_FILE,
+    PRIOR_PROBE_FILE,
+    STANCE_CODES_FILE,
     SUMMARY_FILE,
+    SWAPPED_ITEMS_FILE,
     VARIANT_FOLDERS,
+    mechanism_export_folder,
     release_folder,
 )
 from polistemics.rubrics import Rubric
@@ -172,3 +177,47 @@ def write_release_score_files(
         if not part.empty:
             folder.mkdir(parents=True, exist_ok=True)
             write_release_scores(part, folder, panel=panel)
+
+
+def write_mechanism_files(
+    run_dir: Path,
+    items: Iterable[EnvironmentItem],
+    swapped: list[EnvironmentItem],
+    codes: list[StanceCodeRecord],
+    probes: list[ProbeAnswer],
+) -> list[Path]:
+    """The mechanism stages' files (issue 16): ``stance_codes.jsonl``, ``prior_probe.jsonl``
+    and ``swapped_items.jsonl`` in the run directory, and each election's codes and probe
+    answers copied to ``exports/<election>/`` beside the release formats. A file the run has no
+    rows for is removed (no stale rows from an earlier config)."""
+    election_of = {item.key: item.election_id for item in [*items, *swapped]}
+    written = []
+    files = (
+        (run_dir / STANCE_CODES_FILE, codes),
+        (run_dir / PRIOR_PROBE_FILE, probes),
+        (run_dir / SWAPPED_ITEMS_FILE, swapped),
+    )
+    for path, rows in files:
+        written.extend(_write_or_remove(path, rows))
+    elections = sorted({*election_of.values(), *(p.election_id for p in probes)})
+    for election_id in elections:
+        folder = mechanism_export_folder(run_dir, election_id)
+        mine_codes = [c for c in codes if _code_election(c, election_of) == election_id]
+        mine_probes = [p for p in probes if p.election_id == election_id]
+        written.extend(_write_or_remove(folder / STANCE_CODES_FILE, mine_codes))
+        written.extend(_write_or_remove(folder / PRIOR_PROBE_FILE, mine_probes))
+    return written
+
+
+def _code_election(code: StanceCodeRecord, election_of: dict[str, str]) -> str | None:
+    if code.kind == "probe":
+        return code.subject_key.split("|")[1]  # prior|<election>|<party>|<statement>
+    return election_of.get(code.subject_key)
+
+
+def _write_or_remove(path: Path, rows: list) -> list[Path]:
+    if not rows:
+        path.unlink(missing_ok=True)
+        return []
+    write_jsonl(path, (row.model_dump(mode="json") for row in rows))
+    return [path]

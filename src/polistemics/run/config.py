@@ -2,7 +2,8 @@
 
 A config names the elections (source, party scope, language), the target models, the judge
 panel, the standardisation and Vague-generation models, the environments and ablations, and the
-run's limits. Presets ship in ``polistemics/run/presets``: ``demo``, ``paper-de``, ``paper-nl``.
+run's limits. Presets ship in ``polistemics/run/presets``: ``demo``, ``demo-mechanisms``,
+``paper-de``, ``paper-nl``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
@@ -79,6 +81,18 @@ class JudgeRepeatsConfig(BaseModel):
         return value
 
 
+# The environments whose answers the stance coder reads by default (issue 16): where the answer's
+# stance is the mechanism in question (fallback, merging or choosing, evidence against prior).
+DEFAULT_CODING_ENVIRONMENTS = (
+    Environment.ABSENT,
+    Environment.VAGUE,
+    Environment.CONTRADICTORY,
+    Environment.COUNTERFACTUAL,
+)
+
+SwappedOrder = Literal["none", "all", "half"]
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -119,7 +133,53 @@ class RunConfig(BaseModel):
         default=None, description="Repeat judging of a sample of items (off when unset)."
     )
 
+    stance_coder: list[str] = Field(
+        default_factory=list,
+        description="Stance coder: a registry name, or a list of names (a panel, strict "
+        "majority). Empty: answers are not coded.",
+    )
+    coding_environments: list[str] = Field(
+        default_factory=lambda: [e.value for e in DEFAULT_CODING_ENVIRONMENTS],
+        description="Environments whose answers the stance coder reads (those the run builds).",
+    )
+    prior_probe: bool = Field(
+        default=False,
+        description="Ask every target each party-position question with no context (closed "
+        "book); the stance coder reads the answers. Needs stance_coder.",
+    )
+    contradictory_swapped: SwappedOrder = Field(
+        default="none",
+        description="Also build Contradictory items with the opposing chunk first: for every "
+        "item ('all'), a seeded half ('half') or none. Answered and coded, never judged or scored.",
+    )
+
     _name_is_safe = field_validator("name")(_safe_name)
+
+    @field_validator("stance_coder", mode="before")
+    @classmethod
+    def _one_or_many_coders(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("stance_coder")
+    @classmethod
+    def _coder_names(cls, value: list[str]) -> list[str]:
+        if any(not name.strip() for name in value):
+            raise ValueError("a coder name is empty")
+        return value
+
+    @field_validator("coding_environments")
+    @classmethod
+    def _known_coding_environments(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(Environment.parse(v).value for v in value))
+
+    @model_validator(mode="after")
+    def _probe_needs_a_coder(self) -> RunConfig:
+        if self.prior_probe and not self.stance_coder:
+            raise ValueError(
+                "prior_probe: the closed-book probe needs a stance coder to read its answers; "
+                "set stance_coder or turn prior_probe off"
+            )
+        return self
 
     @field_validator("judge_repeats")
     @classmethod
@@ -153,6 +213,13 @@ class RunConfig(BaseModel):
         return [Environment(v) for v in self.environments]
 
     @property
+    def coded_environments(self) -> list[Environment]:
+        """The environments whose answers are coded: configured and built (none without a coder)."""
+        if not self.stance_coder:
+            return []
+        return [Environment(v) for v in self.coding_environments if v in self.environments]
+
+    @property
     def variants(self) -> list[Variant]:
         return [Variant.FULL] + [Variant(a) for a in self.ablations]
 
@@ -168,6 +235,7 @@ class RunConfig(BaseModel):
             self.standardiser,
             self.vague_generator,
             self.vague_auditor,
+            *self.stance_coder,
         ]
         return list(dict.fromkeys(names))
 
@@ -186,7 +254,7 @@ def parse_config(data: dict, origin: str) -> RunConfig:
         raise ConfigError(f"{origin}: {exc}") from None
 
 
-PRESETS = ("demo", "paper-de", "paper-nl")
+PRESETS = ("demo", "demo-mechanisms", "paper-de", "paper-nl")
 
 
 def load_config(name_or_path: str | Path) -> RunConfig:

@@ -20,10 +20,12 @@ from polistemics.results.write import (
     write_cells,
     write_jsonl,
     write_lines,
+    write_mechanism_files,
     write_release_answers,
     write_release_score_files,
     write_summary,
 )
+from polistemics.run.coding import summarise_codes
 from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
@@ -54,7 +56,7 @@ def _finish(
         call_stats = _write_stage_outputs(result, items)
         cells_path, summary_path = _write_score_files(run_dir, scored.cells, items, panel)
     with study.stage("report"):
-        inputs = _report_inputs(result, items, scored)
+        inputs = _report_inputs(study, result, items, scored)
         report_scores = score_content(inputs, report_options)
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     paths["manifest"] = write_manifest(
@@ -78,7 +80,7 @@ def _finish(
 
 
 def _report_inputs(
-    result: StudyResult, items: list[EnvironmentItem], scored: MajorityResult
+    study: Study, result: StudyResult, items: list[EnvironmentItem], scored: MajorityResult
 ) -> ReportInputs:
     """The report gets the run's outputs from memory, not by reading the files back
     (``polistemics report RUN_DIR`` reads the same from the files); the manifest comes later
@@ -92,6 +94,8 @@ def _report_inputs(
         judge_records=result.verdicts,
         evidence=[ev for run in result.elections for ev in run.evidence],
         judging=scored.tally,
+        stance_codes=result.stance_codes if study.config.stance_coder else None,
+        probes=result.probe_answers if study.config.prior_probe else None,
     )
 
 
@@ -128,6 +132,7 @@ def _manifest_extra(
             [item for run in result.elections for item in run.items],
             result.repeats_drawn,
         ),
+        "stance_coding": summarise_codes(study.config, result.stance_codes, result.probe_answers),
     }
 
 
@@ -144,6 +149,8 @@ def _write_stage_outputs(result: StudyResult, items: list[EnvironmentItem]) -> l
     else:  # none this time: no stale file from an earlier config
         (run_dir / REPEATS_FILE).unlink(missing_ok=True)
     write_release_answers(run_dir, items, result.answers)
+    swapped = [item for run in result.elections for item in run.swapped_items]
+    write_mechanism_files(run_dir, items, swapped, result.stance_codes, result.probe_answers)
     with RunStore(run_dir / STORE_NAME) as store:
         return store.call_stats()
 

@@ -1,6 +1,7 @@
 """``polistemics run``: the whole study, stage by stage, resumable.
 
-data -> standardise -> environments -> answers + judges -> scores -> exports -> report.
+data -> standardise -> environments -> answers + judges -> [judge repeats] -> [prior probe]
+-> [stance coding] -> scores -> exports -> report.
 
 Every model call goes through the client layer and is committed to the run store as it
 finishes, so each stage skips what the store already holds: a rerun recomputes stage outputs
@@ -19,8 +20,12 @@ from pathlib import Path
 from polistemics.answers.generate import STAGE as ANSWER_STAGE
 from polistemics.answers.generate import answer_items
 from polistemics.answers.models import Answer
+from polistemics.answers.prior_probe import STAGE as PROBE_STAGE
+from polistemics.answers.prior_probe import election_name, probe_positions, probe_priors
+from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.conditions import Variant
 from polistemics.environments.build import VagueSettings, build_environments
+from polistemics.environments.conflict import swapped_order_items
 from polistemics.environments.embeddings import make_embedder
 from polistemics.environments.items import EnvironmentItem
 from polistemics.evidence.standardise import standardise
@@ -36,6 +41,7 @@ from polistemics.llm.transport import env_proxy
 from polistemics.records import Evidence, Position
 from polistemics.results.layout import release_folder
 from polistemics.rubrics import active_rubrics
+from polistemics.run.coding import run_coding
 from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
 from polistemics.run.lock import RunLock
@@ -54,7 +60,9 @@ class ElectionRun:
 
     scoped: ScopedElection
     evidence: list[Evidence] = field(default_factory=list)
-    items: list[EnvironmentItem] = field(default_factory=list)
+    items: list[EnvironmentItem] = field(default_factory=list)  # judged and scored
+    # Contradictory items with the chunks in the other order: answered and coded, never judged.
+    swapped_items: list[EnvironmentItem] = field(default_factory=list)
     standardisation: dict = field(default_factory=dict)
     environments: list[dict] = field(default_factory=list)
     vague: dict = field(default_factory=dict)
@@ -72,6 +80,9 @@ class StudyResult:
     # Repeat judging (``judge_repeats``): its verdicts, never scored, and what was drawn.
     repeat_verdicts: list[RepeatVerdictRecord] = field(default_factory=list)
     repeats_drawn: dict = field(default_factory=dict)
+    # Issue 16: closed-book probe answers and every coder seat's reading (answers and probes).
+    probe_answers: list[ProbeAnswer] = field(default_factory=list)
+    stance_codes: list[StanceCodeRecord] = field(default_factory=list)
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio.run formats the main task's repr, result included, when it
@@ -192,8 +203,9 @@ class Study:
                 await self._standardise(client, run)
                 await self._environments(client, run)
             items = [item for run in elections for item in run.items]
+            swapped = [item for run in elections for item in run.swapped_items]
             with survivors_frozen():
-                answers, verdicts, skipped = await self._answer_and_judge(client, items)
+                answers, verdicts, skipped = await self._answer_and_judge(client, items, swapped)
             with self.stage("judge_repeats"):
                 repeats, drawn = await run_repeats(
                     client, self.config, self.endpoints, items, answers
@@ -203,6 +215,20 @@ class Study:
                     f"judge repeats: {drawn['items_sampled']} items, "
                     f"{drawn['answers_rejudged']} answers, {len(repeats)} repeat records"
                 )
+            probes = await self._prior_probe(client, elections)
+            with self.stage("stance_code"):
+                codes = await run_coding(
+                    client,
+                    self.config,
+                    self.endpoints,
+                    [*items, *swapped],
+                    answers,
+                    probes,
+                    [p for run in elections for p in run.scoped.observations],
+                )
+            if self.config.stance_coder:
+                missing = sum(record.stance is None for record in codes)
+                self.log(f"stance codes: {len(codes)} coder readings, {missing} missing")
             calls_made = client.network_calls
             self.log(f"calls: {calls_made} made this run, {calls_before} already in the store")
         return StudyResult(
@@ -215,6 +241,8 @@ class Study:
             skipped,
             repeat_verdicts=repeats,
             repeats_drawn=drawn,
+            probe_answers=probes,
+            stance_codes=codes,
         )
 
     # -- stages ------------------------------------------------------------------------------
@@ -257,6 +285,9 @@ class Study:
                 vague=vague,
             )
             run.items = list(full.items)
+            run.swapped_items = swapped_order_items(
+                full.items, config.contradictory_swapped, config.seed
+            )
             run.environments = [_summary(s, Variant.FULL) for s in full.summaries]
             run.vague = full.vague.report.as_dict() if full.vague else {}
             rewrites = full.vague.rewrites if full.vague else []
@@ -280,15 +311,47 @@ class Study:
                     f"environments: {run.scoped.election.id}: {s['variant']}/{s['environment']}: "
                     f"{s['kept']} kept, {s['dropped']} dropped"
                 )
+            if run.swapped_items:
+                self.log(
+                    f"environments: {run.scoped.election.id}: swapped-order Contradictory: "
+                    f"{len(run.swapped_items)} items (answered and coded, not judged)"
+                )
+
+    async def _prior_probe(
+        self, client: LLMClient, elections: list[ElectionRun]
+    ) -> list[ProbeAnswer]:
+        """The closed-book probe: every target asked each observation's question, no context."""
+        if not self.config.prior_probe:
+            return []
+        with self.stage("prior_probe"):
+            targets = [self.endpoints[name] for name in self.config.targets]
+            positions = [p for run in elections for p in run.scoped.observations]
+            names = {
+                run.scoped.election.id: election_name(run.scoped.election) for run in elections
+            }
+            total = len(probe_positions(positions)) * len(targets) * self.config.samples
+            declare_total(client.listeners, PROBE_STAGE, total)
+            probes = await probe_priors(
+                client, targets, positions, names, samples=self.config.samples
+            )
+        self.log(
+            f"prior probe: {sum(p.ok for p in probes)} ok, {sum(not p.ok for p in probes)} failed"
+        )
+        return probes
 
     async def _answer_and_judge(
-        self, client: LLMClient, items: list[EnvironmentItem]
+        self,
+        client: LLMClient,
+        items: list[EnvironmentItem],
+        swapped: list[EnvironmentItem] | None = None,
     ) -> tuple[list[Answer], list[JudgeVerdictRecord], dict[str, int]]:
+        """Every item answered and judged; ``swapped`` items are answered only."""
+        swapped = swapped or []
         targets = [self.endpoints[name] for name in self.config.targets]
         judges = panel(self.config, self.endpoints)
         started = time.perf_counter()
         per_item = len(targets) * self.config.samples
-        declare_total(client.listeners, ANSWER_STAGE, len(items) * per_item)
+        declare_total(client.listeners, ANSWER_STAGE, (len(items) + len(swapped)) * per_item)
         # First tries only: a failed answer is not judged, an unparseable verdict is asked again.
         rubric_calls = sum(len(active_rubrics(item.environment)) for item in items)
         declare_total(client.listeners, JUDGE_STAGE, rubric_calls * len(judges) * per_item)
@@ -301,6 +364,8 @@ class Study:
 
         async def judge_one(answer: Answer) -> None:
             # Called as each answer arrives, so judging overlaps with answering.
+            if answer.item_key not in by_key:  # a swapped-order item: never judged
+                return
             async with in_flight:
                 judged = await judge_answers(client, judges, [(by_key[answer.item_key], answer)])
             verdict_lists.append(list(judged))
@@ -313,15 +378,20 @@ class Study:
             answers = await answer_items(
                 client,
                 targets,
-                items,
+                [*items, *swapped],
                 samples=self.config.samples,
                 on_result=lambda answer: pending.append(asyncio.ensure_future(judge_one(answer))),
             )
             await gather_or_cancel(pending)
         else:
-            answers = await answer_items(client, targets, items, samples=self.config.samples)
+            answers = await answer_items(
+                client, targets, [*items, *swapped], samples=self.config.samples
+            )
             judged = await judge_answers(
-                client, judges, [(by_key[a.item_key], a) for a in answers], prompt_order=True
+                client,
+                judges,
+                [(by_key[a.item_key], a) for a in answers if a.item_key in by_key],
+                prompt_order=True,
             )
             verdict_lists.append(list(judged))
             skipped.update(judged.skipped)

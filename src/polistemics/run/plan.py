@@ -15,6 +15,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from polistemics.answers.prior_probe import STAGE as PROBE_STAGE
+from polistemics.answers.prior_probe import probe_positions
+from polistemics.coding.coder import STAGE as CODE_STAGE
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.conflict import select_conflict_parties
 from polistemics.judging.panel import REPEAT_STAGE
@@ -34,6 +37,8 @@ from polistemics.sources.scope import ScopedElection
 EVIDENCE_TOKENS = 150
 OUTPUT_TOKENS = {"standardise": 180, "vague": 180, "vague_audit": 10, "answer": 150, "judge": 20}
 OUTPUT_TOKENS[REPEAT_STAGE] = OUTPUT_TOKENS["judge"]
+OUTPUT_TOKENS[PROBE_STAGE] = OUTPUT_TOKENS["answer"]
+OUTPUT_TOKENS[CODE_STAGE] = 20
 
 
 @dataclass
@@ -77,6 +82,16 @@ def environment_counts(
     return counts
 
 
+def swapped_count(config: RunConfig, contradictory_items: int) -> int:
+    """Swapped-order Contradictory items of one election (``environments.conflict.
+    swapped_order_items``): all of them, the ceiling of half, or none."""
+    if config.contradictory_swapped == "all":
+        return contradictory_items
+    if config.contradictory_swapped == "half":
+        return (contradictory_items + 1) // 2
+    return 0
+
+
 def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
@@ -117,16 +132,25 @@ def plan_study(
     _early_row("standardise", config.standardiser, n_obs, std_cached, std_in)
 
     items_per_env: dict[tuple[Variant, Environment], int] = {}
+    swapped = probes = 0
     for scoped in elections:
         replayed = replays[scoped.election.id]
         counts = environment_counts(scoped, config, replayed)
+        n_swapped = swapped_count(config, counts.get((Variant.FULL, Environment.CONTRADICTORY), 0))
         details["elections"][scoped.election.id] = {
             **scoped.counts,
             "items_from": "store" if replayed is not None else "stances",
             "items": {f"{v.value}/{e.value}": n for (v, e), n in counts.items()},
         }
+        if n_swapped:
+            details["elections"][scoped.election.id]["items"]["full/contradictory_swapped"] = (
+                n_swapped
+            )
         for key, n in counts.items():
             items_per_env[key] = items_per_env.get(key, 0) + n
+        swapped += n_swapped
+        if config.prior_probe:
+            probes += len(probe_positions(scoped.observations))
 
     if Environment.VAGUE in config.environment_list:
         _early_row(
@@ -144,7 +168,8 @@ def plan_study(
             _tokens(load("vague_audit_system")) + EVIDENCE_TOKENS,
         )
 
-    answers = sum(items_per_env.values()) * config.samples
+    # Swapped-order items are answered (and coded) like the others, never judged.
+    answers = (sum(items_per_env.values()) + swapped) * config.samples
     chunks = {Environment.ABSENT: 0, Environment.NOISY: 5, Environment.CONTRADICTORY: 2}
     answer_in = sum(
         n * (_tokens(load("task_system")) + 40 + chunks.get(env, 1) * EVIDENCE_TOKENS)
@@ -176,12 +201,59 @@ def plan_study(
         rows.append(_row(REPEAT_STAGE, endpoints[name], calls, cached, judge_in))
     details["judge_repeat_calls_total"] = sum(r.calls for r in rows if r.stage == REPEAT_STAGE)
 
+    rows.extend(
+        _mechanism_rows(config, endpoints, stored, items_per_env, swapped, probes, _row, details)
+    )
+
     details["answers_total"] = len(config.targets) * answers
     details["judge_calls_total"] = sum(r.calls for r in rows if r.stage == "judge")
     details["items_per_environment"] = {
         f"{v.value}/{e.value}": n for (v, e), n in items_per_env.items()
     }
     return rows, details
+
+
+def _mechanism_rows(
+    config: RunConfig,
+    endpoints: dict[str, ModelEndpoint],
+    stored: dict[tuple[str, str], int],
+    items_per_env: Mapping[tuple[Variant, Environment], int],
+    swapped: int,
+    probes: int,
+    make_row,
+    details: dict,
+) -> list[PlanRow]:
+    """Issue 16's calls: the closed-book probe per target, and the stance coder's first tries
+    per distinct coder endpoint (answers of coded environments and swapped items, and probe
+    answers; identical seats share calls, as judges do). Every answer is assumed to succeed."""
+    rows = []
+    per_target = config.samples
+    probe_calls = probes * per_target
+    if probe_calls:
+        probe_in = _tokens(load("prior_probe_system")) + _tokens(load("prior_probe_user")) + 20
+        for name in config.targets:
+            cached = stored.get((PROBE_STAGE, name), 0)
+            rows.append(make_row(PROBE_STAGE, endpoints[name], probe_calls, cached, probe_in))
+    coded = sum(n for (_, env), n in items_per_env.items() if env in config.coded_environments)
+    answer_codes = (
+        (coded + swapped) * per_target * len(config.targets) if config.stance_coder else 0
+    )
+    probe_codes = probe_calls * len(config.targets)
+    details["prior_probe_calls_total"] = probe_calls * len(config.targets)
+    details["stance_code_subjects"] = {"answers": answer_codes, "probes": probe_codes}
+    if not config.stance_coder:
+        details["stance_code_calls_total"] = 0
+        return rows
+    code_in = _tokens(load("stance_coder_system")) + _tokens(load("stance_coder_user")) + 400
+    same_calls: dict[tuple[str, str, str], list[str]] = {}
+    for name in dict.fromkeys(config.stance_coder):
+        same_calls.setdefault(endpoint_identity(endpoints[name]), []).append(name)
+    for names in same_calls.values():
+        cached = sum(stored.get((CODE_STAGE, name), 0) for name in names)
+        subjects = answer_codes + probe_codes
+        rows.append(make_row(CODE_STAGE, endpoints[names[0]], subjects, cached, code_in))
+    details["stance_code_calls_total"] = sum(r.calls for r in rows if r.stage == CODE_STAGE)
+    return rows
 
 
 def endpoint_identity(endpoint: ModelEndpoint) -> tuple[str, str, str]:

@@ -1,5 +1,6 @@
-/* Item browser: filter answers by model, environment, variant, party, sub-question verdict and
-   judge disagreement; show context, answer and every judge's verdicts. Plain JS, no libraries.
+/* Item browser: filter answers by model, environment, variant, party, sub-question verdict,
+   judge disagreement, coded stance and prior stance (issue 16); show context, answer and every
+   judge's verdicts. Plain JS, no libraries.
    All data text goes into the page through text nodes only (answers are untrusted output), each
    piece inside its own <bdi> so its writing direction cannot reorder the text around it, and
    names are shortened (full text on hover) so a huge name cannot stretch the page. */
@@ -78,6 +79,8 @@
     subQuestion: document.getElementById("f-subq"),
     verdict: document.getElementById("f-verdict"),
     judges: document.getElementById("f-judges"),
+    coded: document.getElementById("f-coded"),
+    prior: document.getElementById("f-prior"),
     search: document.getElementById("f-search")
   };
 
@@ -105,6 +108,29 @@
   D.subQuestions.forEach(function (sq, i) {
     controls.subQuestion.append(option(String(i), sq[1] + " " + sq[2]));
   });
+  if (!D.hasStances) {
+    [controls.coded, controls.prior].forEach(function (control) {
+      control.disabled = true;
+      control.title = "This run did not code stances (set stance_coder in the run config).";
+    });
+  }
+  var CODES = { agree: true, disagree: true, neutral: true, no_position: true, both: true };
+
+  function codedMatches(item, wanted) {
+    if (!wanted) return true;
+    if (wanted === "uncoded") return item.cs !== null && item.cs !== undefined && !CODES[item.cs];
+    return item.cs === wanted;
+  }
+
+  function priorMatches(item, wanted) {
+    if (!wanted) return true;
+    var prior = item.ps === undefined ? null : item.ps;
+    if (wanted === "none") return prior === null;
+    if (wanted === "matches") return prior !== null && prior === item.s;
+    if (wanted === "differs") return prior !== null && prior !== item.s;
+    return prior === wanted;
+  }
+
   if (!D.hasJudges) {
     controls.judges.disabled = true;
     controls.judges.title = "Individual judge verdicts are not available for this source.";
@@ -134,6 +160,8 @@
     if (filter.subQuestion !== null && verdict === "none") return false;
     if (filter.verdict && verdict !== filter.verdict) return false;
     if (filter.judges === "split" && !item.d) return false;
+    if (!codedMatches(item, filter.coded)) return false;
+    if (!priorMatches(item, filter.prior)) return false;
     if (filter.search) {
       var haystack = [text(item.q), text(item.a), item.o].join("\n").toLowerCase();
       if (haystack.indexOf(filter.search) < 0) return false;
@@ -150,6 +178,8 @@
       subQuestion: selected(controls.subQuestion),
       verdict: controls.verdict.value,
       judges: controls.judges.value,
+      coded: controls.coded.value,
+      prior: controls.prior.value,
       search: controls.search.value.trim().toLowerCase()
     };
   }
@@ -275,6 +305,8 @@
     var facts = " · Real stance: " + item.s;
     if (item.t) facts += " · Expected stance: " + item.t;
     if (item.g !== null && item.g !== undefined) facts += " · Vagueness mode " + item.g;
+    if (item.cs !== null && item.cs !== undefined) facts += " · Coded stance: " + String(item.cs).replace("_", " ");
+    if (item.ps !== null && item.ps !== undefined) facts += " · Prior: " + item.ps;
     article.append(node("p", "facts", ["Party as named to the model: ", iso(item.l, NAME_LIMIT), facts]));
     article.append(renderContext(item));
     article.append(node("div", "answer", [node("b", null, ["Answer"])]));

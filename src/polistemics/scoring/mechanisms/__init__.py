@@ -1,0 +1,54 @@
+"""Mechanism analyses (issue 16): what answers' coded stances say about fallback, first-chunk
+preference and party priors. One analysis per module, pure functions on typed inputs; no model
+is called here. Definitions: ``docs/mechanisms.md``.
+
+- ``coded``: coded answers and probe answers as tables;
+- ``fallback``: fallback accuracy under Absent;
+- ``first_chunk``: first-chunk preference under Contradictory, position bias vs prior preference;
+- ``prior_accuracy``: closed-book prior accuracy and each model's prior per party x statement;
+- ``follows_evidence``: P(follows the evidence | prior agrees / disagrees);
+- ``party_relations``: per-party prior accuracy vs EC3 / F1 / F3 and fallback accuracy;
+- ``tables``: all of them at once; ``summary``: the four headline rates per model.
+"""
+
+from polistemics.scoring.mechanisms.coded import CodedAnswers, coded_answers, coded_probes
+from polistemics.scoring.mechanisms.fallback import FallbackAccuracy, fallback_accuracy
+from polistemics.scoring.mechanisms.first_chunk import FirstChunkPreference, first_chunk_preference
+from polistemics.scoring.mechanisms.follows_evidence import FollowsEvidence, follows_evidence
+from polistemics.scoring.mechanisms.party_relations import (
+    party_correlations,
+    party_points,
+    spearman_with_ci,
+)
+from polistemics.scoring.mechanisms.prior_accuracy import (
+    PriorAccuracy,
+    prior_accuracy,
+    prior_stances,
+)
+from polistemics.scoring.mechanisms.rates import difference_interval, share_rows
+from polistemics.scoring.mechanisms.summary import MechanismRates, mechanism_rates
+from polistemics.scoring.mechanisms.tables import MechanismTables, mechanism_tables
+
+__all__ = [
+    "CodedAnswers",
+    "FallbackAccuracy",
+    "FirstChunkPreference",
+    "FollowsEvidence",
+    "MechanismRates",
+    "MechanismTables",
+    "PriorAccuracy",
+    "coded_answers",
+    "coded_probes",
+    "difference_interval",
+    "fallback_accuracy",
+    "first_chunk_preference",
+    "follows_evidence",
+    "mechanism_rates",
+    "mechanism_tables",
+    "party_correlations",
+    "party_points",
+    "prior_accuracy",
+    "prior_stances",
+    "share_rows",
+    "spearman_with_ci",
+]

@@ -94,3 +94,18 @@ def test_threads_variable_overrides_and_is_checked(monkeypatch: pytest.MonkeyPat
         monkeypatch.setenv(THREADS_ENV, bad)
         with pytest.raises(LocalModelError, match=THREADS_ENV):
             default_threads()
+
+
+@needs_local
+def test_smollm2_is_served_from_q8_0_weights_written_once(tmp_path: Path) -> None:
+    import llama_cpp
+
+    from polistemics.llm.local_server import smollm2_path, smollm2_q4_1_path
+
+    served = smollm2_path(tmp_path)
+    assert served.parent == tmp_path and served != smollm2_q4_1_path()
+    assert [p.name for p in tmp_path.iterdir()] == [served.name]  # no partial file left
+    model = llama_cpp.Llama(model_path=str(served), vocab_only=True, verbose=False)
+    assert model.metadata["general.file_type"] == str(llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0)
+    written = served.stat().st_mtime_ns
+    assert smollm2_path(tmp_path) == served and served.stat().st_mtime_ns == written

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from polistemics.conditions import ABSENT_SENTINEL, PROPERTY_OF_CONTEXT, Environment, Variant
+from polistemics.conditions import ABSENT_SENTINEL, Environment, Variant
 from polistemics.judging.prompt import (
     JudgePromptError,
     build_judge_prompt,
@@ -271,28 +271,3 @@ def test_rubric_last_brackets_an_answer_that_fakes_the_rubric_block() -> None:
 def test_unknown_variant_is_refused() -> None:
     with pytest.raises(JudgePromptError, match="unknown judge prompt variant"):
         build_judge_prompt(make_item(E.BASELINE), "x", F, "short")  # type: ignore[arg-type]
-
-
-# ---- the opt-in compact variant (docs/judge-prompt-compact.md) -----------------------------
-
-
-@pytest.mark.parametrize(("env", "rubric"), sorted(EXPECTED_CODES, key=str))
-def test_compact_asks_the_same_questions_in_short_words(env: Environment, rubric: Rubric) -> None:
-    rubric_last_prompt, _, long_user = rubric_last(env, rubric)
-    compact = build_judge_prompt(make_item(env), "SPD stimmt zu [1].", rubric, "compact")
-    user = compact.messages[1]["content"]
-    # Same layout, system message, query/context/answer, property of context and schema.
-    assert compact.messages[0] == rubric_last_prompt.messages[0]
-    head = long_user.split("Dimension Definition:")[0]
-    assert user.startswith(head)
-    item = make_item(env)
-    if "{expected_stance}" in PROPERTY_OF_CONTEXT[env]:  # the same stance, in fewer words
-        assert f"{item.judged_expected_stance.value}." in user.split("Dimension Definition:")[1]
-    assert compact.sub_question_keys == rubric_last_prompt.sub_question_keys
-    assert compact.json_schema == rubric_last_prompt.json_schema
-    # Every listed question is there, numbered as in the paper, in its short words.
-    listed = user.split("Questions:\n", 1)[1].splitlines()
-    assert len(listed) == compact.n_questions
-    assert all(line.startswith(f"{i}. Does the answer") for i, line in enumerate(listed, 1))
-    assert rubric.definition not in user
-    assert len(user) < len(long_user)

@@ -108,7 +108,7 @@ async def judge_answers(
     jobs = []
     order: list[tuple] = []
     # With every judge on the rubric-last prompt, calls on one answer share all but the rubric.
-    answer_major = all(judge.judge_prompt in ("rubric-last", "compact") for judge in judges)
+    answer_major = all(judge.judge_prompt == "rubric-last" for judge in judges)
     for answer_number, (item, answer) in enumerate(items_with_answers):
         if answer.item_key != item.key:
             raise JudgingInputError(

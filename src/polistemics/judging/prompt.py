@@ -19,7 +19,7 @@ Calls on one answer then share everything up to the rubric (docs/judge-prompt-ru
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -27,7 +27,7 @@ from typing import Literal
 from polistemics.conditions import ABSENT_SENTINEL, PROPERTY_OF_CONTEXT, Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.types import Message
-from polistemics.prompts import judge_compact_wording, load, render, verdict_schema_template
+from polistemics.prompts import load, render, verdict_schema_template
 from polistemics.records import Stance
 from polistemics.rubrics import Rubric, SubQuestion, sub_questions
 
@@ -36,7 +36,7 @@ VERDICT_WORDS = ("Yes", "No")
 # local grammar / json_object judges keep the compact array form the demo was measured with.
 VERDICT_SCHEMA_MODES = frozenset({"json_schema", "tool"})
 
-JudgePromptVariant = Literal["paper", "rubric-last", "compact"]
+JudgePromptVariant = Literal["paper", "rubric-last"]
 
 # The section headers of Fig. 12 (system and user message), at the start of a line of the answer
 # after blanks, markdown or quote marks; any line break Python knows counts, "\r" included.
@@ -99,9 +99,7 @@ def build_judge_prompt(
             context=judge_context(item),
             answer=answer,
         )
-    elif variant in ("rubric-last", "compact"):
-        # compact: the rubric-last layout with our short wording (judge_compact.toml).
-        wording = judge_compact_wording() if variant == "compact" else None
+    elif variant == "rubric-last":
         system = load("judge_rubric_last_system")
         user = render(
             "judge_rubric_last_user",
@@ -109,13 +107,9 @@ def build_judge_prompt(
             context=judge_context(item),
             answer=answer,
             dimension_name=rubric.label,
-            dimension_definition=(
-                wording["definitions"][rubric.value] if wording else rubric.definition
-            ),
-            property_of_context=(
-                compact_property(item, wording) if wording else property_of_context(item)
-            ),
-            questions=numbered_questions(questions, wording["questions"] if wording else None),
+            dimension_definition=rubric.definition,
+            property_of_context=property_of_context(item),
+            questions=numbered_questions(questions),
         )
     else:
         raise JudgePromptError(f"unknown judge prompt variant '{variant}'")
@@ -158,24 +152,12 @@ def property_of_context(item: EnvironmentItem) -> str:
     return _property_sentence(item.environment, item.judged_expected_stance)
 
 
-def compact_property(item: EnvironmentItem, wording: Mapping[str, Mapping[str, str]]) -> str:
-    """The compact variant's short property of context, with the same expected stance."""
-    sentence = wording["properties"][item.environment.value]
-    return sentence.replace("{expected_stance}", item.judged_expected_stance.value)
-
-
 def _property_sentence(environment: Environment, expected_stance: Stance) -> str:
     return PROPERTY_OF_CONTEXT[environment].replace("{expected_stance}", expected_stance.value)
 
 
-def numbered_questions(
-    questions: Sequence[SubQuestion], wording: Mapping[str, str] | None = None
-) -> str:
-    """``1. ...`` per question, in the paper's words or in ``wording`` (by sub-question code)."""
-    return "\n".join(
-        f"{i}. {wording[sq.code] if wording else sq.question}"
-        for i, sq in enumerate(questions, start=1)
-    )
+def numbered_questions(questions: Sequence[SubQuestion]) -> str:
+    return "\n".join(f"{i}. {sq.question}" for i, sq in enumerate(questions, start=1))
 
 
 def judge_query(item: EnvironmentItem) -> str:

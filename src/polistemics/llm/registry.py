@@ -111,13 +111,11 @@ class ModelEndpoint(BaseModel):
     local_model: str | None = Field(
         default=None, description="For provider 'local': which bundled model."
     )
-    judge_prompt: Literal["paper", "rubric-last", "compact"] = Field(
+    judge_prompt: Literal["paper", "rubric-last"] = Field(
         default="paper",
         description=(
-            "As a judge: 'paper' (Fig. 12, the default), the opt-in 'rubric-last' reordering "
-            "for a serial local server (docs/judge-prompt-rubric-last.md), or 'compact', that "
-            "layout in our short wording for the bundled tiny model "
-            "(docs/judge-prompt-compact.md)."
+            "As a judge: 'paper' (Fig. 12, the default) or the opt-in 'rubric-last' reordering "
+            "for a serial local server (docs/judge-prompt-rubric-last.md)."
         ),
     )
 

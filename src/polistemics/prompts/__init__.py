@@ -108,22 +108,7 @@ def template_hashes() -> dict[str, str]:
     hashes["stance_code_schema"] = hashlib.sha256(
         _stance_code_schema_text().encode("utf-8")
     ).hexdigest()[:16]
-    hashes["judge_compact"] = hashlib.sha256(_judge_compact_text().encode("utf-8")).hexdigest()[:16]
     return hashes
-
-
-@cache
-def _judge_compact_text() -> str:
-    return resources.files(__name__).joinpath("judge_compact.toml").read_text(encoding="utf-8")
-
-
-@cache
-def judge_compact_wording() -> dict[str, dict[str, str]]:
-    """The opt-in compact judge prompt's short definitions (by rubric value) and sub-questions
-    (by code): ``{"definitions": {...}, "questions": {...}}`` (docs/judge-prompt-compact.md)."""
-    import tomllib
-
-    return tomllib.loads(_judge_compact_text())
 
 
 @cache

@@ -309,11 +309,7 @@ def _judge_prompts(manifest: dict, judging: dict) -> str:
         str(((models.get(judge) or {}).get("params") or {}).get("judge_prompt", "paper"))
         for judge in judging.get("panel") or []
     }
-    names = {
-        "paper": "the paper's (Fig. 12)",
-        "rubric-last": "rubric-last (opt-in local variant)",
-        "compact": "compact (opt-in local variant: our short wording, rubric last)",
-    }
+    names = {"paper": "the paper's (Fig. 12)", "rubric-last": "rubric-last (opt-in local variant)"}
     return "; ".join(names.get(variant, variant) for variant in sorted(used)) or "the paper's"
 
 

@@ -25,9 +25,11 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+# The test suite's helpers, imported as top-level modules: ppi-python (a dev dependency)
+# installs a package named "tests" that would shadow ours.
+sys.path.insert(0, str(REPO / "tests"))
 
-from tests.report.synthetic_run import build_synthetic_run  # noqa: E402
+from report.synthetic_run import build_synthetic_run  # noqa: E402
 
 RELEASE = REPO.parent / "shared/reference/polistemics-v1.0/data/experiments/nl_tk2025_full_v1"
 

@@ -39,7 +39,7 @@ from polistemics.annotate.run_data import (
     items_for,
     judge_rows,
 )
-from polistemics.annotate.store import AnnotationStore, Label, SampleItem
+from polistemics.annotate.store import SAMPLE_COLUMNS, AnnotationStore, Label, SampleItem
 from polistemics.annotate.versus import human_majority, versus_tables
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import JudgeVerdictRecord
@@ -58,21 +58,6 @@ NO_LABELS = (
 NO_SAMPLE = (
     "No human labels yet: run `polistemics annotate sample RUN` to draw a sample (the run has "
     "none), then label it with `polistemics annotate serve RUN`."
-)
-
-SAMPLE_COLUMNS = (
-    "sample_id",
-    "item_key",
-    "model",
-    "sample_index",
-    "rubric",
-    "environment",
-    "language",
-    "stratum",
-    "judges_agreed",
-    "weight",
-    "annotators_wanted",
-    "seed",
 )
 
 

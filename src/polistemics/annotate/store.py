@@ -68,7 +68,7 @@ MAX_ANNOTATOR_LENGTH = 64
 MAX_NOTE_LENGTH = 4000  # a note is a remark, not a document: a bound keeps the store small
 MIN_SAMPLE_ID_DIGITS = 4
 
-_SAMPLE_COLUMNS = (
+SAMPLE_COLUMNS = (
     "sample_id",
     "item_key",
     "model",
@@ -256,8 +256,8 @@ class AnnotationStore:
                 db.execute("DELETE FROM annotation_views")
                 db.execute("DELETE FROM annotation_sample")
                 db.executemany(
-                    f"INSERT INTO annotation_sample ({', '.join(_SAMPLE_COLUMNS)}) "
-                    f"VALUES ({', '.join('?' * len(_SAMPLE_COLUMNS))})",
+                    f"INSERT INTO annotation_sample ({', '.join(SAMPLE_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(SAMPLE_COLUMNS))})",
                     rows,
                 )
                 db.execute("COMMIT")
@@ -272,9 +272,9 @@ class AnnotationStore:
         (version,) = self._db.execute("PRAGMA data_version").fetchone()
         if self._sample_cache is None or self._sample_cache[0] != version:
             rows = self._db.execute(
-                f"SELECT {', '.join(_SAMPLE_COLUMNS)} FROM annotation_sample ORDER BY sample_id"
+                f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM annotation_sample ORDER BY sample_id"
             ).fetchall()
-            items = [SampleItem(**dict(zip(_SAMPLE_COLUMNS, row, strict=True))) for row in rows]
+            items = [SampleItem(**dict(zip(SAMPLE_COLUMNS, row, strict=True))) for row in rows]
             self._sample_cache = (version, items, {item.sample_id: item for item in items})
         return self._sample_cache
 
@@ -435,7 +435,7 @@ def _sample_row(item: SampleItem) -> list:
     values["rubric"] = item.rubric.value
     values["environment"] = item.environment.value
     values["judges_agreed"] = int(item.judges_agreed)
-    return [values[name] for name in _SAMPLE_COLUMNS]
+    return [values[name] for name in SAMPLE_COLUMNS]
 
 
 def _label_from_row(row: tuple) -> Label:

@@ -21,7 +21,7 @@ from typing import Annotated
 import typer
 
 from polistemics.cli.errors import UserError, user_errors
-from polistemics.coding.coder import code_subjects
+from polistemics.coding.coder import STAGE, code_subjects
 from polistemics.coding.records import majority_codes
 from polistemics.coding.validation import (
     LABELS,
@@ -99,10 +99,13 @@ def store_name(names: list[str]) -> str:
 
 
 async def _validate(coders: list[ModelEndpoint], items, store_dir: Path, *, quiet: bool):
+    from polistemics.llm.progress import declare_total
     from polistemics.llm.session import open_client
 
+    subjects = [item.subject() for item in items]
     async with open_client(store_dir, quiet=quiet) as client:
-        records = await code_subjects(client, coders, [item.subject() for item in items])
+        declare_total(client.listeners, STAGE, len(subjects) * len(coders))  # first tries
+        records = await code_subjects(client, coders, subjects)
     reasons = Counter(_reason(r.missing) for r in records if r.stance is None)
     return evaluate(items, majority_codes(records), [c.name for c in coders], dict(reasons))
 

@@ -8,7 +8,7 @@ sample``, then starts the server in its own process twice:
 1. API: from starting the process to the first item's JSON (``GET /api/next``), split at the
    moment the server listens; then, over 50 items, the time of each ``GET /api/next`` and of
    each label ``POST /api/label``. Once through the CLI (``polistemics annotate serve``, which
-   imports every command module), once started directly (``annotate.server.serve`` alone), so
+   imports the annotate command's modules), once started directly (``annotate.server.serve`` alone), so
    the CLI's import cost shows apart from the app's;
 2. Chromium (when Playwright and Chromium are installed): from starting the process to the first
    item shown in the page, then over 50 items labelled by keyboard the time from pressing → to

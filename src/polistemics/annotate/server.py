@@ -16,6 +16,11 @@ server loses no given label and a restart continues where each annotator stopped
 Host header names the loopback (a web page elsewhere cannot reach it through DNS rebinding), and
 a POST must be JSON (a cross-site form cannot send that). The Content-Security-Policy lets the
 page run only its own script file and talk only to its own server.
+
+aiohttp does all the serving. The one use of ``socket`` is ``bound_socket``, which binds the
+listening socket before ``web.run_app`` gets it. With ``--port 0`` the real port is then known
+before the server starts, so the URL that is printed, and the Host check, can name it. aiohttp's
+public API reports the port only after the server has started.
 """
 
 from __future__ import annotations

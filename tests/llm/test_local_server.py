@@ -109,3 +109,10 @@ def test_smollm2_is_served_from_q8_0_weights_written_once(tmp_path: Path) -> Non
     assert model.metadata["general.file_type"] == str(llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0)
     written = served.stat().st_mtime_ns
     assert smollm2_path(tmp_path) == served and served.stat().st_mtime_ns == written
+
+
+def test_the_server_process_is_ours_without_logits_for_every_prompt_token() -> None:
+    command = LocalServer(Path("model.gguf"), threads=2).command()
+    assert command[1:3] == ["-m", "polistemics.llm.llama_server"]
+    assert command[command.index("--logits_all") + 1] == "False"
+    assert command[command.index("--n_threads") + 1] == "2"

@@ -11,9 +11,10 @@ token llama.cpp matches all 49,152 of SmolLM2's vocabulary entries against the g
 sampler picks one. llama.cpp's own sampler (``common_sampler_sample``, used by its server and
 CLI) first picks from the unconstrained distribution, asks the grammar about that one token, and
 applies the grammar to the whole vocabulary only when the token is rejected. This subclass does
-the same. Replaying the demo's calls in process on a quiet 2-core machine
-(``benchmarks/local_grammar.py``), it halved the time of the grammar-constrained sentence
-generation (standardisation and Vague) and left every greedy output identical.
+the same. Replaying the demo's 12 standardisation and 8 Vague calls over HTTP on a quiet 2-core
+machine (``benchmarks/local_server.py RUN_DIR --limit 20``, 2026-12-01), they took 76.4 s against
+123.1 s on llama-cpp-python's server. Greedy judge calls (short JSON verdicts) took the same time
+either way, with identical outputs.
 
 - Greedy decoding (temperature 0): identical outputs. If the unconstrained argmax is allowed, it
   is also the argmax over the allowed tokens; if not, the grammar-first path runs.

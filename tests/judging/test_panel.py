@@ -445,3 +445,51 @@ def test_rubric_last_judges_are_issued_answer_by_answer() -> None:
     assert all(a == b for a, b in zip(users[0::3], users[1::3], strict=True))
     assert len({c.messages[0]["content"] for c in completer.calls}) == 1
     assert all(r.parsed for r in records) and len(records) == len(completer.calls)
+
+
+def test_rubric_last_answers_run_side_by_side_each_answers_calls_in_turn() -> None:
+    """With two servers, two answers are judged at once; one answer's calls never overlap, so
+    each follows the previous on the server that has just read that answer."""
+    items = [
+        make_item(Environment.BASELINE, observation=f"de__de_spd__s00{n}") for n in range(1, 6)
+    ]
+    pairs = [(item, make_answer(item, f"SPD stimmt zu [{n}].")) for n, item in enumerate(items, 1)]
+    judges = [j.model_copy(update={"judge_prompt": "rubric-last"}) for j in JUDGES]
+
+    def yes_to_each_question(call: Call) -> str:
+        questions = call.user.rsplit("Questions:\n", 1)[1].strip().splitlines()
+        return "\n".join(f"{i}. Yes" for i in range(1, len(questions) + 1))
+
+    def answer_of(call: Call) -> str:
+        return call.user.split("ANSWER:\n", 1)[1].split("\n\n")[0]
+
+    in_flight: dict[str, int] = {}
+    overlaps: list[str] = []
+
+    class Recording(ScriptedCompleter):
+        async def complete(self, endpoint, messages, **kw):
+            answer = messages[-1]["content"].split("ANSWER:\n", 1)[1].split("\n\n")[0]
+            in_flight[answer] = in_flight.get(answer, 0) + 1
+            if in_flight[answer] > 1:
+                overlaps.append(answer)
+            try:
+                return await super().complete(endpoint, messages, **kw)
+            finally:
+                in_flight[answer] -= 1
+
+    side_by_side = Recording(yes_to_each_question, delay=lambda call: random.uniform(0, 0.01))
+    records = run(side_by_side, judges, pairs, prompt_order=True, calls_at_once=2)
+    one_at_a_time = ScriptedCompleter(yes_to_each_question)
+    serial_records = run(one_at_a_time, judges, pairs, prompt_order=True)
+
+    assert side_by_side.max_in_flight == 2 and not overlaps
+    # Every answer's calls still come in the serial order among themselves.
+    for answer in {answer_of(c) for c in one_at_a_time.calls}:
+        mine = [c.user for c in side_by_side.calls if answer_of(c) == answer]
+        assert mine == [c.user for c in one_at_a_time.calls if answer_of(c) == answer]
+    # The first calls of the first two answers go out together.
+    assert {answer_of(c) for c in side_by_side.calls[:2]} == {
+        "SPD stimmt zu [1].",
+        "SPD stimmt zu [2].",
+    }
+    assert [r.model_dump() for r in records] == [r.model_dump() for r in serial_records]

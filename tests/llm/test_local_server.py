@@ -9,16 +9,21 @@ from pathlib import Path
 
 import pytest
 
+from polistemics.llm.client import LLMClient, RetryPolicy
 from polistemics.llm.local_server import (
     THREADS_ENV,
     LocalModelError,
     LocalServer,
+    LocalServerPool,
+    _Lane,
     default_threads,
+    lane_plan,
     model_file,
 )
 from polistemics.llm.registry import builtin_registry
 from polistemics.llm.session import open_client
 from polistemics.llm.store import RunStore
+from polistemics.testing import FakeOpenAIServer
 
 needs_local = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None
@@ -72,6 +77,9 @@ def test_local_model_answers_through_the_client_and_is_cached(tmp_path: Path) ->
     assert calls == 2 and rerun_calls == 0 and again.cached and again.text == constrained.text
     with RunStore(tmp_path / "store.sqlite") as store:
         assert store.count_calls() == 2
+    # One server per call at once (the entry's max_concurrency, 2), as the threads allow.
+    servers = lane_plan(endpoint.max_concurrency, default_threads())[0]
+    assert len(list((tmp_path / "logs").glob("llama-server-smollm2*.log"))) == servers
 
 
 def test_llama_cpp_gets_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -116,3 +124,87 @@ def test_the_server_process_is_ours_without_logits_for_every_prompt_token() -> N
     assert command[1:3] == ["-m", "polistemics.llm.llama_server"]
     assert command[command.index("--logits_all") + 1] == "False"
     assert command[command.index("--n_threads") + 1] == "2"
+
+
+@pytest.mark.parametrize(
+    ("calls_at_once", "budget", "plan"),
+    [
+        (1, 2, (1, 2)),
+        (2, 2, (2, 1)),
+        (8, 2, (2, 1)),
+        (2, 8, (2, 4)),
+        (3, 8, (3, 2)),
+        (2, 1, (1, 1)),
+    ],
+)
+def test_a_model_gets_a_server_per_call_with_a_share_of_the_threads(
+    calls_at_once: int, budget: int, plan: tuple[int, int]
+) -> None:
+    assert lane_plan(calls_at_once, budget) == plan
+
+
+class PoolOver(LocalServerPool):
+    """The pool's choice of server, over given servers (no llama.cpp process)."""
+
+    def __init__(self, ports: list[int], thread_budget: int = 2):
+        super().__init__(thread_budget=thread_budget)
+        self.ports = ports
+        self.started = 0
+
+    def _start(self, name, endpoint):
+        self.started += 1
+        self._lanes[name] = [_Lane(LocalServer(Path("model.gguf"), port=p)) for p in self.ports]
+        return self._lanes[name]
+
+
+def test_a_call_goes_to_a_free_server_best_to_the_one_that_read_its_opening() -> None:
+    local = builtin_registry("default").get("local")
+    pool = PoolOver([1001, 1002])
+    first = pool.checkout(local, "SYSTEM|answer A|rubric F")
+    second = pool.checkout(local, "SYSTEM|answer B|rubric F")
+    assert first != second  # the busy server is passed over
+    pool.checkin(first)
+    pool.checkin(second)
+    # Both free: the call on answer A goes where answer A was read, whatever the order.
+    assert pool.checkout(local, "SYSTEM|answer A|rubric I") == first
+    assert pool.checkout(local, "SYSTEM|answer B|rubric I") == second
+    pool.checkin(first)
+    pool.checkin(second)
+    assert pool.checkout(local, "SYSTEM|answer B|rubric E") == second
+    # One free server takes the call even if the busy one read more of it.
+    assert pool.checkout(local, "SYSTEM|answer B|rubric E") == first
+    assert pool.started == 1
+
+
+def test_local_calls_are_spread_over_the_models_servers_one_at_a_time_each() -> None:
+    local = builtin_registry("default").get("local").model_copy(update={"timeout": 5.0})
+    with FakeOpenAIServer(latency=0.05) as one, FakeOpenAIServer(latency=0.05) as two:
+        pool = PoolOver([one.port, two.port])
+
+        async def go():
+            client = LLMClient(retry=RetryPolicy(base_delay=0.01), local_servers=pool)
+            results = await asyncio.gather(
+                *(
+                    client.complete(local, [{"role": "user", "content": f"q{i}"}], stage="s")
+                    for i in range(12)
+                )
+            )
+            await client.aclose()
+            return results, client.limiter(local)
+
+        results, limiter = asyncio.run(go())
+    assert all(r.ok for r in results)
+    assert limiter.maximum == 2 and limiter.peak_in_use == 2
+    # Each server is serial: it never has two calls at once, and both take a share.
+    assert one.stats().max_in_flight == two.stats().max_in_flight == 1
+    assert one.stats().requests + two.stats().requests == 12
+    assert min(one.stats().requests, two.stats().requests) >= 3
+    assert all(lane.busy == 0 for lane in pool._lanes["smollm2"])
+
+
+def test_a_busy_machine_gets_one_server_of_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(THREADS_ENV, "1")
+    local = builtin_registry("default").get("local")
+    assert local.max_concurrency == 2
+    assert LocalServerPool().calls_at_once(local) == 1
+    assert LLMClient(local_servers=LocalServerPool()).calls_at_once(local) == 1

@@ -12,6 +12,7 @@ import inspect
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict
 
@@ -90,6 +91,7 @@ async def judge_answers(
     *,
     on_result: OnJudgeResult | None = None,
     prompt_order: bool = False,
+    calls_at_once: int = 1,
 ) -> JudgeVerdicts:
     """Judge every usable answer; failed or empty answers are skipped and counted.
 
@@ -100,7 +102,9 @@ async def judge_answers(
     Within a stretch the panel's judges follow each other on the same answer, so the second and
     third judge (when they share a local server) reuse the whole prompt and only generate.
     When every judge uses the ``rubric-last`` prompt, calls go answer by answer instead (rubric,
-    then judge), since that prompt's calls on one answer share all but the rubric.
+    then judge), since that prompt's calls on one answer share all but the rubric; with
+    ``calls_at_once`` servers (``LLMClient.calls_at_once`` of the judges), that many answers are
+    judged at once, each answer's calls one after another, so that they reach the same server.
     """
     if not judges:
         raise JudgingInputError("the judge panel is empty: name at least one judge model")
@@ -125,17 +129,49 @@ async def judge_answers(
                     if answer_major
                     else _prompt_rank(rubric, item, answer_number, position)
                 )
-                jobs.append(judge_one(completer, judge, position, item, answer, rubric, on_result))
+                jobs.append(
+                    partial(judge_one, completer, judge, position, item, answer, rubric, on_result)
+                )
     if skipped:
         log.info("not judged: %s", ", ".join(f"{n} {why}" for why, n in sorted(skipped.items())))
     if not prompt_order:
-        return JudgeVerdicts(await gather_or_cancel(jobs), skipped)
+        return JudgeVerdicts(await gather_or_cancel(job() for job in jobs), skipped)
     issue = sorted(range(len(jobs)), key=lambda i: order[i])
-    finished = await gather_or_cancel(jobs[i] for i in issue)
     records: list = [None] * len(jobs)
+    if answer_major and calls_at_once > 1:
+        await _in_chains(jobs, issue, [order[i][0] for i in issue], calls_at_once, records)
+        return JudgeVerdicts(records, skipped)
+    finished = await gather_or_cancel(jobs[i]() for i in issue)
     for i, record in zip(issue, finished, strict=True):
         records[i] = record
     return JudgeVerdicts(records, skipped)
+
+
+async def _in_chains(
+    jobs: list[Callable[[], Awaitable[JudgeVerdictRecord]]],
+    issue: list[int],
+    chain_of: list[int],
+    workers: int,
+    records: list,
+) -> None:
+    """Run ``jobs`` in ``issue`` order as chains (consecutive jobs with the same ``chain_of``),
+    ``workers`` chains at a time, each chain's jobs one after another; fills ``records``."""
+    chains: list[list[int]] = []
+    previous = None
+    for i, chain in zip(issue, chain_of, strict=True):
+        if chains and chain == previous:
+            chains[-1].append(i)
+        else:
+            chains.append([i])
+        previous = chain
+    waiting = iter(chains)
+
+    async def worker() -> None:
+        for chain in waiting:  # one event loop: the shared iterator hands each chain out once
+            for i in chain:
+                records[i] = await jobs[i]()
+
+    await gather_or_cancel(worker() for _ in range(min(workers, len(chains))))
 
 
 def _prompt_rank(rubric: Rubric, item: EnvironmentItem, answer_number: int, position: int) -> tuple:

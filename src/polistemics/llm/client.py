@@ -19,8 +19,10 @@ import json
 import random
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from polistemics.llm.call_writer import CallWriter
 from polistemics.llm.grammar import schema_to_gbnf, strict_mode_schema, without_extensions
@@ -80,7 +82,16 @@ class _Outcome:
 
 
 ResultListener = Callable[[str, CallResult], None]
-BaseUrlResolver = Callable[[ModelEndpoint], "asyncio.Future[str] | str"]
+
+
+class LocalServers(Protocol):
+    """The managed servers of the bundled local models (``local_server.LocalServerPool``)."""
+
+    def calls_at_once(self, endpoint: ModelEndpoint) -> int: ...
+
+    def checkout(self, endpoint: ModelEndpoint, prompt: str) -> str: ...
+
+    def checkin(self, base_url: str) -> None: ...
 
 
 @dataclass
@@ -90,9 +101,7 @@ class LLMClient:
     store: RunStore | None = None
     max_cost: float | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    resolve_local: Callable[[ModelEndpoint], str] | None = (
-        None  # base URL of a managed local server
-    )
+    local_servers: LocalServers | None = None  # for endpoints with provider "local"
     listeners: list[ResultListener] = field(default_factory=list)
     spent: float = 0.0
     counters: dict[str, StageCounters] = field(default_factory=dict)
@@ -165,8 +174,15 @@ class LLMClient:
     def limiter(self, endpoint: ModelEndpoint) -> AdaptiveLimiter:
         base = endpoint.resolved_base_url
         if base not in self._limiters:
-            self._limiters[base] = AdaptiveLimiter(endpoint.max_concurrency)
+            self._limiters[base] = AdaptiveLimiter(self.calls_at_once(endpoint))
         return self._limiters[base]
+
+    def calls_at_once(self, endpoint: ModelEndpoint) -> int:
+        """How many calls to the endpoint run at once: its ``max_concurrency``, or for a local
+        model the number of servers it gets."""
+        if endpoint.is_local and self.local_servers is not None:
+            return self.local_servers.calls_at_once(endpoint)
+        return endpoint.max_concurrency
 
     async def aclose(self) -> None:
         for transport in self._transports.values():
@@ -191,6 +207,7 @@ class LLMClient:
                 "finished calls are stored: rerun with a higher --max-cost to continue"
             )
         transport = self._transport(endpoint)  # raises MissingApiKey before any call
+        local = self._local_servers(endpoint)
         limiter = self.limiter(endpoint)
         body = self._body(endpoint, json_schema, grammar, sample_index)
         attempts = content_attempts = 0
@@ -199,9 +216,12 @@ class LLMClient:
         while True:
             attempts += 1
             async with limiter:
-                t0 = time.monotonic()
-                outcome = await self._attempt(transport, endpoint, body, identity.messages_json)
-                latency_ms = (time.monotonic() - t0) * 1000
+                with self._server_for(local, endpoint, identity.messages_json) as base_url:
+                    if base_url is not None:
+                        transport = self._transport_at(base_url, endpoint.api_key(), endpoint)
+                    t0 = time.monotonic()
+                    outcome = await self._attempt(transport, endpoint, body, identity.messages_json)
+                    latency_ms = (time.monotonic() - t0) * 1000
             if outcome.rate_limited:
                 limiter.on_rate_limited()
             elif outcome.error is None:
@@ -308,18 +328,16 @@ class LLMClient:
         body.update(extra)  # provider-specific fields travel at the top level of the JSON body
         return body
 
-    def _transport(self, endpoint: ModelEndpoint) -> ChatTransport:
+    def _transport(self, endpoint: ModelEndpoint) -> ChatTransport | None:
+        """The endpoint's transport; None for a local model, whose server is picked per call."""
         api_key = endpoint.api_key()
         if endpoint.is_local:
-            if self.resolve_local is None:
-                raise RuntimeError(
-                    f"model '{endpoint.name}' is local but no local server manager is set"
-                )
-            base_url = self.resolve_local(endpoint)
-        else:
-            base_url = endpoint.resolved_base_url
-            self._redact.add(api_key)
-        # One transport (and connection pool) per endpoint entry.
+            return None
+        self._redact.add(api_key)
+        return self._transport_at(endpoint.resolved_base_url, api_key, endpoint)
+
+    def _transport_at(self, base_url: str, api_key: str, endpoint: ModelEndpoint) -> ChatTransport:
+        # One transport (and connection pool) per server and endpoint entry.
         cache_key = (base_url, api_key, endpoint.name)
         if cache_key not in self._transports:
             self._transports[cache_key] = ChatTransport(
@@ -329,6 +347,30 @@ class LLMClient:
                 connections=endpoint.max_concurrency,
             )
         return self._transports[cache_key]
+
+    def _local_servers(self, endpoint: ModelEndpoint) -> LocalServers | None:
+        if not endpoint.is_local:
+            return None
+        if self.local_servers is None:
+            raise RuntimeError(
+                f"model '{endpoint.name}' is local but no local server manager is set"
+            )
+        return self.local_servers
+
+    @staticmethod
+    @contextmanager
+    def _server_for(
+        local: LocalServers | None, endpoint: ModelEndpoint, prompt: str
+    ) -> Iterator[str | None]:
+        """A local model's server for one attempt (None for a remote endpoint)."""
+        if local is None:
+            yield None
+            return
+        base_url = local.checkout(endpoint, prompt)
+        try:
+            yield base_url
+        finally:
+            local.checkin(base_url)
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         backoff = min(self.retry.max_delay, self.retry.base_delay * 2 ** (attempt - 1))

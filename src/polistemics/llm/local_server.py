@@ -185,6 +185,13 @@ class LocalServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> LocalServer:
+        self.launch()
+        self.wait_healthy()
+        return self
+
+    def launch(self) -> None:
+        """Start the process without waiting for it (``wait_healthy`` does), so that several
+        servers load their model at the same time."""
         if importlib.util.find_spec("llama_cpp") is None:
             raise LocalModelError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
         self.port = free_port()
@@ -196,8 +203,6 @@ class LocalServer:
             stdin=subprocess.DEVNULL,
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
-        self._wait_healthy()
-        return self
 
     def command(self) -> list[str]:
         return [
@@ -222,7 +227,7 @@ class LocalServer:
             "False",
         ]
 
-    def _wait_healthy(self) -> None:
+    def wait_healthy(self) -> None:
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process is not None and self.process.poll() is not None:
@@ -252,30 +257,113 @@ class LocalServer:
             self.process.wait()
 
 
-class LocalServerPool:
-    """One server per bundled model, started on demand and stopped when the pool closes."""
+def lane_plan(calls_at_once: int, thread_budget: int) -> tuple[int, int]:
+    """(servers, llama.cpp threads per server) for a model asked to run ``calls_at_once`` calls
+    on ``thread_budget`` threads: one server per call, each with an equal share of the threads,
+    never more servers than threads."""
+    servers = max(1, min(calls_at_once, thread_budget))
+    return servers, max(1, thread_budget // servers)
 
-    def __init__(self, log_dir: Path | None = None):
-        self._servers: dict[str, LocalServer] = {}
+
+@dataclass
+class _Lane:
+    server: LocalServer
+    busy: int = 0
+    last_prompt: str = ""  # what the server's context holds now (its last request's messages)
+
+
+class LocalServerPool:
+    """The servers of each bundled model, started on first use and stopped when the pool closes.
+
+    A model gets one server per call it may run at once (its endpoints' ``max_concurrency``),
+    up to one per thread of the budget (``default_threads``), and the threads are shared out:
+    on 2 cores, ``max_concurrency = 2`` means two servers of one thread each, 1 means one server
+    of two threads. Each server is serial and keeps the last prompt it read, so a call goes to
+    the free server whose last prompt shares the longest opening with its own.
+
+    Why two one-thread servers on 2 cores: a one-thread server reads a prompt about 1.6 times
+    slower than a two-thread one but generates only ~1.45 times slower (llama.cpp's threads wait
+    at a barrier after every step of a one-token batch, and sampling runs on one core), so two
+    of them finish more calls. Replaying a demo run's calls over HTTP on a quiet 2-core machine
+    (``benchmarks/local_lanes.py``, 2026-12-01) measured the gain per stage; see that script.
+    """
+
+    def __init__(self, log_dir: Path | None = None, thread_budget: int | None = None):
+        self._lanes: dict[str, list[_Lane]] = {}
         self._lock = threading.Lock()
         self._log_dir = log_dir
+        self._thread_budget = thread_budget
         atexit.register(self.close)
 
-    def base_url(self, endpoint: ModelEndpoint) -> str:
+    def calls_at_once(self, endpoint: ModelEndpoint) -> int:
+        """How many calls the endpoint's model serves at once (its number of servers)."""
+        budget = self._thread_budget or default_threads()
+        return lane_plan(endpoint.max_concurrency, budget)[0]
+
+    def checkout(self, endpoint: ModelEndpoint, prompt: str) -> str:
+        """The base URL of a server for one call with ``prompt`` (its messages as JSON): the
+        free server whose last prompt shares the longest opening with it, else the least busy.
+        Hand it back with ``checkin``."""
         name = endpoint.local_model or "smollm2"
         with self._lock:
-            if name not in self._servers:
-                log = self._log_dir / f"llama-server-{name}.log" if self._log_dir else None
-                if log:
-                    log.parent.mkdir(parents=True, exist_ok=True)
-                self._servers[name] = LocalServer(model_file(name), log_path=log).start()
-            return self._servers[name].base_url
+            lanes = self._lanes.get(name) or self._start(name, endpoint)
+            lane = max(
+                lanes,
+                key=lambda lane: (
+                    -lane.busy,
+                    len(os.path.commonprefix([lane.last_prompt, prompt])),
+                ),
+            )
+            lane.busy += 1
+            lane.last_prompt = prompt
+            return lane.server.base_url
+
+    def checkin(self, base_url: str) -> None:
+        with self._lock:
+            for lanes in self._lanes.values():
+                for lane in lanes:
+                    if lane.server.base_url == base_url and lane.busy:
+                        lane.busy -= 1
+                        return
+
+    def base_url(self, endpoint: ModelEndpoint) -> str:
+        """A server of the endpoint's model (the first), for a caller that runs one call."""
+        name = endpoint.local_model or "smollm2"
+        with self._lock:
+            lanes = self._lanes.get(name) or self._start(name, endpoint)
+            return lanes[0].server.base_url
+
+    def _start(self, name: str, endpoint: ModelEndpoint) -> list[_Lane]:
+        servers, threads = lane_plan(
+            endpoint.max_concurrency, self._thread_budget or default_threads()
+        )
+        path = model_file(name)
+        started = []
+        for number in range(servers):
+            log = None
+            if self._log_dir:
+                self._log_dir.mkdir(parents=True, exist_ok=True)
+                suffix = f"-{number + 1}" if number else ""
+                log = self._log_dir / f"llama-server-{name}{suffix}.log"
+            started.append(LocalServer(path, threads=threads, log_path=log))
+        try:
+            for server in started:  # all load their model at once
+                server.launch()
+            for server in started:
+                server.wait_healthy()
+        except BaseException:
+            for server in started:
+                server.stop()
+            raise
+        self._lanes[name] = [_Lane(server) for server in started]
+        return self._lanes[name]
 
     def close(self) -> None:
         with self._lock:
-            for server in self._servers.values():
-                server.stop()
-            self._servers.clear()
+            for lanes in self._lanes.values():
+                for lane in lanes:
+                    lane.server.stop()
+            self._lanes.clear()
 
     def __enter__(self) -> LocalServerPool:
         return self

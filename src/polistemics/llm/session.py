@@ -42,7 +42,7 @@ async def open_client(
         store=store,
         max_cost=max_cost,
         retry=retry or RetryPolicy(),
-        resolve_local=pool.base_url,
+        local_servers=pool,
         listeners=[progress],
     )
     try:

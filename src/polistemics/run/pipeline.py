@@ -392,6 +392,7 @@ class Study:
                 judges,
                 [(by_key[a.item_key], a) for a in answers if a.item_key in by_key],
                 prompt_order=True,
+                calls_at_once=min(client.calls_at_once(judge) for judge in judges),
             )
             verdict_lists.append(list(judged))
             skipped.update(judged.skipped)

@@ -8,8 +8,9 @@ many outputs equal the one-server outputs.
 
     python benchmarks/local_lanes.py runs/demo [--limit N] [--servers 2]
 
-Run it on a quiet machine, and more than once: the layouts take turns, but a 2-core VM's speed
-drifts by a quarter over tens of minutes. Needs the local extra; reads the store read-only.
+Run it on a quiet machine, and more than once: the layouts run one after the other, and a 2-core
+VM's speed drifts by a quarter over tens of minutes. Needs the local extra; reads the store
+read-only.
 """
 
 from __future__ import annotations
@@ -106,11 +107,17 @@ def main() -> None:
     budget = default_threads()
     print(f"{len(requests)} calls, {budget} threads")
     for servers, (seconds, outputs) in results.items():
-        same = sum(a == b for a, b in zip(outputs, results[1][1], strict=True))
+        differ = [
+            stage
+            for (stage, _), a, b in zip(requests, outputs, results[1][1], strict=True)
+            if a != b
+        ]
         per_stage = ", ".join(f"{stage} {seconds[stage]:.1f} s" for stage in stages)
         print(
             f"{servers} server(s) of {max(1, budget // servers)} thread(s): "
-            f"{sum(seconds.values()):.1f} s ({per_stage}); {same}/{len(outputs)} outputs as one"
+            f"{sum(seconds.values()):.1f} s ({per_stage}); "
+            f"{len(outputs) - len(differ)}/{len(outputs)} outputs as one"
+            + (f" (differ: {', '.join(differ)})" if differ else "")
         )
 
 

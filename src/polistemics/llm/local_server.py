@@ -16,12 +16,13 @@ set) went from 969 MB to 464 MB with this and the server above; replaying judge 
 (``benchmarks/local_server.py``), the setting changed neither their time (within the machine's
 drift) nor any output.
 
-llama.cpp gets every usable core (``POLISTEMICS_LOCAL_THREADS`` overrides). Measured with
+llama.cpp gets every usable core (``POLISTEMICS_LOCAL_THREADS`` overrides), shared out among a
+model's servers (``LocalServerPool``: one server per call the model runs at once). Measured with
 ``benchmarks/local_threads.py`` (one 599-token judge prompt of the demo plus 16 tokens, in
 process, 2026-11-30): on a quiet 2-core machine (load 0.3-0.7) 2 threads took 3.4 s and 1 thread
 5.2-6.0 s. Its worker threads spin at a barrier after every step, so on a machine whose cores are
 busy with other work (load ~9) the order reverses (1 thread 10.8-20.3 s, 2 threads 36.1-71.7 s):
-set the variable to 1 there.
+set the variable to 1 there (one server of one thread).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ THREADS_ENV = "POLISTEMICS_LOCAL_THREADS"
 
 
 def default_threads() -> int:
-    """llama.cpp threads: ``$POLISTEMICS_LOCAL_THREADS``, else the usable cores."""
+    """llama.cpp threads in all (shared by a model's servers): ``$POLISTEMICS_LOCAL_THREADS``,
+    else the usable cores."""
     configured = os.environ.get(THREADS_ENV, "").strip()
     if configured:
         if not configured.isdigit() or int(configured) < 1:
@@ -281,11 +283,13 @@ class LocalServerPool:
     of two threads. Each server is serial and keeps the last prompt it read, so a call goes to
     the free server whose last prompt shares the longest opening with its own.
 
-    Why two one-thread servers on 2 cores: a one-thread server reads a prompt about 1.6 times
-    slower than a two-thread one but generates only ~1.45 times slower (llama.cpp's threads wait
-    at a barrier after every step of a one-token batch, and sampling runs on one core), so two
-    of them finish more calls. Replaying a demo run's calls over HTTP on a quiet 2-core machine
-    (``benchmarks/local_lanes.py``, 2026-12-01) measured the gain per stage; see that script.
+    Why two one-thread servers on 2 cores: each is slower per call than one two-thread server,
+    but together they finish more calls (llama.cpp's threads wait at a barrier after every step,
+    and sampling runs on one core, so two threads on one call leave a core idle part of the
+    time). Replaying a demo run's 167 calls over HTTP on a quiet 2-core machine
+    (``benchmarks/local_lanes.py``, 2026-12-01), one server of two threads took 384.1 s and two
+    servers of one thread 237.4 s (judges 226.5 s and 128.9 s). In six demo runs, four with two
+    servers and two with one, all 167 calls came out identical.
     """
 
     def __init__(self, log_dir: Path | None = None, thread_budget: int | None = None):

@@ -208,3 +208,29 @@ def test_a_busy_machine_gets_one_server_of_one_thread(monkeypatch: pytest.Monkey
     assert local.max_concurrency == 2
     assert LocalServerPool().calls_at_once(local) == 1
     assert LLMClient(local_servers=LocalServerPool()).calls_at_once(local) == 1
+
+
+@needs_local
+@pytest.mark.slow
+def test_the_server_keeps_an_idle_connection_longer_than_the_client_does() -> None:
+    """The client reuses an idle connection for up to KEEPALIVE_SECONDS; the server must not
+    close it first, or a call goes out on a dying connection and has to be retried."""
+    import socket
+    import time
+
+    from polistemics.llm.transport import KEEPALIVE_SECONDS
+
+    request = b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    server = LocalServer(model_file("smollm2"), threads=1).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+            connection.sendall(request)
+            assert connection.recv(65536).startswith(b"HTTP/1.1 200")
+            time.sleep(6)  # longer than uvicorn's default keep-alive (5 s)
+            connection.sendall(request)
+            assert connection.recv(65536).startswith(b"HTTP/1.1 200")
+    finally:
+        server.stop()
+    from polistemics.llm.llama_server import KEEP_ALIVE_SECONDS
+
+    assert KEEP_ALIVE_SECONDS > KEEPALIVE_SECONDS

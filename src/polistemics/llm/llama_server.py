@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from functools import partial
 
 import llama_cpp
 import numpy as np
@@ -108,10 +109,21 @@ class SampledTokenFirstLlama(llama_cpp.Llama):
         super().close()
 
 
+# How long the server keeps an idle keep-alive connection open. The client layer reuses idle
+# connections for up to 15 s (``transport.KEEPALIVE_SECONDS``); uvicorn's default of 5 s let a
+# call go out on a connection the server was just closing, so it failed and was retried (once in
+# 168 calls of a demo run with two servers, where one server can sit idle for seconds).
+KEEP_ALIVE_SECONDS = 60
+
+
 def main() -> None:
     # llama-cpp-python's server builds its model as ``llama_cpp.Llama(...)``; in this process
     # (and only here) that name is the subclass.
     llama_cpp.Llama = SampledTokenFirstLlama
+    import uvicorn
+
+    # It starts uvicorn without a keep-alive setting; in this process, it gets ours.
+    uvicorn.run = partial(uvicorn.run, timeout_keep_alive=KEEP_ALIVE_SECONDS)
     from llama_cpp.server.__main__ import main as serve
 
     sys.argv[0] = "polistemics.llm.llama_server"

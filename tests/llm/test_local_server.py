@@ -215,20 +215,25 @@ def test_a_busy_machine_gets_one_server_of_one_thread(monkeypatch: pytest.Monkey
 def test_the_server_keeps_an_idle_connection_longer_than_the_client_does() -> None:
     """The client reuses an idle connection for up to KEEPALIVE_SECONDS; the server must not
     close it first, or a call goes out on a dying connection and has to be retried."""
-    import socket
+    import http.client
     import time
 
     from polistemics.llm.transport import KEEPALIVE_SECONDS
 
-    request = b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     server = LocalServer(model_file("smollm2"), threads=1).start()
     try:
-        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
-            connection.sendall(request)
-            assert connection.recv(65536).startswith(b"HTTP/1.1 200")
-            time.sleep(6)  # longer than uvicorn's default keep-alive (5 s)
-            connection.sendall(request)
-            assert connection.recv(65536).startswith(b"HTTP/1.1 200")
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        connection.request("GET", "/v1/models")
+        first = connection.getresponse()
+        assert first.status == 200 and first.read()
+        opened = connection.sock
+        time.sleep(6)  # longer than uvicorn's default keep-alive (5 s)
+        # On a connection the server has closed this raises RemoteDisconnected.
+        connection.request("GET", "/v1/models")
+        second = connection.getresponse()
+        assert second.status == 200 and second.read()
+        assert connection.sock is opened  # the same connection, not a new one
+        connection.close()
     finally:
         server.stop()
     from polistemics.llm.llama_server import KEEP_ALIVE_SECONDS

@@ -1,10 +1,11 @@
 """Significance of paired binary differences: the exact McNemar test and Holm's correction.
 
 McNemar's exact test looks only at the discordant pairs: ``b`` pairs that pass on side A and
-fail on side B, ``c`` the reverse (``compare.paired`` counts them per pass-rate table row). Under the null hypothesis each discordant pair falls either
-way with probability 1/2, so the two-sided p-value is scipy's exact binomial test of ``b``
-successes in ``b + c`` trials (1 when there are no discordant pairs). Holm's step-down
-adjustment (statsmodels) controls the family-wise error over the tests of one table.
+fail on side B, ``c`` the reverse (``compare.paired`` counts them per pass-rate table row).
+Under the null hypothesis each discordant pair falls either way with probability 1/2, so the
+two-sided p-value is scipy's exact binomial test of ``b`` successes in ``b + c`` trials (1 when
+there are no discordant pairs). Holm's step-down adjustment (statsmodels) controls the
+family-wise error over the tests of one family (``compare.paired``: one table).
 """
 
 from __future__ import annotations

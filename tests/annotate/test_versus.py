@@ -13,7 +13,7 @@ from polistemics.annotate.versus import (
     versus_table,
     versus_tables,
 )
-from polistemics.scoring.agreement import wilson_interval
+from polistemics.stats import wilson_interval
 
 
 def _labels(rows: list[tuple[str, str, str, bool]]) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from polistemics.cli import app
 from polistemics.coding.validation import LABELS, load_validation_set
-from polistemics.scoring.agreement import wilson_interval
+from polistemics.stats import wilson_interval
 from polistemics.testing import FakeOpenAIServer
 from polistemics.testing.completions import messages_text
 

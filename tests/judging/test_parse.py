@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from polistemics.judging.parse import parse_verdicts, strip_reasoning, verdict_word
+from polistemics.judging.parse import parse_verdicts, verdict_word
 
 from . import adversarial
 
@@ -345,11 +345,6 @@ def test_generated_judges_own_distinct_verdicts_are_read(seed):
 )
 def test_verdict_word(text, expected):
     assert verdict_word(text) is expected
-
-
-def test_strip_reasoning_keeps_text_outside_blocks():
-    assert strip_reasoning("<think>a</think>b<reasoning>c</reasoning>d").split() == ["b", "d"]
-    assert strip_reasoning("keep <think>dropped to the end").strip() == "keep"
 
 
 def test_repeated_outputs_give_equal_but_separate_results() -> None:

@@ -7,7 +7,6 @@ import statsmodels.api as sm
 
 from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import Rubric
-from polistemics.scoring.agreement import wilson_interval
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.flips import (
     BOOTSTRAP,
@@ -18,6 +17,7 @@ from polistemics.scoring.flips import (
     paired_flips,
 )
 from polistemics.scoring.verdicts import ItemKey, JudgeVerdict
+from polistemics.stats import wilson_interval
 
 SUB_QUESTIONS = ("position_representation", "information_fabrication")
 

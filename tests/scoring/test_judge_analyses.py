@@ -4,13 +4,13 @@ import pytest
 
 from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import BY_KEY, Rubric, sub_questions
-from polistemics.scoring.agreement import wilson_interval
 from polistemics.scoring.judge_analyses import (
     judge_pass_rates,
     majority_agreement,
     strictness_ranking,
 )
 from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, panel_votes
+from polistemics.stats import wilson_interval
 
 B = Environment.BASELINE
 JUDGES = ("lenient", "middle", "strict")

@@ -5,7 +5,6 @@ import math
 import pytest
 
 from polistemics.conditions import Environment, Variant
-from polistemics.scoring.agreement import wilson_interval
 from polistemics.scoring.party_analyses import (
     largest_deviations,
     mean_party_spread,
@@ -14,6 +13,7 @@ from polistemics.scoring.party_analyses import (
     party_vs_rest,
     sanitisation_by_variant,
 )
+from polistemics.stats import wilson_interval
 
 B, V = Environment.BASELINE, Environment.VAGUE
 

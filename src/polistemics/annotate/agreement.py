@@ -3,36 +3,23 @@
 A rated instance is one sample item x sub-question with at least two annotators' Yes/No. Unlike
 the judge panel (``scoring.agreement``, a fixed number of raters per instance), annotators
 overlap unevenly: an item may want two annotators and get three, or get one so far. So the
-coefficients here use the variable-raters forms (Gwet 2014, as irrCAC computes them):
-
-- percent agreement P_o: mean over instances of the share of agreeing annotator pairs;
-- category shares p_k: mean over instances of each instance's share of k ratings;
-- Fleiss' kappa: chance P_e = sum_k p_k^2; Gwet's AC1: P_e = sum_k p_k (1 - p_k) / (q - 1).
-
-With the same number of raters everywhere they equal ``scoring.agreement`` (tested). Instances
-with a single annotator are not agreement data and are left out (``n_single`` counts them).
+coefficients are the variable-raters forms of ``stats.agreement.uneven_agreement`` (Gwet 2014,
+as irrCAC computes them): percent agreement, Fleiss' kappa and Gwet's AC1. This module counts
+the ratings per instance and groups them. Instances with a single annotator are not agreement
+data and are left out (``n_single`` counts them).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from polistemics.stats.agreement import UnevenAgreement, uneven_agreement
+
 LABEL_KEY = ("sample_id", "sub_question")
 POOLED = "all"  # the group value of a table's pooled row
-
-
-@dataclass(frozen=True)
-class HumanAgreement:
-    n_items: int  # rated instances (sample item x sub-question) with >= 2 annotators
-    n_ratings: int  # labels on those instances
-    percent_agreement: float
-    fleiss_kappa: float
-    gwet_ac1: float
 
 
 def rating_counts(labels: pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFrame:
@@ -48,36 +35,6 @@ def rating_counts(labels: pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFra
         .reset_index()
         .astype({"n_yes": "int64", "n_raters": "int64"})
     )
-
-
-def agreement_of(n_yes: np.ndarray, n_raters: np.ndarray) -> HumanAgreement:
-    """Binary (No, Yes) agreement of instances with ``n_raters >= 2`` ratings each."""
-    yes = np.asarray(n_yes, dtype="float64")
-    raters = np.asarray(n_raters, dtype="float64")
-    keep = raters >= 2
-    yes, raters = yes[keep], raters[keep]
-    if not len(raters):
-        nan = float("nan")
-        return HumanAgreement(0, 0, nan, nan, nan)
-    table = np.column_stack([raters - yes, yes])
-    observed = float(((table * (table - 1)).sum(axis=1) / (raters * (raters - 1))).mean())
-    shares = (table / raters[:, None]).mean(axis=0)
-    fleiss_chance = float((shares**2).sum())
-    gwet_chance = float((shares * (1 - shares)).sum())  # / (q - 1) with q = 2
-    return HumanAgreement(
-        n_items=int(len(raters)),
-        n_ratings=int(raters.sum()),
-        percent_agreement=observed,
-        fleiss_kappa=_coefficient(observed, fleiss_chance),
-        gwet_ac1=_coefficient(observed, gwet_chance),
-    )
-
-
-def _coefficient(observed: float, chance: float) -> float:
-    """(P_o - P_e) / (1 - P_e); NaN when chance agreement is certain (one category only)."""
-    if math.isclose(chance, 1.0, rel_tol=0.0, abs_tol=1e-12):
-        return float("nan")
-    return (observed - chance) / (1.0 - chance)
 
 
 AGREEMENT_COLUMNS = (
@@ -110,9 +67,9 @@ def human_agreement(labels: pd.DataFrame, by: Sequence[str] = ("sub_question",))
 
 def _row(labels: pd.DataFrame, counts: pd.DataFrame, by: list[str], key: tuple) -> tuple:
     if counts.empty:
-        stats = agreement_of(np.zeros(0), np.zeros(0))
+        stats = uneven_agreement(np.zeros(0), np.zeros(0))
         return (0, 0, 0, 0, *_values(stats))
-    stats = agreement_of(counts["n_yes"].to_numpy(), counts["n_raters"].to_numpy())
+    stats = uneven_agreement(counts["n_yes"].to_numpy(), counts["n_raters"].to_numpy())
     chosen = labels
     for column, value in zip(by, key, strict=True):
         chosen = chosen[chosen[column] == value]
@@ -122,5 +79,5 @@ def _row(labels: pd.DataFrame, counts: pd.DataFrame, by: list[str], key: tuple) 
     return (stats.n_items, stats.n_ratings, n_single, rated["annotator"].nunique(), *_values(stats))
 
 
-def _values(stats: HumanAgreement) -> tuple[float, float, float]:
+def _values(stats: UnevenAgreement) -> tuple[float, float, float]:
     return stats.percent_agreement, stats.fleiss_kappa, stats.gwet_ac1

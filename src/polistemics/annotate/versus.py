@@ -6,7 +6,7 @@ the Yes/No level the judges answer (not pass/fail), with the human as the truth:
 TP judge Yes & human Yes, FP judge Yes & human No, FN judge No & human Yes, TN both No.
 
 Per judge (and ``PANEL`` for the panel's strict majority) and group: accuracy with its Wilson
-95% CI, Gwet's AC1 of the two raters (``scoring.agreement``), the confusion counts, and the
+95% CI, Gwet's AC1 of the two raters (``stats.agreement``), the confusion counts, and the
 judge's bias: P(judge Yes | human No) = FP / (FP + TN) and P(judge No | human Yes) =
 FN / (FN + TP), each with a Wilson CI. The figures describe the sample, which oversamples items
 the judges split on; ``weighted_accuracy`` weighs items by their inverse inclusion probability
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from polistemics.annotate.agreement import LABEL_KEY, POOLED, rating_counts
-from polistemics.scoring.agreement import gwet_ac1, wilson_interval
+from polistemics.stats import gwet_ac1, wilson_interval
 
 PANEL = "panel majority"
 GRAINS: dict[str, tuple[str, ...]] = {

@@ -28,11 +28,10 @@ from polistemics.compare import (
     comparisons_json,
     load_sides,
 )
-from polistemics.compare.bootstrap import DEFAULT_RESAMPLES
-from polistemics.compare.significance import DEFAULT_ALPHA
 from polistemics.report.compare_page import write_compare_page
 from polistemics.report.figures import FigureFormatError
 from polistemics.report.labels import ModelLabels, signed_points
+from polistemics.stats import DEFAULT_ALPHA, DEFAULT_RESAMPLES
 
 
 def _print_summary(comparison: Comparison, console: Console) -> None:

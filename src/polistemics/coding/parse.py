@@ -24,8 +24,8 @@ reproduce the answer (32 letters and digits or more, as the judges' parser compa
 first, a JSON value that carries a stance the answer itself spells out in JSON is refused, and so
 is a key-value line the answer holds. Reasoning blocks (``<think>``) are dropped first.
 
-The helpers shared with the judges' parser (copy cutting, JSON extraction) are imported
-from ``judging.parse`` rather than written twice.
+The helpers shared with the judges' parser (reasoning blocks, copy cutting, JSON extraction)
+are ``llm.replies``', written once for both.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from polistemics.coding.records import CodedStance
-from polistemics.judging.parse import _cut_copies, _json_values, strip_reasoning
+from polistemics.llm.replies import cut_copies, json_values, strip_reasoning
 
 _STANCE_KEYS = ("stance", "coded_stance", "label")
 _OUTSIDE_KEYS = ("outside_knowledge", "outside", "outsideknowledge", "outside-knowledge")
@@ -97,7 +97,7 @@ def parse_coder_reply(output: str | None, *, quoted: Sequence[str] = ()) -> Code
     if not text.strip():
         return unreadable("the reply holds only reasoning")
     if answers:
-        text = _cut_copies(text, answers)
+        text = cut_copies(text, answers)
         if not text.strip():
             return unreadable("the reply only repeats the answer")
     found = _from_json(text, answers)
@@ -135,7 +135,7 @@ def _entry_reading(entry: dict) -> CoderReading:
 
 def _json_stances(text: str) -> list[CoderReading]:
     readings = []
-    for value in _json_values(text):
+    for value in json_values(text):
         candidates = value if isinstance(value, list) else [value]
         for candidate in candidates:
             entry = _stance_entry(candidate)

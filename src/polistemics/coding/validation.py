@@ -12,8 +12,8 @@ Scores (``evaluate``): a subject whose code is missing counts as wrong in the ac
 that cannot answer is not one to trust) and is counted apart; Cohen's kappa (statsmodels) and
 the confusion matrix cover the coded subjects; outside-knowledge accuracy covers the subjects
 labelled true/false that got a stance and an outside-knowledge reading. The Wilson interval is
-the scoring package's (``scoring.agreement.wilson_interval``), so every CI in the project is the
-same formula.
+the project's one (``stats.intervals.wilson_interval``), so every CI in the project is the same
+formula.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from polistemics.coding.records import CodedStance, SubjectCode
 from polistemics.coding.subjects import CodingSubject
-from polistemics.scoring.agreement import wilson_interval
+from polistemics.stats import wilson_interval
 
 VALIDATION_FILE = "stance_validation.jsonl"
 VALIDATION_MODEL = "validation"  # the "target model" name the set's subjects carry

@@ -2,8 +2,8 @@
 
 Pipeline (dependencies point down): ``sides`` loads each side's scored cells, ``matching``
 decides what is shared and whether observations pair, ``deltas`` computes differences with
-bootstrap CIs (``bootstrap``), ``paired`` adds exact McNemar tests with Holm's correction
-(``significance``), ``ranks`` the rank agreement, and ``comparison`` assembles them and writes
+bootstrap CIs (``stats.bootstrap``), ``paired`` adds exact McNemar tests with Holm's correction
+(``stats.significance``), ``ranks`` the rank agreement, and ``comparison`` assembles them and writes
 the JSON and CSV outputs.
 """
 

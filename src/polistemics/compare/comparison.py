@@ -13,13 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from polistemics.compare.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from polistemics.compare.deltas import DeltaTables, delta_tables
 from polistemics.compare.matching import PAIRED, Matched, match_sides
 from polistemics.compare.paired import with_tests
 from polistemics.compare.ranks import rank_agreement
 from polistemics.compare.sides import Side
-from polistemics.compare.significance import DEFAULT_ALPHA
+from polistemics.stats import DEFAULT_ALPHA, DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 
 TESTED = {
     "sub_questions": ["variant", "model", "environment", "rubric", "sub_question"],

@@ -23,16 +23,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from polistemics.compare.bootstrap import (
+from polistemics.compare.matching import PAIRED, Matched
+from polistemics.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
-    codes,
     observation_matrix,
     percentile_ci,
     resample_weights,
+    sorted_codes,
     stratum_rng,
 )
-from polistemics.compare.matching import PAIRED, Matched
 
 SQ_KEYS = ["environment", "rubric", "sub_question"]
 ESTIMATE_COLUMNS = ["n_a", "n_b", "value_a", "value_b", "delta", "ci_low", "ci_high"]
@@ -51,7 +51,7 @@ class Totals:
 
     def aggregate(self, by: Sequence[str]) -> Totals:
         """Totals summed over the columns that share ``by``."""
-        group, _ = codes(_joined(self.keys, by))
+        group, _ = sorted_codes(_joined(self.keys, by))
         n_groups = group.max() + 1 if len(group) else 0
         onehot = np.zeros((len(group), n_groups))
         onehot[np.arange(len(group)), group] = 1.0
@@ -92,7 +92,7 @@ def stratum_totals(
 ) -> Totals:
     """Both sides' totals per column over ``key_columns``, resampled by observation."""
     key_a, key_b = _joined(cells_a, key_columns), _joined(cells_b, key_columns)
-    col_codes, columns = codes(np.concatenate([key_a, key_b]))
+    col_codes, columns = sorted_codes(np.concatenate([key_a, key_b]))
     col_a, col_b = col_codes[: len(key_a)], col_codes[len(key_a) :]
     both = pd.concat(
         [cells_a.loc[:, list(key_columns)], cells_b.loc[:, list(key_columns)]], ignore_index=True
@@ -101,7 +101,7 @@ def stratum_totals(
     keys = keys.drop(columns="_c").reset_index(drop=True)
     n_cols = len(columns)
     if paired:
-        obs_codes, observations = codes(
+        obs_codes, observations = sorted_codes(
             np.concatenate([cells_a["observation_id"], cells_b["observation_id"]])
         )
         obs_a, obs_b = obs_codes[: len(cells_a)], obs_codes[len(cells_a) :]
@@ -109,8 +109,8 @@ def stratum_totals(
         weights_a = weights_b = weights
         n_obs_a = n_obs_b = len(observations)
     else:
-        obs_a, obs_list_a = codes(cells_a["observation_id"])
-        obs_b, obs_list_b = codes(cells_b["observation_id"])
+        obs_a, obs_list_a = sorted_codes(cells_a["observation_id"])
+        obs_b, obs_list_b = sorted_codes(cells_b["observation_id"])
         n_obs_a, n_obs_b = len(obs_list_a), len(obs_list_b)
         weights_a = resample_weights(stratum_rng(seed, *rng_names, "a"), n_obs_a, resamples)
         weights_b = resample_weights(stratum_rng(seed, *rng_names, "b"), n_obs_b, resamples)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from polistemics.compare.significance import DEFAULT_ALPHA, holm, mcnemar_many
+from polistemics.stats.significance import DEFAULT_ALPHA, holm, mcnemar_many
 
 TEST_COLUMNS = ["only_a_passed", "only_b_passed", "p_value", "p_holm", "significant"]
 

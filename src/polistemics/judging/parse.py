@@ -27,10 +27,11 @@ verdict, JSON and numbered lines that disagree) gives ``None``, never a guess.
 Only the judge's own verdicts count (issue 14, defect 1; docs/judge-parsing.md). With
 ``quoted`` (the answer under judgment) given:
 
-- every stretch of the output that reproduces at least ``_COPY_CHARS`` letters and digits of
-  the answer is cut out, compared case-folded on letters and digits only, so a copy is found
-  however its line endings, whitespace, blockquote markers, list or emphasis markup and quote
-  marks were changed; the match is mapped back to the raw text;
+- every stretch of the output that reproduces at least ``COPY_CHARS`` letters and digits of
+  the answer is cut out (``llm.replies.cut_copies``), compared case-folded on letters and
+  digits only, so a copy is found however its line endings, whitespace, blockquote markers,
+  list or emphasis markup and quote marks were changed; the match is mapped back to the raw
+  text;
 - a verdict-shaped line (a numbered verdict or a bare Yes/No) that the answer also holds, and a
   short one (``2. Yes``) for a (number, verdict) pair the answer states in any numbered form,
   is not the judge's and is ignored;
@@ -41,33 +42,22 @@ Only the judge's own verdicts count (issue 14, defect 1; docs/judge-parsing.md).
 
 Without ``quoted`` the origin of the text is unknown: JSON after ambiguous numbered lines then
 gives ``None``. Quoted material is compared on letters and digits alone, a linear scan of
-``_COPY_CHARS``-long windows (a few KB per answer, computed once per answer and only for
-outputs that long): difflib-style alignment would cost far more at ~100k outputs.
+``COPY_CHARS``-long windows (a few KB per answer, computed once per answer and only for
+outputs that long): difflib-style alignment would cost far more at ~100k outputs. Dropping
+reasoning blocks, cutting copies and finding JSON values are ``llm.replies``' (shared with the
+coders' parser).
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-_REASONING_TAGS = ("think", "thinking", "reasoning", "reflection")
-# Per tag: a whole block, a closing tag, an opening tag.
-_REASONING = tuple(
-    (
-        re.compile(rf"<{tag}>.*?</{tag}>", re.DOTALL | re.IGNORECASE),
-        re.compile(rf"</{tag}>", re.IGNORECASE),
-        re.compile(rf"<{tag}>", re.IGNORECASE),
-    )
-    for tag in _REASONING_TAGS
-)
-# A stretch of the output sharing this many consecutive letters and digits with the answer is
-# a copy of it (an ordinary sentence; a verdict list "1. Yes 2. No 3. Yes" is far shorter).
-_COPY_CHARS = 32
-_ALNUM_RUN = re.compile(r"[^\W_]+")
+from polistemics.llm.replies import cut_copies, fold, json_values, strip_reasoning
+
 _COPIED = "\x00"  # stands in for an ignored line: neither an item nor a verdict
 
 _VERDICT = re.compile(
@@ -99,9 +89,6 @@ _MARKUP = re.compile(r"\*+|`+|__")
 _LINE_PREFIX = re.compile(r"^(?:>+\s*|#+\s*|[-+•·]\s+)+")  # quote, heading, bullet
 _BARE_VERDICT_LINE = re.compile(r"[\W_]*(yes|no)[\W_]*", re.IGNORECASE)
 _TOKEN_SEPARATOR = re.compile(r"[\s,;]+")
-_FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n?(.*?)```", re.DOTALL)
-_JSON_START = re.compile(r"[\[{]")
-_JSON_DECODER = json.JSONDecoder()
 _ANSWER_KEYS = ("answers", "answer", "verdicts", "verdict", "results", "responses")
 _LEAF_KEYS = ("answer", "verdict", "response", "value", "result")
 _NUMBER_KEYS = ("question", "id", "number", "index", "q", "question_number")
@@ -120,7 +107,7 @@ def parse_verdicts(
     answers = tuple(passage for passage in quoted if passage and passage.strip())
     source: _AnswerVerdicts | None = None  # None: where the text came from is unknown
     if answers:
-        text = _cut_copies(text, answers)
+        text = cut_copies(text, answers)
         source = _answer_verdicts(answers)
     verdicts = _verdicts_in(text, source)
     return list(verdicts) if verdicts is not None and len(verdicts) == n_questions else None
@@ -171,64 +158,6 @@ class _AnswerVerdicts:
     has_bare: bool  # it holds a line that is nothing but Yes or No
 
 
-def _fold(text: str) -> str:
-    """Letters and digits only, lower case: what survives any reformatting of a copy."""
-    return "".join(word.lower() for word in _ALNUM_RUN.findall(text))  # per word, as below
-
-
-def _folded_with_positions(text: str) -> tuple[str, list[int]]:
-    """``_fold(text)`` and, for each of its characters, its index in ``text``."""
-    chars: list[str] = []
-    positions: list[int] = []
-    for run in _ALNUM_RUN.finditer(text):
-        start, word = run.start(), run.group()
-        lowered = word.lower()
-        chars.append(lowered)
-        if len(lowered) == len(word):
-            positions.extend(range(start, run.end()))
-        else:  # a character whose lower case is longer ("İ")
-            for offset, char in enumerate(word):
-                positions.extend([start + offset] * len(char.lower()))
-    return "".join(chars), positions
-
-
-@lru_cache(maxsize=256)  # the panel judges one answer with every judge and rubric
-def _copy_windows(answers: tuple[str, ...]) -> frozenset[str]:
-    windows: set[str] = set()
-    for answer in answers:
-        folded = _fold(answer)
-        windows.update(folded[i : i + _COPY_CHARS] for i in range(len(folded) - _COPY_CHARS + 1))
-    return frozenset(windows)
-
-
-def _cut_copies(text: str, answers: tuple[str, ...]) -> str:
-    """``text`` with every stretch that reproduces part of an answer replaced by a line break."""
-    if len(text) < _COPY_CHARS:
-        return text
-    folded = _fold(text)  # where each character came from is needed only once a copy is found
-    if len(folded) < _COPY_CHARS:
-        return text
-    windows = _copy_windows(answers)
-    spans: list[list[int]] = []
-    for i in range(len(folded) - _COPY_CHARS + 1):
-        if folded[i : i + _COPY_CHARS] in windows:
-            if spans and i <= spans[-1][1]:
-                spans[-1][1] = i + _COPY_CHARS
-            else:
-                spans.append([i, i + _COPY_CHARS])
-    if not spans:
-        return text
-    _, positions = _folded_with_positions(text)
-    pieces: list[str] = []
-    last = 0
-    for start, end in spans:
-        pieces.append(text[last : positions[start]])
-        pieces.append("\n")
-        last = positions[end - 1] + 1
-    pieces.append(text[last:])
-    return "".join(pieces)
-
-
 _NO_VERDICT_MATERIAL = _AnswerVerdicts(
     frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), False
 )
@@ -250,13 +179,13 @@ def _answer_verdicts(answers: tuple[str, ...]) -> _AnswerVerdicts:
             item = _ITEM.match(line)
             verdict = _verdict_after_number(item.group("rest")) if item else None
             if item and verdict is not None:
-                lines.add(_fold(line))
+                lines.add(fold(line))
                 items.add((int(item.group("number")), verdict))
             elif _is_bare_verdict_line(line) is not None:
-                lines.add(_fold(line))
+                lines.add(fold(line))
                 has_bare = True
-        for value in _json_values(answer):
-            json_texts.add(_fold(json.dumps(value, ensure_ascii=False, default=str)))
+        for value in json_values(answer):
+            json_texts.add(fold(json.dumps(value, ensure_ascii=False, default=str)))
             reading = _json_reading(value)
             if isinstance(reading, list):
                 readings.add(tuple(reading))
@@ -275,7 +204,7 @@ def _answer_verdicts(answers: tuple[str, ...]) -> _AnswerVerdicts:
 
 def _is_copied_line(line: str, source: _AnswerVerdicts) -> bool:
     """A line the answer also holds, or a short verdict line for a pair the answer states."""
-    folded = _fold(line)
+    folded = fold(line)
     if folded in source.lines:
         return True
     item = _ITEM.match(line)
@@ -285,24 +214,9 @@ def _is_copied_line(line: str, source: _AnswerVerdicts) -> bool:
     verdict = verdict_word(rest)
     return (
         verdict is not None
-        and _fold(rest) in ("yes", "no")
+        and fold(rest) in ("yes", "no")
         and (int(item.group("number")), verdict) in source.items
     )
-
-
-def strip_reasoning(text: str) -> str:
-    """Drop ``<think>``-style blocks; an unclosed block hides everything after it."""
-    if "<" not in text:  # no tag at all (most outputs): nothing to drop
-        return text
-    for block, closing_tag, opening_tag in _REASONING:
-        text = block.sub("\n", text)
-        closing = list(closing_tag.finditer(text))
-        if closing:  # the opening tag was in the prompt prefix or lost: reasoning came first
-            text = text[closing[-1].end() :]
-        opening = opening_tag.search(text)
-        if opening:
-            text = text[: opening.start()]
-    return text
 
 
 class _Ambiguous:
@@ -412,7 +326,7 @@ def _bare_verdicts(text: str) -> list[bool] | None:
 def _verdicts_from_json(
     text: str, source: _AnswerVerdicts | None
 ) -> list[bool] | _Ambiguous | None:
-    values = _json_values(text)
+    values = json_values(text)
     if source is not None and source.json:
         values = [v for v in values if not _is_copied_json(v, source)]
     readings = [reading for reading in map(_json_reading, values) if reading is not None]
@@ -423,61 +337,11 @@ def _verdicts_from_json(
     return readings[0]
 
 
-def _json_values(text: str) -> list[object]:
-    """Every JSON list or object in ``text``, inside code fences or not."""
-    if "[" not in text and "{" not in text:  # no JSON list or object anywhere
-        return []
-    values = []
-    for fence in _FENCE.finditer(text):
-        values.extend(_decode_all(fence.group(1)))
-    values.extend(_decode_all(_FENCE.sub("\n", text)))
-    return values
-
-
 def _is_copied_json(value: object, source: _AnswerVerdicts) -> bool:
-    if _fold(json.dumps(value, ensure_ascii=False, default=str)) in source.json:
+    if fold(json.dumps(value, ensure_ascii=False, default=str)) in source.json:
         return True
     reading = _json_reading(value)
     return isinstance(reading, list) and tuple(reading) in source.readings
-
-
-def _decode_all(text: str) -> list[object]:
-    """Every JSON (or Python-literal) list or object in ``text``, outermost only."""
-    values: list[object] = []
-    position = 0
-    while start := _JSON_START.search(text, position):
-        try:
-            value, end = _JSON_DECODER.raw_decode(text, start.start())
-        except json.JSONDecodeError:
-            value, end = _python_literal(text, start.start())
-        if end < 0:
-            position = start.start() + 1
-            continue
-        values.append(value)
-        position = end
-    return values
-
-
-def _python_literal(text: str, start: int) -> tuple[object, int]:
-    """A single-quoted dict/list starting at ``start`` (as some small models write), or -1."""
-    depth, quote = 0, ""
-    for i in range(start, len(text)):
-        char = text[i]
-        if quote:
-            if char == quote and text[i - 1] != "\\":
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-            if depth == 0:
-                try:
-                    return ast.literal_eval(text[start : i + 1]), i + 1
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
-                    return None, -1
-    return None, -1
 
 
 def _leaf(value: object) -> bool | None:

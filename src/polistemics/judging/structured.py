@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from polistemics.judging.parse import _fold, strip_reasoning
+from polistemics.llm.replies import fold, strip_reasoning
 
 _FENCED = re.compile(r"^```[a-zA-Z]*[ \t]*\n?(.*?)\n?```$", re.DOTALL)
 _WORDS = {"yes": True, "no": False}
@@ -55,10 +55,10 @@ def _spelled_out_by(
     quoted: Sequence[str], property_names: Sequence[str], verdicts: list[bool]
 ) -> bool:
     """Whether an answer holds these very name/verdict pairs in this order (a copy of them)."""
-    pairs = _fold(
+    pairs = fold(
         " ".join(
             f"{name} {'yes' if yes else 'no'}"
             for name, yes in zip(property_names, verdicts, strict=True)
         )
     )
-    return any(pairs in _fold(passage) for passage in quoted if passage)
+    return any(pairs in fold(passage) for passage in quoted if passage)

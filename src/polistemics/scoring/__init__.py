@@ -6,6 +6,7 @@
 - ``summary``: ``score_cells`` -> per-model ``ModelScores`` (what ``polistemics score`` prints).
 - ``analyses``: environment difficulty, dispersion, party spread, leave-one-out, ablations,
   vague modes.
-- ``agreement``: Fleiss' kappa, Gwet's AC1, judge flip rate; ``bootstrap``: percentile CIs.
+- ``agreement``: the judge panel's agreement tables; ``flips``: the judge flip rate;
+  ``bootstrap``: percentile CIs of the indices (the formulas and the engine are ``stats``').
 - ``release``: read and write the authors' release score files.
 """

@@ -7,19 +7,28 @@ the rubrics scored in the environment) and the EMI exactly as ``indices`` does. 
 one matrix product per model: resample counts (B x observations) times per-observation pass
 and cell counts (observations x environment-rubric). Each model's generator is seeded from
 ``seed`` and its own name, so its interval does not depend on which other models are scored.
+The resampling and the percentiles are ``stats.bootstrap``'s; this module says what is
+resampled (the scoreable cells of one variant x model) and what is computed from it.
 """
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from polistemics.scoring.cells import scoreable_cells
+from polistemics.stats.bootstrap import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    check_bootstrap_settings,
+    percentile_ci,
+    resample_weights,
+    stratum_rng,
+)
 
-DEFAULT_RESAMPLES = 1000
+__all__ = ["DEFAULT_RESAMPLES", "bootstrap_indices"]
 
 
 @dataclass(frozen=True)
@@ -67,60 +76,47 @@ def bootstrap_indices(
     cells: pd.DataFrame,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """One row per variant x model x measure: the EMI (environment None) and the Adherence
     Index per environment, with the full-data estimate and the percentile CI."""
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be at least 1")
-    if not 0 < confidence < 1:
-        raise ValueError("confidence must lie in (0, 1)")
+    check_bootstrap_settings(n_resamples, confidence)
     kept, _ = scoreable_cells(cells)
-    tail = (1 - confidence) / 2 * 100
     rows = []
     for (variant, model), group in kept.groupby(["variant", "model"], sort=True):
         matrix = _model_matrix(group)
         n_obs, n_env = matrix.passes.shape[0], len(matrix.environments)
-        point_adherence, point_emi = _indices(
-            matrix.passes.sum(axis=0, keepdims=True),
-            matrix.counts.sum(axis=0, keepdims=True),
-            matrix.env_of_column,
-            n_env,
-        )
-        rng = np.random.default_rng([seed, zlib.crc32(f"{variant}/{model}".encode())])
-        draws = rng.integers(0, n_obs, size=(n_resamples, n_obs))
-        offsets = (np.arange(n_resamples) * n_obs)[:, None]
-        weights = np.bincount((draws + offsets).ravel(), minlength=n_resamples * n_obs).reshape(
-            n_resamples, n_obs
-        )
+        # One name "variant/model" (not two names): the generator the intervals always used.
+        rng = stratum_rng(seed, f"{variant}/{model}")
+        weights = resample_weights(rng, n_obs, n_resamples)  # row 0: the full data
         adherence, emi = _indices(
             weights @ matrix.passes, weights @ matrix.counts, matrix.env_of_column, n_env
         )
-        low, high = np.nanpercentile(emi, [tail, 100 - tail])
+        emi_low, emi_high = percentile_ci(emi[1:, None], confidence)
         rows.append(
             (
                 variant,
                 model,
                 "emi",
                 None,
-                float(point_emi[0]),
-                float(low),
-                float(high),
+                float(emi[0]),
+                float(emi_low[0]),
+                float(emi_high[0]),
                 n_resamples,
                 n_obs,
             )
         )
+        low, high = percentile_ci(adherence[1:], confidence)
         for env_i, env in enumerate(matrix.environments):
-            low, high = np.nanpercentile(adherence[:, env_i], [tail, 100 - tail])
             rows.append(
                 (
                     variant,
                     model,
                     "adherence",
                     env,
-                    float(point_adherence[0, env_i]),
-                    float(low),
-                    float(high),
+                    float(adherence[0, env_i]),
+                    float(low[env_i]),
+                    float(high[env_i]),
                     n_resamples,
                     n_obs,
                 )

@@ -24,10 +24,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from polistemics.scoring.agreement import scored_verdicts, wilson_interval
+from polistemics.scoring.agreement import scored_verdicts
 from polistemics.scoring.cells import ITEM_COLUMNS
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.verdicts import JudgeVerdict
+from polistemics.stats import wilson_interval
 
 # The environment item a verdict belongs to: ITEM_COLUMNS less the answer's model and sample,
 # so the answers of all target models to one prompt context form one cluster.

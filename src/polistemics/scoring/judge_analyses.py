@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from polistemics.scoring.agreement import wilson_interval
+from polistemics.stats import wilson_interval
 
 SANITISATION = "sanitization"
 ALL_RUBRICS = "all"

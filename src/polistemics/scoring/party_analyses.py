@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 
 from polistemics.conditions import Environment, Variant
-from polistemics.scoring.agreement import wilson_interval
 from polistemics.scoring.analyses import SPREAD_THRESHOLD, _party_names, party_spread
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES, bootstrap_indices
 from polistemics.scoring.cells import scoreable_cells
 from polistemics.scoring.indices import adherence_indices, sub_question_rates
+from polistemics.stats import wilson_interval
 
 SANITISATION = "sanitization"  # I4's release key
 PARTY_ADHERENCE_COLUMNS = [

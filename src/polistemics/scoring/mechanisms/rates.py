@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from polistemics.scoring.agreement import wilson_interval
+from polistemics.stats import wilson_interval
 
 SHARE_COLUMNS: tuple[str, ...] = ("n", "successes", "rate", "ci_low", "ci_high")
 

@@ -1,10 +1,11 @@
-"""Significance of paired pass-rate differences: the exact McNemar test and Holm's correction.
+"""Significance of paired binary differences: the exact McNemar test and Holm's correction.
 
-McNemar's exact test looks only at the discordant pairs: ``b`` cells that pass on side A and
-fail on side B, ``c`` the reverse. Under the null hypothesis each discordant pair falls either
-way with probability 1/2, so the two-sided p-value is scipy's exact binomial test of ``b``
-successes in ``b + c`` trials (1 when there are no discordant pairs). Holm's step-down
-adjustment (statsmodels) controls the family-wise error over the tests of one table.
+McNemar's exact test looks only at the discordant pairs: ``b`` pairs that pass on side A and
+fail on side B, ``c`` the reverse (``compare.paired`` counts them per pass-rate table row).
+Under the null hypothesis each discordant pair falls either way with probability 1/2, so the
+two-sided p-value is scipy's exact binomial test of ``b`` successes in ``b + c`` trials (1 when
+there are no discordant pairs). Holm's step-down adjustment (statsmodels) controls the
+family-wise error over the tests of one family (``compare.paired``: one table).
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ import numpy as np
 from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
 
+from polistemics.stats.errors import StatisticsError
+
 DEFAULT_ALPHA = 0.05
 
 
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value from the discordant counts."""
     if b < 0 or c < 0:
-        raise ValueError("discordant counts cannot be negative")
+        raise StatisticsError("discordant counts cannot be negative")
     if b + c == 0:
         return 1.0
     return float(binomtest(int(b), int(b + c), 0.5, alternative="two-sided").pvalue)

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import bootstrap
 
-from polistemics.compare.bootstrap import (
+from polistemics.stats.bootstrap import (
+    check_bootstrap_settings,
     observation_matrix,
     percentile_ci,
     resample_weights,
+    sorted_codes,
     stratum_rng,
 )
+from polistemics.stats.errors import StatisticsError
 
 
 def test_weights_are_counts_of_draws_with_the_full_data_first() -> None:
@@ -105,3 +111,35 @@ def test_percentile_ci_skips_missing_draws_and_checks_confidence() -> None:
         percentile_ci(draws, 1.0)
     with pytest.raises(ValueError):
         resample_weights(np.random.default_rng(0), 3, 0)
+
+
+def test_stratum_rng_is_seeded_from_the_seed_and_each_names_crc32() -> None:
+    # scoring.bootstrap passes one joined name "variant/model", compare.deltas several names
+    joined = np.random.default_rng([4, zlib.crc32(b"full/m1")]).integers(0, 9, 50)
+    assert (stratum_rng(4, "full/m1").integers(0, 9, 50) == joined).all()
+    several = np.random.default_rng([4, zlib.crc32(b"full"), zlib.crc32(b"m1")]).integers(0, 9, 50)
+    assert (stratum_rng(4, "full", "m1").integers(0, 9, 50) == several).all()
+
+
+def test_percentile_ci_per_column_equals_numpy_on_each_column() -> None:
+    rng = np.random.default_rng(2)
+    draws = rng.random((500, 4))
+    draws[rng.random((500, 4)) < 0.2] = np.nan
+    low, high = percentile_ci(draws, 0.9)
+    tail = (1 - 0.9) / 2 * 100  # the percentile the intervals have always used (not exactly 5)
+    for column in range(4):
+        expected = np.nanpercentile(draws[:, column], [tail, 100 - tail])
+        assert (low[column], high[column]) == (expected[0], expected[1])
+
+
+def test_sorted_codes() -> None:
+    found, uniques = sorted_codes(pd.Series(["b", "a", "b", "c"]))
+    assert found.tolist() == [1, 0, 1, 2] and uniques.tolist() == ["a", "b", "c"]
+
+
+def test_settings_are_checked_before_any_work() -> None:
+    with pytest.raises(StatisticsError, match="n_resamples"):
+        check_bootstrap_settings(0, 0.95)
+    with pytest.raises(StatisticsError, match="confidence"):
+        check_bootstrap_settings(10, 0.0)
+    check_bootstrap_settings(1, 0.5)

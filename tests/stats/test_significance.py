@@ -7,7 +7,7 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from polistemics.compare.significance import holm, mcnemar_exact, mcnemar_many
+from polistemics.stats.significance import holm, mcnemar_exact, mcnemar_many
 
 
 def test_mcnemar_matches_statsmodels_exact_on_random_tables() -> None:

@@ -1,11 +1,14 @@
-"""Percentile bootstrap of pass-rate totals, vectorised: one matrix product per stratum.
+"""The project's one bootstrap engine: percentile intervals from weighted resample totals.
 
-The resampling unit is the observation. ``observation_matrix`` sums one side's cells into
-observations x columns matrices of passes and cells; ``resample_weights`` draws how often each
-observation appears in each resample (row 0 is the full data: every weight 1), and
-``weights @ matrix`` gives every resample's totals at once. A paired comparison applies the same
-weights to both sides (the same observations, in the same order); an unpaired one draws each
-side's weights on its own.
+The resampling unit is the observation. ``observation_matrix`` sums values into an
+observations x columns matrix; ``resample_weights`` draws how often each observation appears in
+each resample (row 0 is the full data: every weight 1), so ``weights @ matrix`` gives every
+resample's column totals at once. ``percentile_ci`` turns the resampled statistics into
+percentile intervals. A stratum's generator (``stratum_rng``) is seeded from the seed and the
+stratum's names, so its draws do not depend on which other strata are computed.
+
+Callers decide what a stratum, a column and a statistic are (``scoring.bootstrap``: the indices
+of one model; ``compare.deltas``: paired or unpaired differences between two sides).
 """
 
 from __future__ import annotations
@@ -15,21 +18,37 @@ import zlib
 import numpy as np
 import pandas as pd
 
+from polistemics.stats.errors import StatisticsError
+
 DEFAULT_RESAMPLES = 1000
 DEFAULT_CONFIDENCE = 0.95
 
 
+def check_bootstrap_settings(n_resamples: int, confidence: float) -> None:
+    """Raise ``StatisticsError`` unless ``n_resamples >= 1`` and ``confidence`` is in (0, 1)."""
+    _check_resamples(n_resamples)
+    _check_confidence(confidence)
+
+
+def _check_resamples(n_resamples: int) -> None:
+    if n_resamples < 1:
+        raise StatisticsError("n_resamples must be at least 1")
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise StatisticsError("confidence must lie in (0, 1)")
+
+
 def stratum_rng(seed: int, *names: str) -> np.random.Generator:
-    """A generator seeded from ``seed`` and the stratum's names, so that one stratum's draws do
-    not depend on which other strata are compared."""
+    """A generator seeded from ``seed`` and the CRC-32 of each of the stratum's names."""
     return np.random.default_rng([seed, *(zlib.crc32(name.encode("utf-8")) for name in names)])
 
 
 def resample_weights(rng: np.random.Generator, n_obs: int, n_resamples: int) -> np.ndarray:
     """(1 + n_resamples) x n_obs counts: row 0 all ones (the estimate), then one row per
-    resample of ``n_obs`` observations drawn with replacement."""
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be at least 1")
+    resample of ``n_obs`` observations drawn with replacement (one ``rng.integers`` call)."""
+    _check_resamples(n_resamples)
     draws = rng.integers(0, n_obs, size=(n_resamples, n_obs))
     offsets = (np.arange(n_resamples) * n_obs)[:, None]
     counts = np.bincount((draws + offsets).ravel(), minlength=n_resamples * n_obs)
@@ -50,9 +69,8 @@ def percentile_ci(
     draws: np.ndarray, confidence: float = DEFAULT_CONFIDENCE
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per column of ``draws`` (resamples x columns), the percentile interval; NaN draws (a
-    resample without cells in that column) are left out, an all-NaN column gives NaN."""
-    if not 0 < confidence < 1:
-        raise ValueError("confidence must lie in (0, 1)")
+    resample without data for that column) are left out, an all-NaN column gives NaN."""
+    _check_confidence(confidence)
     tail = (1 - confidence) / 2 * 100
     if draws.shape[1] == 0:
         return np.zeros(0), np.zeros(0)
@@ -68,7 +86,7 @@ def percentile_ci(
     return low, high
 
 
-def codes(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted factorisation: integer codes and the distinct values."""
+def sorted_codes(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted factorisation: an integer code per value and the distinct values, in order."""
     found, uniques = pd.factorize(np.asarray(values), sort=True)
     return found, np.asarray(uniques)

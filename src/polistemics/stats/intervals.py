@@ -1,0 +1,56 @@
+"""Confidence intervals for a binomial proportion: the Wilson score interval (statsmodels).
+
+``statsmodels.stats.proportion.proportion_confint(method="wilson")`` computes the bounds
+(clipped to [0, 1]). What is added here: no data (n = 0) gives (NaN, NaN) rather than a
+division by zero, and a success count outside [0, n] is refused. ``successes`` may be
+fractional (an effective count, as the flip rate's fallback uses). ``wilson_intervals`` does
+whole columns in one call (the same numbers).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from statsmodels.stats.proportion import proportion_confint
+
+from polistemics.stats.errors import StatisticsError
+
+_ALPHA_95 = 0.05  # two-sided: a 95% interval
+
+
+def wilson_interval(successes: float, n: int, alpha: float = _ALPHA_95) -> tuple[float, float]:
+    """Wilson score interval of ``successes`` out of ``n``; (nan, nan) for n = 0."""
+    if n == 0:
+        return float("nan"), float("nan")
+    if not 0 <= successes <= n:
+        raise StatisticsError(f"successes must lie in [0, {n}], got {successes}")
+    return _wilson(successes, n, alpha)
+
+
+# Tables ask for the same (successes, n) over and over (rows of equal size), and a statsmodels
+# call costs ~0.1 ms against ~1 us for a cache hit: paper-scale tables make ~10^5 calls.
+@lru_cache(maxsize=65536)
+def _wilson(successes: float, n: int, alpha: float) -> tuple[float, float]:
+    low, high = proportion_confint(successes, n, alpha=alpha, method="wilson")
+    return float(low), float(high)
+
+
+def wilson_intervals(
+    successes: np.ndarray, n: np.ndarray, alpha: float = _ALPHA_95
+) -> tuple[np.ndarray, np.ndarray]:
+    """``wilson_interval`` element-wise over two equally long arrays."""
+    hits = np.asarray(successes, dtype="float64")
+    trials = np.asarray(n, dtype="float64")
+    if hits.shape != trials.shape or hits.ndim != 1:
+        raise StatisticsError("successes and n must be one-dimensional and equally long")
+    some = trials != 0
+    if np.any((hits[some] < 0) | (hits[some] > trials[some])):
+        raise StatisticsError("successes must lie in [0, n]")
+    low = np.full(len(trials), np.nan)
+    high = np.full(len(trials), np.nan)
+    if some.any():
+        low[some], high[some] = proportion_confint(
+            hits[some], trials[some], alpha=alpha, method="wilson"
+        )
+    return low, high

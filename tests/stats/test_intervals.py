@@ -1,0 +1,80 @@
+"""Wilson intervals: statsmodels' numbers, the textbook formula they replaced, and the edges."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from polistemics.stats.errors import StatisticsError
+from polistemics.stats.intervals import wilson_interval, wilson_intervals
+
+TOLERANCE = 1e-9
+Z_95 = 1.959963984540054  # the constant of the hand-written formula this module replaced
+
+
+def textbook_wilson(successes: float, n: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval as the project computed it before statsmodels (clipped)."""
+    p = successes / n
+    denominator = 1 + z**2 / n
+    centre = (p + z**2 / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def test_wilson_interval_matches_statsmodels():
+    for successes, n in ((0, 10), (3, 10), (437, 5754), (10, 10), (1, 1)):
+        low, high = wilson_interval(successes, n)
+        ref_low, ref_high = proportion_confint(successes, n, alpha=0.05, method="wilson")
+        assert abs(low - ref_low) < TOLERANCE and abs(high - ref_high) < TOLERANCE
+    assert all(math.isnan(x) for x in wilson_interval(0, 0))
+    with pytest.raises(StatisticsError):
+        wilson_interval(5, 3)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 30, 97, 500, 5754])
+def test_equals_the_textbook_formula_to_rounding(n: int) -> None:
+    for successes in sorted({0, 1, n // 3, n // 2, n - 1, n, 0.4 * n, n / 7}):
+        ours = wilson_interval(successes, n)
+        theirs = textbook_wilson(successes, n)
+        assert ours == pytest.approx(theirs, abs=1e-12, rel=0)
+
+
+def test_bounds_stay_in_the_unit_interval() -> None:
+    for n in (1, 5, 50, 5000):
+        for successes in (0, n):
+            low, high = wilson_interval(successes, n)
+            assert 0.0 <= low <= high <= 1.0
+    assert wilson_interval(5, 5)[1] == 1.0
+
+
+def test_fractional_successes_are_an_effective_count() -> None:
+    low, high = wilson_interval(2.5, 10)
+    ref_low, ref_high = proportion_confint(2.5, 10, alpha=0.05, method="wilson")
+    assert (low, high) == (ref_low, ref_high)
+
+
+def test_other_levels() -> None:
+    low90, high90 = wilson_interval(30, 100, alpha=0.10)
+    low95, high95 = wilson_interval(30, 100)
+    assert low95 < low90 < 0.3 < high90 < high95
+
+
+def test_columns_equal_the_scalar_calls_exactly() -> None:
+    rng = np.random.default_rng(3)
+    n = rng.integers(0, 200, size=300)
+    n[:5] = 0
+    successes = np.floor(rng.random(300) * (n + 1))
+    low, high = wilson_intervals(successes, n)
+    for k, m, lo, hi in zip(successes, n, low, high, strict=True):
+        expected = wilson_interval(float(k), int(m))
+        if m == 0:
+            assert math.isnan(lo) and math.isnan(hi) and all(map(math.isnan, expected))
+        else:
+            assert (lo, hi) == expected
+    with pytest.raises(StatisticsError):
+        wilson_intervals(np.array([3.0]), np.array([2.0]))
+    with pytest.raises(StatisticsError):
+        wilson_intervals(np.array([1.0, 2.0]), np.array([2.0]))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Annotated
 
 import pandas as pd
@@ -16,7 +17,6 @@ from rich.console import Console
 from rich.table import Table
 
 from polistemics.annotate.stats import AnnotationStats, annotation_stats
-from polistemics.cli.annotate import RunArgument
 from polistemics.cli.errors import user_errors
 from polistemics.cli.groups import group
 from polistemics.results.read import RunFileError
@@ -143,7 +143,7 @@ def render(stats: AnnotationStats, console: Console) -> None:
 
 
 def stats(
-    run: RunArgument,
+    run: Annotated[Path, typer.Argument(help="A finished run directory with a sample.")],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print every table as JSON (fractions, not %).")
     ] = False,

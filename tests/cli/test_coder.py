@@ -110,7 +110,7 @@ def rate(successes: int, n: int) -> str:
 def test_validate_prints_the_scripted_coders_figures(server, tmp_path):
     fake, registry = server
     out = tmp_path / "store"
-    args = ["coder", "validate", "--model", "test-coder", "--models-file", str(registry)]
+    args = ["coder", "validate", "--stance-coder", "test-coder", "--models-file", str(registry)]
     result = runner.invoke(app, [*args, "--out", str(out)])
     assert result.exit_code == 0, result.output
     correct, per_language, outside, kappa = expected_figures()
@@ -148,7 +148,7 @@ def test_a_panel_codes_by_strict_majority(server, tmp_path):
         [
             "coder",
             "validate",
-            "--model",
+            "--stance-coder",
             "test-coder,test-coder-wrong,test-coder",
             "--models-file",
             str(registry),
@@ -167,7 +167,9 @@ def test_a_panel_codes_by_strict_majority(server, tmp_path):
 
 
 def test_unknown_coder_is_a_user_error(tmp_path):
-    result = runner.invoke(app, ["coder", "validate", "--model", "nope", "--out", str(tmp_path)])
+    result = runner.invoke(
+        app, ["coder", "validate", "--stance-coder", "nope", "--out", str(tmp_path)]
+    )
     assert result.exit_code == 2
     assert "unknown model 'nope'" in result.stderr
 
@@ -192,7 +194,7 @@ def test_a_failed_call_is_a_missing_code_whose_error_is_not_printed(tmp_path, mo
         monkeypatch.setenv("TEST_CODER_KEY", "sk-test-coder-secret")
         result = runner.invoke(
             app,
-            ["coder", "validate", "--model", "test-coder", "--models-file", str(registry)]
+            ["coder", "validate", "--stance-coder", "test-coder", "--models-file", str(registry)]
             + ["--out", str(tmp_path / "store")],
         )
     assert result.exit_code == 0, result.output

@@ -132,3 +132,17 @@ def test_piped_dry_run_table_is_not_cut_at_80_columns(study: Path, server, monke
     payload = plan(study)
     target = next(r for r in payload["stages"] if r["model"] == "or-target")
     assert f"{target['input_tokens']:,}" in rows[0]
+
+
+def test_out_names_the_run_directory_and_output_still_does_with_a_warning(
+    study: Path, server, tmp_path
+):
+    assert plan(study)["run_dir"] == str(tmp_path / "run")  # the config's output_dir
+    for flag in ("--out", "-o"):
+        assert plan(study, flag, str(tmp_path / flag))["run_dir"] == str(tmp_path / flag)
+    old = CliRunner().invoke(
+        app, ["run", str(study), "--dry-run", "--json", "--output", str(tmp_path / "old")]
+    )
+    assert old.exit_code == 0, old.output
+    assert json.loads(old.stdout)["run_dir"] == str(tmp_path / "old")
+    assert old.stderr == "warning: --output is deprecated; use --out\n"

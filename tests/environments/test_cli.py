@@ -24,7 +24,7 @@ def test_build_writes_release_rows_and_prints_kept_dropped(tmp_path):
             "build",
             "--evidence",
             str(evidence_file(tmp_path)),
-            "--only",
+            "--environments",
             "baseline,ie_noise,ie_prior_conflict",
             "--embeddings",
             "tfidf",
@@ -44,11 +44,11 @@ def test_vague_without_model_stops_with_a_clear_error(tmp_path):
         app, ["environments", "build", "--evidence", str(evidence_file(tmp_path))]
     )
     assert result.exit_code == 2
-    assert "Vague environment needs --model" in result.output
+    assert "Vague environment needs --vague-generator" in result.output
 
 
 def test_exactly_one_evidence_source(tmp_path):
-    result = runner.invoke(app, ["environments", "build", "--only", "baseline"])
+    result = runner.invoke(app, ["environments", "build", "--environments", "baseline"])
     assert result.exit_code == 2 and "exactly one of --evidence" in result.output
 
 
@@ -56,7 +56,7 @@ def test_bad_evidence_file_names_the_line(tmp_path):
     path = tmp_path / "evidence.jsonl"
     path.write_text("{}\n", encoding="utf-8")
     result = runner.invoke(
-        app, ["environments", "build", "--evidence", str(path), "--only", "baseline"]
+        app, ["environments", "build", "--evidence", str(path), "--environments", "baseline"]
     )
     assert result.exit_code == 2 and "evidence.jsonl, line 1, field 'position'" in result.output
 
@@ -77,11 +77,11 @@ def test_vague_goes_through_the_client_layer(tmp_path):
             "build",
             "--evidence",
             str(evidence_file(tmp_path)),
-            "--only",
+            "--environments",
             "ie_clarity_vague",
-            "--model",
+            "--vague-generator",
             "fake",
-            "--registry",
+            "--models-file",
             str(registry),
             "--run-dir",
             str(tmp_path / "run"),

@@ -1,4 +1,6 @@
-"""The ``polistemics`` command. Each command group lives in its own module and registers itself.
+"""The ``polistemics`` command. Every command module exposes ``register(app)``, which adds its
+commands to the root app (groups: ``cli/groups.py``; old option spellings: ``cli/deprecated.py``;
+the vocabulary: docs/cli.md).
 
 ``main()`` imports only the modules of the command it is asked to run, so a light command does
 not pay for the heavy ones (``annotate serve`` would otherwise load matplotlib, scipy and the
@@ -17,7 +19,7 @@ import typer
 from polistemics import __version__
 from polistemics.cli.help_format import FlagsWithoutTypes
 
-# Command -> the modules that register it, in --help order.
+# Command -> the modules that register it, in --help order (a group's own module first).
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "data": ("data", "evidence"),
     "environments": ("environments",),
@@ -26,7 +28,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "report": ("report",),
     "run": ("run",),
     "cache": ("cache",),
-    "annotate": ("annotate", "annotate_serve"),
+    "annotate": ("annotate", "annotate_stats", "annotate_serve"),
     "coder": ("coder",),
 }
 
@@ -58,10 +60,7 @@ def build_app(commands: Iterable[str] = tuple(COMMAND_MODULES)) -> typer.Typer:
     app.callback()(_root)
     for command in commands:
         for name in COMMAND_MODULES[command]:
-            module = importlib.import_module(f"polistemics.cli.{name}")
-            register = getattr(module, "register", None)
-            if register is not None:  # annotate_serve registers itself on import
-                register(app)
+            importlib.import_module(f"polistemics.cli.{name}").register(app)
     return app
 
 

@@ -1,7 +1,7 @@
 """CLI commands ``polistemics annotate sample|export|import RUN``: human validation (issue 17).
 
-``serve`` (the annotation app) and ``stats`` (agreement and corrected scores) register on
-``annotate_app`` from their own modules.
+``stats`` (agreement and corrected scores) and ``serve`` (the annotation app) join the group from
+their own modules.
 """
 
 from __future__ import annotations
@@ -28,15 +28,10 @@ from polistemics.annotate.sample import (
     draw_sample,
 )
 from polistemics.annotate.store import AnnotationStore, SampleExistsError
-from polistemics.cli import annotate_stats
 from polistemics.cli.errors import fail, user_errors
+from polistemics.cli.groups import add_group
 from polistemics.results.layout import is_run_dir
 from polistemics.results.read import RunFileError
-
-annotate_app = typer.Typer(
-    help="Human validation of the judges: sample, label, export and import.",
-    no_args_is_help=True,
-)
 
 RunArgument = Annotated[Path, typer.Argument(help="A finished run directory.")]
 
@@ -89,7 +84,6 @@ def _print_design(design: SampleDesign) -> None:
         )
 
 
-@annotate_app.command("sample")
 def sample(
     run: RunArgument,
     n: Annotated[int, typer.Option("--n", min=1, help="Items (answer x rubric) to draw.")] = 300,
@@ -135,11 +129,11 @@ def sample(
         print(f"item views prepared for the app: {cached}")
 
 
-@annotate_app.command("export")
 def export(
     run: RunArgument,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write the JSONL here (default: standard output).")
+        Path | None,
+        typer.Option("--out", "-o", help="Write the JSONL here (default: standard output)."),
     ] = None,
 ) -> None:
     """Export the sample items (blind) and every label as JSONL (docs/annotation.md)."""
@@ -153,7 +147,6 @@ def export(
     print(f"wrote {count} lines to {out}", file=sys.stderr)
 
 
-@annotate_app.command("import")
 def import_labels(
     run: RunArgument,
     file: Annotated[Path, typer.Argument(help="JSONL file of labels (docs/annotation.md).")],
@@ -183,6 +176,10 @@ def import_labels(
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``annotate`` command group to the root app."""
-    annotate_stats.register(annotate_app)
-    app.add_typer(annotate_app, name="annotate")
+    """Add the ``annotate`` command group and its sample, export and import commands."""
+    annotate = add_group(
+        app, "annotate", help="Human validation of the judges: sample, label, export and import."
+    )
+    annotate.command("sample")(sample)
+    annotate.command("export")(export)
+    annotate.command("import")(import_labels)

@@ -15,8 +15,9 @@ from typing import Annotated
 import typer
 
 from polistemics.annotate.run_data import RunDataError
-from polistemics.cli.annotate import RunArgument, _finished_run, annotate_app
+from polistemics.cli.annotate import RunArgument, _finished_run
 from polistemics.cli.errors import user_errors
+from polistemics.cli.groups import group
 
 
 def _announce(message: str) -> None:
@@ -24,7 +25,6 @@ def _announce(message: str) -> None:
     print(message, file=stream, flush=True)
 
 
-@annotate_app.command("serve")
 def serve_command(
     run: RunArgument,
     port: Annotated[
@@ -46,3 +46,8 @@ def serve_command(
     run = _finished_run(run)
     with user_errors(HostRefused, NoSample, RunDataError, OSError):
         serve(Path(run), host=host, port=port, allow_remote=allow_remote, announce=_announce)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to the ``annotate`` group (``cli/annotate.py``)."""
+    group(app, "annotate").command("serve")(serve_command)

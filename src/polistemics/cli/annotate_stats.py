@@ -1,7 +1,7 @@
 """CLI command ``polistemics annotate stats RUN [--json]``: human-human agreement, humans against
 the judges and the panel, and PPI-corrected scores next to the panel-only ones (issue 17).
 
-``register(app)`` adds the command to the ``annotate`` command group (``cli/annotate.py``).
+``register(app)`` adds the command to the ``annotate`` group (``cli/annotate.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from rich.table import Table
 
 from polistemics.annotate.stats import AnnotationStats, annotation_stats
 from polistemics.cli.errors import user_errors
+from polistemics.cli.groups import group
 from polistemics.results.read import RunFileError
 from polistemics.rubrics import BY_KEY
 
@@ -142,14 +143,14 @@ def render(stats: AnnotationStats, console: Console) -> None:
 
 
 def stats(
-    run_dir: Annotated[Path, typer.Argument(help="A finished run directory with a sample.")],
+    run: Annotated[Path, typer.Argument(help="A finished run directory with a sample.")],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print every table as JSON (fractions, not %).")
     ] = False,
 ) -> None:
     """Agreement of humans with each other, with each judge and the panel; corrected scores."""
     with user_errors(FileNotFoundError, RunFileError):
-        result = annotation_stats(run_dir)
+        result = annotation_stats(run)
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=1, ensure_ascii=False))
         return
@@ -157,4 +158,5 @@ def stats(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("stats")(stats)
+    """Add ``stats`` to the ``annotate`` group (``cli/annotate.py``)."""
+    group(app, "annotate").command("stats")(stats)

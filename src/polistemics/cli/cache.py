@@ -10,10 +10,9 @@ from rich.console import Console
 from rich.table import Table
 
 from polistemics.cli.errors import fail
+from polistemics.cli.groups import add_group
 from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
-
-cache_app = typer.Typer(help="Inspect a run's store of model calls.", no_args_is_help=True)
 
 
 def _store(run: Path) -> RunStore:
@@ -23,7 +22,6 @@ def _store(run: Path) -> RunStore:
     return RunStore(path)
 
 
-@cache_app.command("stats")
 def stats(
     run: Path = typer.Argument(..., help="Run directory (or its store.sqlite)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -62,7 +60,6 @@ def stats(
     Console().print(table)
 
 
-@cache_app.command("errors")
 def errors(run: Path = typer.Argument(..., help="Run directory.")) -> None:
     """List the calls recorded as failed, with their reasons."""
     with _store(run) as store:
@@ -75,7 +72,6 @@ def errors(run: Path = typer.Argument(..., help="Run directory.")) -> None:
     )
 
 
-@cache_app.command("forget-errors")
 def forget_errors(run: Path = typer.Argument(..., help="Run directory.")) -> None:
     """Delete recorded failures so the next run calls them again."""
     with _store(run) as store:
@@ -83,4 +79,8 @@ def forget_errors(run: Path = typer.Argument(..., help="Run directory.")) -> Non
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(cache_app, name="cache")
+    """Add the ``cache`` command group and its commands."""
+    cache = add_group(app, "cache", help="Inspect a run's store of model calls.")
+    cache.command("stats")(stats)
+    cache.command("errors")(errors)
+    cache.command("forget-errors")(forget_errors)

@@ -1,4 +1,4 @@
-"""CLI command ``polistemics coder validate``: how far a stance coder can be trusted.
+"""CLI command ``polistemics coder validate --stance-coder NAME``: how far a stance coder can be trusted.
 
 It runs the named coder (a registry name; a comma list is a panel coding by strict majority) on
 the hand-labelled validation set shipped with the package, through the client layer, and prints
@@ -20,7 +20,9 @@ from typing import Annotated
 
 import typer
 
+from polistemics.cli.deprecated import renamed
 from polistemics.cli.errors import UserError, user_errors
+from polistemics.cli.groups import add_group
 from polistemics.coding.coder import STAGE, code_subjects
 from polistemics.coding.records import majority_codes
 from polistemics.coding.validation import (
@@ -38,33 +40,36 @@ from polistemics.paths import UnsafePathError, inside, is_safe_name
 
 DEFAULT_ROOT = Path("runs") / "coder-validate"
 
-coder_app = typer.Typer(
-    help="The stance coder: check a coder against the hand-labelled validation set.",
-    no_args_is_help=True,
-)
-
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
-    app.add_typer(coder_app, name="coder")
+    """Add the ``coder`` command group and its validate command."""
+    coder = add_group(
+        app,
+        "coder",
+        help="The stance coder: check a coder against the hand-labelled validation set.",
+    )
+    coder.command("validate")(validate)
 
 
-@coder_app.command("validate")
 def validate(
     model: Annotated[
         str,
         typer.Option(
-            "--model", help="The coder's registry name; a comma list is a panel (strict majority)."
+            "--stance-coder",
+            help="The coder's registry name; a comma list is a panel (strict majority).",
         ),
     ],
+    _model: Annotated[str | None, renamed("--model", "--stance-coder")] = None,
     models_file: Annotated[
-        Path | None,
-        typer.Option("--models-file", "--registry", help="Extra model registry TOML."),
+        Path | None, typer.Option("--models-file", help="Extra model registry TOML.")
     ] = None,
+    _registry: Annotated[str | None, renamed("--registry", "--models-file")] = None,
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", help="Folder for the call store. Default: runs/coder-validate/<coder names>."
+            "--out",
+            "-o",
+            help="Folder for the call store. Default: runs/coder-validate/<coder names>.",
         ),
     ] = None,
     validation_file: Annotated[
@@ -77,7 +82,7 @@ def validate(
     with user_errors(RegistryError, ValidationSetError, UnsafePathError, LocalModelError, OSError):
         names = [name.strip() for name in model.split(",") if name.strip()]
         if not names:
-            raise UserError("--model names no coder")
+            raise UserError("--stance-coder names no coder")
         registry = default_registry(models_file)
         coders = [registry.get(name) for name in names]
         items = load_validation_set(validation_file)

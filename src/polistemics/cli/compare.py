@@ -83,7 +83,7 @@ def compare(
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write compare.html, figures/ and tables/*.csv here."),
+        typer.Option("--out", "-o", help="Write compare.html, figures/ and tables/*.csv here."),
     ] = None,
     resamples: Annotated[
         int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% CIs.")

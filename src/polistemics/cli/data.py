@@ -10,23 +10,25 @@ from rich.console import Console
 from rich.table import Table
 
 from polistemics.cli.errors import fail, user_errors
+from polistemics.cli.groups import add_group
 from polistemics.sources.errors import FetchError, SourceError
 from polistemics.sources.fetch import DEFAULT_QOM_URL, QOM_URL_ENV, fetch_wahlomat
 from polistemics.sources.load import SPEC_HELP, load_election
 from polistemics.sources.scope import ScopedElection, apply_scope, load_scope, preset_names
 
-data_app = typer.Typer(
-    help="Voting-advice data: inspect a source (counts of positions and observations), fetch elections.",
-    no_args_is_help=True,
-)
-
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
-    app.add_typer(data_app, name="data")
+    """Add the ``data`` command group and its inspect and fetch commands."""
+    data = add_group(
+        app,
+        "data",
+        help="Voting-advice data: inspect a source (counts of positions and observations), "
+        "fetch elections.",
+    )
+    data.command("inspect")(inspect)
+    data.command("fetch")(fetch)
 
 
-@data_app.command("inspect")
 def inspect(
     source: str = typer.Argument(..., help=f"The election: {SPEC_HELP}."),
     scope: str | None = typer.Option(
@@ -60,7 +62,6 @@ def inspection_summary(scoped: ScopedElection) -> dict[str, Any]:
     }
 
 
-@data_app.command("fetch")
 def fetch(
     kind: str = typer.Argument(..., help="The source kind; only 'wahlomat' can be fetched."),
     election: str = typer.Argument(..., help="<year>/<region>, e.g. 2025/deutschland."),

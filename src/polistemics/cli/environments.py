@@ -8,7 +8,9 @@ from typing import Annotated
 
 import typer
 
+from polistemics.cli.deprecated import renamed
 from polistemics.cli.errors import UserError, fail, user_errors
+from polistemics.cli.groups import add_group
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import EnvironmentInputError
 from polistemics.environments.build import (
@@ -28,11 +30,6 @@ from polistemics.environments.vague import DEFAULT_MAX_ATTEMPTS
 from polistemics.llm.registry import RegistryError, default_registry
 from polistemics.records import Evidence, Position
 
-environments_app = typer.Typer(
-    help="Information environments: build the contexts each observation is asked under.",
-    no_args_is_help=True,
-)
-
 _ENV_NAMES = ", ".join(e.value for e in Environment)
 _ERRORS = (
     EnvironmentInputError,
@@ -44,8 +41,13 @@ _ERRORS = (
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
-    app.add_typer(environments_app, name="environments")
+    """Add the ``environments`` command group and its build command."""
+    environments = add_group(
+        app,
+        "environments",
+        help="Information environments: build the contexts each observation is asked under.",
+    )
+    environments.command("build")(build)
 
 
 def _default_embedding_cache() -> Path:
@@ -54,7 +56,6 @@ def _default_embedding_cache() -> Path:
     return Path(platformdirs.user_cache_dir("polistemics")) / "embeddings"
 
 
-@environments_app.command("build")
 def build(
     evidence_file: Annotated[
         Path | None,
@@ -70,10 +71,11 @@ def build(
     only: Annotated[
         str | None,
         typer.Option(
-            "--only",
+            "--environments",
             help=f"Comma-separated environments ({_ENV_NAMES}). Default: all of the variant's.",
         ),
     ] = None,
+    _only: Annotated[str | None, renamed("--only", "--environments")] = None,
     variant: Annotated[
         Variant, typer.Option("--variant", help="full; anon (Baseline, Vague); en (Baseline).")
     ] = Variant.FULL,
@@ -87,18 +89,23 @@ def build(
         ),
     ] = None,
     model: Annotated[
-        str | None, typer.Option("--model", help="Registry name of the Vague generator.")
+        str | None,
+        typer.Option("--vague-generator", help="Registry name of the Vague generator."),
     ] = None,
+    _model: Annotated[str | None, renamed("--model", "--vague-generator")] = None,
     audit_model: Annotated[
         str | None,
         typer.Option(
-            "--audit-model",
-            help="Registry name of the Vague auditor (default: --model), run at temperature 0.",
+            "--vague-auditor",
+            help="Registry name of the Vague auditor (default: --vague-generator), run at "
+            "temperature 0.",
         ),
     ] = None,
+    _audit_model: Annotated[str | None, renamed("--audit-model", "--vague-auditor")] = None,
     registry: Annotated[
-        Path | None, typer.Option("--registry", help="Extra model registry TOML.")
+        Path | None, typer.Option("--models-file", help="Extra model registry TOML.")
     ] = None,
+    _registry: Annotated[str | None, renamed("--registry", "--models-file")] = None,
     run_dir: Annotated[
         Path | None,
         typer.Option(
@@ -108,16 +115,20 @@ def build(
     ] = None,
     max_vague_attempts: Annotated[
         int,
-        typer.Option("--max-vague-attempts", min=1, help="Tries per observation for Vague."),
+        typer.Option("--vague-max-tries", min=1, help="Tries per observation for Vague."),
     ] = DEFAULT_MAX_ATTEMPTS,
+    _max_vague_attempts: Annotated[
+        str | None, renamed("--max-vague-attempts", "--vague-max-tries")
+    ] = None,
     election: Annotated[
         str | None,
         typer.Option(
-            "--election",
-            help="The election (source spec) whose stances give party distances; "
+            "--source",
+            help="The election (its source spec, KIND:PATH) whose stances give party distances; "
             "default: the evidence's.",
         ),
     ] = None,
+    _election: Annotated[str | None, renamed("--election", "--source")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seeds the Vague mode draws.")] = 0,
     counterbalance: Annotated[
         bool,
@@ -127,7 +138,8 @@ def build(
         ),
     ] = False,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write the items as release-format JSONL.")
+        Path | None,
+        typer.Option("--out", "-o", help="Write the items as release-format JSONL."),
     ] = None,
 ) -> None:
     """Build environments from standardised evidence and print kept/dropped per environment."""
@@ -151,7 +163,8 @@ def build(
         if Environment.VAGUE in wanted:
             if not model:
                 raise UserError(
-                    "the Vague environment needs --model NAME (or leave it out with --only)"
+                    "the Vague environment needs --vague-generator NAME "
+                    "(or leave it out with --environments)"
                 )
             result = asyncio.run(
                 _build_with_client(

@@ -7,14 +7,13 @@ import json
 import typer
 
 from polistemics.cli.errors import user_errors
+from polistemics.cli.groups import group
 from polistemics.evidence.fidelity import FidelityReport, raw_fidelity
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``fidelity`` to the ``data`` command group (defined in polistemics.cli.data)."""
-    from polistemics.cli.data import data_app
-
-    data_app.command("fidelity")(fidelity)
+    """Add ``fidelity`` to the ``data`` group (``cli/data.py``)."""
+    group(app, "data").command("fidelity")(fidelity)
 
 
 def fidelity(

@@ -59,7 +59,7 @@ def report(
     ],
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Output folder (default: PATH/report)."),
+        typer.Option("--out", "-o", help="Output folder (default: PATH/report)."),
     ] = None,
     label: Annotated[
         list[str],

@@ -8,11 +8,13 @@ import os
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from polistemics.cli.deprecated import renamed
 from polistemics.cli.errors import user_errors
 from polistemics.cli.report import FIGURE_FORMAT_HELP, figure_formats
 from polistemics.environments.basis import EnvironmentInputError
@@ -58,8 +60,9 @@ def run(
         False, "--retry-errors", help="Call again what failed in an earlier run."
     ),
     output: Path | None = typer.Option(
-        None, "--output", "-o", help="Run directory (default runs/<name>)."
+        None, "--out", "-o", help="Run directory (default: the config's output_dir or runs/<name>)."
     ),
+    _output: Annotated[str | None, renamed("--output", "--out")] = None,
     as_json: bool = typer.Option(False, "--json", help="With --dry-run: print the plan as JSON."),
     refresh_prices: bool = typer.Option(
         False,
@@ -236,4 +239,5 @@ def _print_summary(result, paths: dict[str, Path]) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    """Add the ``run`` command to the root app."""
     app.command("run")(run)

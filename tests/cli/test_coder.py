@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from polistemics.cli import app
-from polistemics.coding.validation import LABELS, load_validation_set
 from polistemics.scoring.agreement import wilson_interval
+from polistemics.scoring.coder_validation import LABELS, load_validation_set
 from polistemics.testing import FakeOpenAIServer
 from polistemics.testing.completions import messages_text
 

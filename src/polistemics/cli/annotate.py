@@ -30,8 +30,7 @@ from polistemics.annotate.sample import (
 from polistemics.annotate.store import AnnotationStore, SampleExistsError
 from polistemics.cli import annotate_stats
 from polistemics.cli.errors import fail, user_errors
-from polistemics.results.layout import is_run_dir
-from polistemics.results.read import RunFileError
+from polistemics.runlog import RunFileError, is_run_dir
 
 annotate_app = typer.Typer(
     help="Human validation of the judges: sample, label, export and import.",

@@ -23,7 +23,10 @@ import typer
 from polistemics.cli.errors import UserError, user_errors
 from polistemics.coding.coder import STAGE, code_subjects
 from polistemics.coding.records import majority_codes
-from polistemics.coding.validation import (
+from polistemics.llm.local_server import LocalModelError
+from polistemics.llm.registry import ModelEndpoint, RegistryError, default_registry
+from polistemics.paths import UnsafePathError, inside, is_safe_name
+from polistemics.scoring.coder_validation import (
     LABELS,
     LANGUAGE_NAMES,
     MISSING,
@@ -32,9 +35,6 @@ from polistemics.coding.validation import (
     evaluate,
     load_validation_set,
 )
-from polistemics.llm.local_server import LocalModelError
-from polistemics.llm.registry import ModelEndpoint, RegistryError, default_registry
-from polistemics.paths import UnsafePathError, inside, is_safe_name
 
 DEFAULT_ROOT = Path("runs") / "coder-validate"
 

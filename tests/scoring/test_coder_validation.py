@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from polistemics.coding.records import CodedStance, SubjectCode
-from polistemics.coding.validation import (
+from polistemics.coding.records import SubjectCode
+from polistemics.runlog import CodedStance
+from polistemics.scoring.coder_validation import (
     LANGUAGE_NAMES,
     VALIDATION_MODEL,
     ValidationSetError,

@@ -13,7 +13,7 @@ that cannot answer is not one to trust) and is counted apart; Cohen's kappa (sta
 the confusion matrix cover the coded subjects; outside-knowledge accuracy covers the subjects
 labelled true/false that got a stance and an outside-knowledge reading. The Wilson interval is
 the scoring package's (``scoring.agreement.wilson_interval``), so every CI in the project is the
-same formula.
+same formula. It lives in scoring, above the coder it evaluates (``coding``), for that reason.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from polistemics.coding.records import CodedStance, SubjectCode
+from polistemics.coding.records import SubjectCode
 from polistemics.coding.subjects import CodingSubject
+from polistemics.runlog import CodedStance
 from polistemics.scoring.agreement import wilson_interval
 
 VALIDATION_FILE = "stance_validation.jsonl"

@@ -18,7 +18,7 @@ from polistemics.evidence.fidelity import compare_fidelity, intensifiers
 from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView
-from polistemics.runlog import JudgingRecord, ModelRecord, RunManifest
+from polistemics.runlog import MANIFEST_FILE, JudgingRecord, ModelRecord, RunManifest
 
 STANDARDISATION_ROWS = (
     ("raw_candidate_observations", "Raw candidate observations"),
@@ -78,7 +78,7 @@ def environment_counts(
                 )
         return pd.DataFrame(
             rows, columns=["election_id", "variant", "environment", "kept", "dropped"]
-        ), "run.json"
+        ), MANIFEST_FILE
     counts: dict[tuple[str, str, str], int] = {}
     for item in items:
         key = (item.election_id, item.variant.value, item.environment.value)

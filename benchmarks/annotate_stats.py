@@ -34,7 +34,7 @@ from polistemics.annotate.run_data import AnswerRubric, panel_verdicts  # noqa: 
 from polistemics.annotate.sample import SampleOptions, draw_sample  # noqa: E402
 from polistemics.annotate.stats import annotation_stats  # noqa: E402
 from polistemics.annotate.store import AnnotationStore  # noqa: E402
-from polistemics.llm.session import STORE_NAME  # noqa: E402
+from polistemics.runlog import STORE_FILE  # noqa: E402
 from report.synthetic_run import build_synthetic_run  # noqa: E402
 
 RELEASE = REPO.parent / "shared/reference/polistemics-v1.0/data/experiments/nl_tk2025_full_v1"
@@ -59,7 +59,7 @@ def write_labels(run_dir: Path, seed: int) -> int:
             for code, yes in verdicts[unit].majority(size).items():
                 says = bool(yes) if rng.random() > 0.1 else not bool(yes)
                 rows.append((annotator, item.sample_id, code, int(says), None, now, "import"))
-    db = sqlite3.connect(run_dir / STORE_NAME)
+    db = sqlite3.connect(run_dir / STORE_FILE)
     with db:
         db.executemany("INSERT INTO annotation_labels VALUES (?,?,?,?,?,?,?)", rows)
     db.close()

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from polistemics.coding.records import CodedStance, StanceCodeRecord
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.records import Stance
 from polistemics.rubrics import BY_KEY
+from polistemics.runlog import CodedStance, StanceCodeRecord
 
 A, D, N = Stance.AGREE, Stance.DISAGREE, Stance.NEUTRAL
 ELECTION = "e"
@@ -187,12 +187,16 @@ def mechanism_scenario() -> tuple[list[EnvironmentItem], list[StanceCodeRecord],
 def write_mechanism_run(target: Path, *, coded: bool = True) -> Path:
     """A finished run directory of the scenario: every active sub-question passes except EC4
     fallback cells as the scenario says; answers, exports, stance codes and probe answers."""
-    from polistemics.answers.models import Answer
-    from polistemics.coding.records import ProbeAnswer
     from polistemics.environments.release_io import write_items
-    from polistemics.results.layout import PRIOR_PROBE_FILE, STANCE_CODES_FILE
-    from polistemics.results.write import write_cells, write_jsonl
     from polistemics.rubrics import active_rubrics, sub_questions
+    from polistemics.runlog import (
+        PRIOR_PROBE_FILE,
+        STANCE_CODES_FILE,
+        Answer,
+        ProbeAnswer,
+        RunDir,
+        write_jsonl,
+    )
     from polistemics.scoring.cells import CELL_COLUMNS, validate_cells
 
     items, records, ec4 = mechanism_scenario()
@@ -205,7 +209,7 @@ def write_mechanism_run(target: Path, *, coded: bool = True) -> Path:
                 rows.append(fixed.get(key) or sq_cell(target_item, sq.key, True))
     cells = pd.DataFrame(rows, columns=list(CELL_COLUMNS))
     target.mkdir(parents=True, exist_ok=True)
-    write_cells(target, validate_cells(cells))
+    RunDir(target).write_cells(validate_cells(cells))
     write_items(items, target / "exports" / ELECTION / "ground_truth.jsonl")
     keys = [i.key for i in items] + [items[3].key + "|swapped"]
     answers = [Answer(item_key=k, model="m1", status="ok", text=f"Answer to {k}") for k in keys]

@@ -12,14 +12,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from polistemics.answers.models import Answer
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.environments.release_io import write_items
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Stance
-from polistemics.results.write import write_cells, write_jsonl
 from polistemics.rubrics import active_rubrics, sub_questions
+from polistemics.runlog import Answer, JudgeVerdictRecord, RunDir, write_jsonl
 from polistemics.scoring.verdict_table import item_metadata, verdict_table
 from polistemics.scoring.verdicts import majority
 
@@ -130,7 +128,7 @@ def build_small_run(target: Path, hostile: bool = False) -> Path:
     verdicts = verdict_table(records, {item.key: item for item in items})
     cells = majority(verdicts, len(JUDGES), item_metadata(items, {ELECTION: "XX"})).cells
     target.mkdir(parents=True, exist_ok=True)
-    write_cells(target, cells)
+    RunDir(target).write_cells(cells)
     write_jsonl(target / "answers.jsonl", (a.model_dump(mode="json") for a in answers))
     write_jsonl(target / "judges.jsonl", (r.model_dump(mode="json") for r in records))
     write_items(items, target / "exports" / ELECTION / "ground_truth.jsonl")

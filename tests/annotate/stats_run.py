@@ -15,10 +15,9 @@ from polistemics.annotate.store import AnnotationStore, SampleItem, sample_id_fo
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.environments.release_io import write_items
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Stance
-from polistemics.results.write import write_cells, write_jsonl
 from polistemics.rubrics import active_rubrics, sub_questions
+from polistemics.runlog import JudgeVerdictRecord, RunDir, write_jsonl
 from polistemics.scoring.verdict_table import item_metadata, verdict_table
 from polistemics.scoring.verdicts import majority
 
@@ -91,7 +90,7 @@ def build_stats_run(target: Path, *, seed: int = 3, mark: str = "", sample: bool
     by_key = {item.key: item for item in items}
     cells = majority(verdict_table(records, by_key), 3, item_metadata(items, {ELECTION: "XX"}))
     target.mkdir(parents=True, exist_ok=True)
-    write_cells(target, cells.cells)
+    RunDir(target).write_cells(cells.cells)
     write_jsonl(target / "judges.jsonl", (r.model_dump(mode="json") for r in records))
     write_items(items, target / "exports" / ELECTION / "ground_truth.jsonl")
     manifest = {"config": {"name": "stats-test", "judges": judges}}

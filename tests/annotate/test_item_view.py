@@ -186,8 +186,14 @@ def test_changed_run_files_or_a_new_sample_bypass_the_cache(run_dir: Path) -> No
     assert item_view(run_dir, other).reveal.model == "target-a"
 
 
-def test_store_name_is_the_client_layers() -> None:
-    from polistemics.annotate.store import STORE_NAME
-    from polistemics.llm.session import STORE_NAME as CLIENT_STORE_NAME
+def test_the_annotation_store_is_the_run_store(tmp_path: Path) -> None:
+    from polistemics.llm.store import RunStore
+    from polistemics.runlog import RunDir
 
-    assert STORE_NAME == CLIENT_STORE_NAME
+    with AnnotationStore.open(tmp_path):
+        pass
+    assert [p.name for p in tmp_path.iterdir() if p.suffix == ".sqlite"] == [
+        RunDir(tmp_path).store.name
+    ]
+    with RunStore(RunDir(tmp_path).store) as store:  # the call cache opens the same file
+        assert store.call_stats() == []

@@ -17,8 +17,8 @@ from polistemics.annotate.store import AnnotationStore
 from polistemics.annotate.versus import PANEL
 from polistemics.cli import app
 from polistemics.conditions import Environment
-from polistemics.results.read import read_judge_records
 from polistemics.rubrics import BY_KEY
+from polistemics.runlog import RunDir
 
 from .stats_run import build_stats_run
 from .test_ppi import import_ppi_py
@@ -27,7 +27,7 @@ from .test_ppi import import_ppi_py
 def _verdicts(run: Path) -> dict[tuple, dict[int, dict[str, bool]]]:
     """(item_key, model, rubric) -> panel position -> sub-question code -> Yes."""
     found: dict[tuple, dict[int, dict[str, bool]]] = {}
-    for record in read_judge_records(run) or []:
+    for record in RunDir(run).read_judge_records() or []:
         unit = (record.item_key, record.model, record.rubric.value)
         found.setdefault(unit, {})[record.panel_position] = {
             BY_KEY[k].code: bool(v) for k, v in record.says_yes.items()

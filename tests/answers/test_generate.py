@@ -7,12 +7,12 @@ import pytest
 
 from fakes import Call, Script, ScriptedCompleter, call_key
 from polistemics.answers.generate import AnswerInputError, answer_items, is_refusal
-from polistemics.answers.models import Answer
 from polistemics.conditions import Environment
 from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import BudgetExceeded, CallResult
 from polistemics.records import Stance
+from polistemics.runlog import Answer
 
 
 def item(observation: str, env: Environment = Environment.BASELINE) -> EnvironmentItem:

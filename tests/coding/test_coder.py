@@ -4,9 +4,10 @@ import pytest
 
 from fakes import Call, ScriptedCompleter
 from polistemics.coding.coder import STAGE, CodingInputError, code_subjects
-from polistemics.coding.records import CodedStance, majority_codes
+from polistemics.coding.records import majority_codes
 from polistemics.coding.subjects import CodingSubject
 from polistemics.llm.registry import ModelEndpoint
+from polistemics.runlog import CodedStance
 
 CODER = ModelEndpoint(name="c1", model="m", structured_output="json_schema")
 SAME_AS_C1 = ModelEndpoint(name="c1", model="m", structured_output="json_schema")

@@ -1,7 +1,7 @@
 import pytest
 
 from polistemics.coding.parse import parse_coder_reply, stance_word
-from polistemics.coding.records import CodedStance
+from polistemics.runlog import CodedStance
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
-from polistemics.coding.records import CodedStance, ProbeAnswer, StanceCodeRecord, majority_codes
+from polistemics.coding.records import majority_codes
 from polistemics.records import Stance
+from polistemics.runlog import CodedStance, ProbeAnswer, StanceCodeRecord
 
 
 def _seat(position: int, stance: CodedStance | None, outside: bool | None = None, **kw):

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from polistemics.coding.records import CodedStance, SubjectCode
+from polistemics.coding.records import SubjectCode
 from polistemics.coding.validation import (
     LANGUAGE_NAMES,
     VALIDATION_MODEL,
@@ -13,6 +13,7 @@ from polistemics.coding.validation import (
     label_distribution,
     load_validation_set,
 )
+from polistemics.runlog import CodedStance
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

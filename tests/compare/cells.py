@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from polistemics.conditions import Environment
-from polistemics.results.write import write_cells
 from polistemics.rubrics import active_rubrics, sub_questions
+from polistemics.runlog import RunDir
 from polistemics.scoring.cells import CELL_COLUMNS, validate_cells
 
 ENVIRONMENTS = (Environment.BASELINE, Environment.VAGUE, Environment.ABSENT, Environment.NOISY)
@@ -73,5 +73,5 @@ def flipped(
 
 
 def run_dir(folder: Path, cells: pd.DataFrame) -> Path:
-    write_cells(folder, cells)
+    RunDir(folder).write_cells(cells)
     return folder

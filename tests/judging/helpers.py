@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from fakes import Call
-from polistemics.answers.models import Answer
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.records import Stance
+from polistemics.runlog import Answer
 
 STATEMENT = "Deutschland soll die Ukraine weiterhin militärisch unterstützen."
 TARGET_TEXT = "SPD unterstützt diese Maßnahme und befürwortet weitere Waffenlieferungen."

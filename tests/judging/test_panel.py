@@ -8,11 +8,12 @@ import pytest
 
 from fakes import Call, ScriptedCompleter
 from polistemics.conditions import Environment
-from polistemics.judging.panel import JudgeVerdictRecord, JudgingInputError, judge_answers
+from polistemics.judging.panel import JudgingInputError, judge_answers
 from polistemics.llm.client import LLMClient, RetryPolicy
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import BudgetExceeded, CallResult
 from polistemics.rubrics import Rubric
+from polistemics.runlog import JudgeVerdictRecord
 from polistemics.testing import FakeOpenAIServer, Rule
 
 from .helpers import (

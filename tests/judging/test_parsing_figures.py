@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from polistemics.conditions import Environment
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.judging.parsing_figures import judge_parsing
 from polistemics.rubrics import Rubric
+from polistemics.runlog import JudgeVerdictRecord
 
 from .helpers import endpoint
 

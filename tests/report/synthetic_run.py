@@ -12,17 +12,14 @@ import json
 import random
 from pathlib import Path
 
-from polistemics.answers.models import Answer
 from polistemics.conditions import Variant
 from polistemics.environments.release_io import (
     read_release_evidence,
     read_release_items,
     write_items,
 )
-from polistemics.judging.panel import JudgeVerdictRecord
-from polistemics.results.layout import VARIANT_FOLDERS
-from polistemics.results.write import write_cells, write_jsonl
 from polistemics.rubrics import active_rubrics, sub_questions
+from polistemics.runlog import VARIANT_FOLDERS, Answer, JudgeVerdictRecord, RunDir, write_jsonl
 from polistemics.scoring.verdict_table import item_metadata, verdict_table
 from polistemics.scoring.verdicts import majority
 
@@ -84,7 +81,7 @@ def build_synthetic_run(
     cells = majority(verdicts, 3, item_metadata(items, {"nl_tk2025": "NL"})).cells
 
     target.mkdir(parents=True, exist_ok=True)
-    write_cells(target, cells)
+    RunDir(target).write_cells(cells)
     write_jsonl(target / "answers.jsonl", (a.model_dump(mode="json") for a in answers))
     write_jsonl(target / "judges.jsonl", (r.model_dump(mode="json") for r in records))
     evidence = read_release_evidence(release_dir / "ground_truth.jsonl", variant=Variant.FULL)

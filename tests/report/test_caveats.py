@@ -8,6 +8,7 @@ import pytest
 
 from polistemics.report.caveats import demo_banner, shared_judge_seats, shared_seats_note
 from polistemics.report.sections import _no_ablations_reason
+from polistemics.runlog import RunManifest
 
 
 def model(name: str, *, temperature: float = 0.0, base: str = "local:smollm2") -> dict:
@@ -19,11 +20,13 @@ def model(name: str, *, temperature: float = 0.0, base: str = "local:smollm2") -
     }
 
 
-def manifest(judges: list[str], models: dict, source: str = "demo") -> dict:
-    return {
-        "config": {"targets": ["local"], "judges": judges, "elections": [{"source": source}]},
-        "models": models,
-    }
+def manifest(judges: list[str], models: dict, source: str = "demo") -> RunManifest:
+    return RunManifest.model_validate(
+        {
+            "config": {"targets": ["local"], "judges": judges, "elections": [{"source": source}]},
+            "models": models,
+        }
+    )
 
 
 DEMO = manifest(["local", "local", "local"], {"local": model("smollm2-135m")})
@@ -61,12 +64,14 @@ def test_seats_on_one_endpoint_are_named_and_distinct_settings_are_not() -> None
     [{"config": "x"}, {"config": {"judges": "abc"}}, {"models": [1]}, {"config": {"elections": 3}}],
 )
 def test_a_malformed_manifest_gives_no_caveat_and_no_error(hostile: dict) -> None:
-    assert demo_banner(hostile) is None and shared_seats_note(hostile) is None
+    read = RunManifest.model_validate(hostile)
+    assert demo_banner(read) is None and shared_seats_note(read) is None
 
 
 def test_no_ablations_is_explained_in_the_readers_terms() -> None:
     def content(kind: str, manifest: dict | None) -> SimpleNamespace:
-        return SimpleNamespace(inputs=SimpleNamespace(kind=kind, manifest=manifest))
+        read = None if manifest is None else RunManifest.model_validate(manifest)
+        return SimpleNamespace(inputs=SimpleNamespace(kind=kind, manifest=read))
 
     run = _no_ablations_reason(content("run", {"config": {"ablations": []}}))
     assert "ablations = []" in run and "anon_v1" not in run

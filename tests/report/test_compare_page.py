@@ -10,8 +10,8 @@ import pytest
 from polistemics.compare import CompareOptions, compare_pair, compare_sides, load_side
 from polistemics.conditions import Environment
 from polistemics.report.compare_page import COMPARE_FILE, COMPARE_SECTIONS, write_compare_page
-from polistemics.results.write import write_cells
 from polistemics.rubrics import active_rubrics, sub_questions
+from polistemics.runlog import RunDir
 
 from .conftest import cells_frame, rate_cells
 from .test_page_in_chromium import Opened, browser  # noqa: F401 (the fixture)
@@ -38,7 +38,7 @@ def side_cells(drop: dict[str, int]):
 
 
 def run_side(folder: Path, drop: dict[str, int]):
-    write_cells(folder, side_cells(drop))
+    RunDir(folder).write_cells(side_cells(drop))
     return load_side(str(folder))
 
 

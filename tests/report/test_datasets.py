@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from polistemics.conditions import Environment, Variant
@@ -15,6 +17,7 @@ from polistemics.report.datasets import (
 )
 from polistemics.report.inputs import AnswerView
 from polistemics.report.run_inputs import load_run_inputs
+from polistemics.runlog import RunManifest, Unreadable
 
 
 @pytest.fixture(scope="module")
@@ -26,13 +29,13 @@ def demo_inputs(finished_demo_run):
 def test_manifest_tables(demo_inputs) -> None:
     manifest = demo_inputs.manifest
     table5 = standardisation_table(manifest).set_index("metric")["value"]
-    stats = manifest["elections"]["demo_en"]["standardisation"]
+    stats = manifest.elections["demo_en"].standardisation
     assert table5["Final benchmark size"] == stats["final_size"]
     assert table5["Excluded (missing rationale)"] == stats["excluded_missing_rationale"]
     calls = calls_table(manifest)
-    assert set(calls["stage"]) == {row["stage"] for row in manifest["calls"]}
-    assert calls["calls"].sum() == manifest["totals"]["calls"]
-    assert set(stage_times(manifest).table["stage"]) == set(manifest["stage_seconds"])
+    assert set(calls["stage"]) == {row["stage"] for row in manifest.calls}
+    assert calls["calls"].sum() == manifest.totals["calls"]
+    assert set(stage_times(manifest).table["stage"]) == set(manifest.stage_seconds)
     assert "judge panel" in set(judging_summary(manifest)["what"])
     for build in (standardisation_table, calls_table, stage_times, judging_summary):
         assert build(None) is None
@@ -40,7 +43,7 @@ def test_manifest_tables(demo_inputs) -> None:
 
 def test_judging_summary_names_the_judge_prompt_used() -> None:
     def prompt(models: dict) -> str:
-        manifest = {"judging": {"panel": ["a", "b"]}, "models": models}
+        manifest = RunManifest.model_validate({"judging": {"panel": ["a", "b"]}, "models": models})
         return judging_summary(manifest).set_index("what")["value"]["judge prompt"]
 
     assert prompt({"a": {"params": {}}, "b": {"params": {}}}) == "the paper's (Fig. 12)"
@@ -116,15 +119,16 @@ def test_judge_parsing_table_reads_run_json_and_shows_hostile_values_as_text() -
     }
     hostile = {"judge": "<b>x</b>", "verdict_sets": "many", "missing_share": float("inf")}
     manifest = {"judge_parsing": {"by_judge": [row, hostile, "not a row"]}}
-    table = judge_parsing_table(manifest)
+    table = judge_parsing_table(RunManifest.model_validate(manifest))
     assert list(table["judge"]) == ["mimo", "<b>x</b>"] and "unexpected" not in table
     view = _judge_parsing(table)
     first, second = ([cell.text for cell in cells] for cells in view.rows)
     assert first[:4] == ["mimo", "xiaomi/mimo-v2.5", "tool", "1,200"]
     assert first[-1] == "0.25%"
     assert second[0] == "<b>x</b>" and second[3] == "many" and second[-1] == "inf"
-    for absent in (None, {}, {"judge_parsing": {"by_judge": []}}, {"judge_parsing": "x"}):
-        assert judge_parsing_table(absent) is None
+    assert judge_parsing_table(None) is None
+    for absent in ({}, {"judge_parsing": {"by_judge": []}}, {"judge_parsing": "x"}):
+        assert judge_parsing_table(RunManifest.model_validate(absent)) is None
 
 
 def test_stage_times_are_those_of_the_invocation_that_made_the_calls() -> None:
@@ -140,7 +144,9 @@ def test_stage_times_are_those_of_the_invocation_that_made_the_calls() -> None:
         "calls_made": 0,
         "stage_seconds": {"standardise": 0.01, "answers+judges": 0.2},
     }
-    manifest = {"stage_seconds": rerun["stage_seconds"], "invocations": [first, rerun]}
+    manifest = RunManifest.model_validate(
+        {"stage_seconds": rerun["stage_seconds"], "invocations": [first, rerun]}
+    )
     times = stage_times(manifest)
     assert (times.invocation, times.invocations, times.calls_made) == (1, 2, 176)
     assert times.table.set_index("stage")["seconds"].to_dict() == first["stage_seconds"]
@@ -149,5 +155,23 @@ def test_stage_times_are_those_of_the_invocation_that_made_the_calls() -> None:
     assert history["seconds"].tolist() == [470.0, pytest.approx(0.21)]
     # a run.json written before the history existed is one invocation
     legacy = {"started": "s", "finished": "f", "stage_seconds": {"a": 1.0}}
-    assert stage_times(legacy).invocations == 1
-    assert invocation_table(None) is None and stage_times({"invocations": "junk"}) is None
+    assert stage_times(RunManifest.model_validate(legacy)).invocations == 1
+    junk = RunManifest.model_validate({"invocations": "junk"})
+    assert invocation_table(None) is None and stage_times(junk) is None
+
+
+def test_the_run_json_a_run_writes_is_read_whole(finished_demo_run) -> None:
+    """Every part ``run/manifest.py`` writes fits ``RunManifest``: none reads as unknown."""
+    run_dir, _ = finished_demo_run
+    raw = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    manifest = RunManifest.model_validate(raw)
+    unread = [
+        key
+        for key, value in raw.items()
+        if value is not None and getattr(manifest, key, None) is None
+    ]
+    assert unread == [] and not isinstance(manifest.judge_repeats, Unreadable)
+    assert [i.model_dump(mode="json") for i in manifest.invocations] == raw["invocations"]
+    assert manifest.config.name == raw["config"]["name"]
+    assert list(manifest.models) == list(raw["models"])
+    assert list(manifest.elections) == list(raw["elections"])

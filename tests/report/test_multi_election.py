@@ -17,8 +17,8 @@ from polistemics.report.build import build_combined, build_report
 from polistemics.report.content import ReportOptions
 from polistemics.report.inputs import ReportInputError
 from polistemics.report.sections import SECTIONS
-from polistemics.results.write import write_cells
 from polistemics.rubrics import active_rubrics, sub_questions
+from polistemics.runlog import RunDir
 
 from .conftest import cells_frame, rate_cells
 from .test_page_in_chromium import Opened, browser  # noqa: F401 (the fixture)
@@ -47,7 +47,7 @@ def election_cells(election: str, passes: dict[str, int]) -> pd.DataFrame:
 
 
 def run(folder: Path, cells: pd.DataFrame) -> Path:
-    write_cells(folder, cells)
+    RunDir(folder).write_cells(cells)
     return folder
 
 

@@ -91,9 +91,9 @@ def demo_report(finished_demo_run) -> Path:
 
 def answer_verdicts(run_dir: Path) -> pd.DataFrame:
     """Per answer: whether any cell failed and the F1 verdict, from scores/cells.csv."""
-    from polistemics.results.read import read_cells
+    from polistemics.runlog import RunDir
 
-    cells = read_cells(run_dir)
+    cells = RunDir(run_dir).read_cells()
     keys = ["model", "environment", "variant", "observation_id", "sample_index"]
     per_answer = cells.groupby(keys).agg(failed=("passed", lambda s: not s.all())).reset_index()
     f1 = cells[cells["sub_question"] == "position_representation"].loc[:, [*keys, "passed"]]

@@ -4,10 +4,10 @@ import pandas as pd
 import pytest
 
 from polistemics.conditions import Environment
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.report.reliability import reliability_tables
 from polistemics.report.run_inputs import load_run_inputs
 from polistemics.rubrics import Rubric
+from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.agreement import agreement_table
 from polistemics.scoring.verdict_table import UnknownItemError, panel_judge_id, verdict_table
 from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, tally_panel, verdict_frame

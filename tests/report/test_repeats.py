@@ -10,6 +10,7 @@ from pathlib import Path
 from polistemics.report.build import build_report
 from polistemics.report.content import ReportOptions
 from polistemics.report.repeats import NOT_CONFIGURED, repeats_view
+from polistemics.runlog import RunManifest
 
 HOSTILE = "<script>window.__pwned=1</script>judge"
 
@@ -46,14 +47,14 @@ def summary(judge: str = "judge-a") -> dict:
 
 
 def test_no_repeats_is_said_plainly():
-    for manifest in (None, {}, {"judge_repeats": None}):
+    for manifest in (None, RunManifest(), RunManifest.model_validate({"judge_repeats": None})):
         view = repeats_view(manifest, "run")
         assert view.summary == NOT_CONFIGURED and view.by_rubric is None
     assert "release" in repeats_view(None, "release").summary
 
 
 def test_figures_and_tables_when_configured():
-    view = repeats_view({"judge_repeats": summary()}, "run")
+    view = repeats_view(RunManifest.model_validate({"judge_repeats": summary()}), "run")
     assert "7.5% of 400 sub-question verdicts" in view.summary
     assert "95% CI 5.0%–10.0%" in view.summary and "cluster bootstrap" in view.summary
     assert "7.6%" in view.summary  # the paper's figure, for comparison
@@ -67,7 +68,7 @@ def test_a_malformed_or_hostile_summary_is_not_shown_half_read():
     bad = summary()
     bad["by_sub_question"][0]["sub_question"] = "../../etc/passwd"
     for broken in (bad, {"overall": "x"}, [1, 2], "text"):
-        view = repeats_view({"judge_repeats": broken}, "run")
+        view = repeats_view(RunManifest.model_validate({"judge_repeats": broken}), "run")
         assert view.summary == "run.json's judge_repeats could not be read."
         assert view.by_rubric is None and view.by_sub_question is None
 

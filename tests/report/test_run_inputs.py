@@ -23,3 +23,32 @@ def test_line_separators_inside_answers_do_not_split_a_record(demo_run_copy: Pat
 
     assert len(inputs.answers) == len(rows)
     assert [view.text for view in inputs.answers].count(ODD) == 1
+
+
+def test_an_edited_run_json_still_gives_a_report(demo_run_copy: Path) -> None:
+    """Every part the report reads replaced by something else: the page is built, the parts
+    that cannot be read are shown as not available, and the run keeps its folder's name."""
+    from polistemics.report.build import build_report
+    from polistemics.report.content import ReportOptions
+
+    path = demo_run_copy / "run.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest |= {
+        "config": "x",
+        "models": [1],
+        "elections": {"demo_en": 3},
+        "calls": "x",
+        "totals": 5,
+        "judging": [1],
+        "judge_parsing": {"by_judge": ["<b>row</b>"]},
+        "judge_repeats": {"overall": "x"},
+        "invocations": "junk",
+        "started": None,
+    }
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    inputs = load_run_inputs(demo_run_copy)
+    assert inputs.title == demo_run_copy.name and inputs.manifest.config is None
+    page = build_report(demo_run_copy, options=ReportOptions(bootstrap_resamples=20))
+    text = page.read_text(encoding="utf-8")
+    assert "judge_repeats could not be read." in text
+    assert "<b>row</b>" not in text

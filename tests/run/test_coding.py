@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 
 from fakes import Call, ScriptedCompleter
-from polistemics.answers.models import Answer
-from polistemics.coding.records import ProbeAnswer
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.conflict import swapped_order_items
 from polistemics.environments.items import Chunk, EnvironmentItem
@@ -15,6 +13,7 @@ from polistemics.llm.registry import ModelEndpoint
 from polistemics.records import Party, Position, Stance, Statement
 from polistemics.run.coding import coding_subjects, run_coding, summarise_codes
 from polistemics.run.config import RunConfig
+from polistemics.runlog import Answer, ProbeAnswer
 
 CONFIG = RunConfig(
     name="x",

@@ -13,7 +13,6 @@ import pytest
 from mechanism_responder import MechanismResponder
 from study_helpers import write_study
 
-from polistemics.coding.records import CodedStance
 from polistemics.conditions import Environment
 from polistemics.llm.store import RunStore
 from polistemics.report.datasets import observation_counts
@@ -22,6 +21,7 @@ from polistemics.run.config import load_config
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study, load_elections
 from polistemics.run.plan import plan_study
+from polistemics.runlog import CodedStance
 from polistemics.testing import FakeOpenAIServer
 
 MECHANISMS = {

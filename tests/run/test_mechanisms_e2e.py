@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 from polistemics.cli import app
 from polistemics.conditions import Environment
 from polistemics.records import Stance
-from polistemics.results.read import read_cells, read_prior_probe, read_run_items, read_stance_codes
 from polistemics.run.config import load_config
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study
+from polistemics.runlog import RunDir
 from polistemics.scoring.mechanisms import mechanism_tables
 from polistemics.testing import FakeOpenAIServer
 
@@ -130,10 +130,10 @@ def test_score_json_gives_the_scripted_rates_exactly(run) -> None:
 def test_swapped_order_and_conditional_rates_from_the_run_files(run) -> None:
     run_dir, result, _ = run
     tables = mechanism_tables(
-        read_run_items(run_dir),
-        read_stance_codes(run_dir),
-        read_cells(run_dir),
-        probes=read_prior_probe(run_dir),
+        RunDir(run_dir).read_items(),
+        RunDir(run_dir).read_stance_codes(),
+        RunDir(run_dir).read_cells(),
+        probes=RunDir(run_dir).read_prior_probe(),
     )
     by_model = tables.first_chunk.by_model.set_index("chunk_order")
     contradictory = [

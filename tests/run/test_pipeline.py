@@ -13,11 +13,10 @@ from study_helpers import write_study
 
 from polistemics.conditions import Environment
 from polistemics.llm.store import RunStore
-from polistemics.results.read import read_cells
-from polistemics.run import finish
 from polistemics.run.config import load_config
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study
+from polistemics.runlog import RunDir
 from polistemics.testing import FakeOpenAIServer
 
 
@@ -66,7 +65,7 @@ def test_every_stage_produces_its_output(finished) -> None:
 
 def test_scores_follow_from_the_cells(finished) -> None:
     tmp_path, (study, result, paths), *_ = finished
-    cells = read_cells(tmp_path / "run")
+    cells = RunDir(tmp_path / "run").read_cells()
     assert set(cells["variant"]) == {"full", "anon", "en"}
     absent = cells[cells["environment"] == "ie_availability_absent"]
     assert set(absent["rubric"]) == {"epistemic_calibration"}
@@ -167,7 +166,7 @@ def test_a_failed_export_stops_the_finish_with_its_own_error(
     def disk_full(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(finish, "write_release_answers", disk_full)
+    monkeypatch.setattr(RunDir, "write_release_answers", disk_full)
     run_dir = tmp_path / "run"
     _copy_store(result.run_dir, run_dir)
     with pytest.raises(OSError, match="No space left on device"):

@@ -12,12 +12,12 @@ from study_helpers import write_study
 
 from polistemics.conditions import Environment
 from polistemics.llm.pricing import Price
-from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
 from polistemics.rubrics import active_rubrics
 from polistemics.run.config import JudgeRepeatsConfig, load_config
 from polistemics.run.pipeline import Study, load_elections
 from polistemics.run.plan import plan_study
+from polistemics.runlog import STORE_FILE
 from polistemics.testing import FakeOpenAIServer
 from polistemics.testing.responders import polistemic_responder
 
@@ -67,7 +67,7 @@ def test_dry_run_on_a_finished_run_plans_no_new_call(tmp_path: Path) -> None:
     vague_items = sum(item.environment is Environment.VAGUE for item in run.items)
     assert 0 < vague_items < len(run.evidence)  # Vague dropped observations
 
-    with RunStore(config.run_dir() / STORE_NAME) as store:
+    with RunStore(config.run_dir() / STORE_FILE) as store:
         rows, details = plan_study(config, elections, study.endpoints, store)
     assert {row.stage: row.new for row in rows} == {
         "standardise": 0,

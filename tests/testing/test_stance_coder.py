@@ -7,10 +7,10 @@ import asyncio
 import pytest
 
 from polistemics.coding.coder import code_subjects
-from polistemics.coding.records import CodedStance
 from polistemics.coding.subjects import CodingSubject
 from polistemics.llm.client import LLMClient
 from polistemics.llm.registry import ModelEndpoint
+from polistemics.runlog import CodedStance
 from polistemics.testing import FakeOpenAIServer
 from polistemics.testing.responders import _TASK_ANSWER
 

@@ -36,12 +36,7 @@ from polistemics.annotate.store import AnnotationStore, SampleItem
 from polistemics.conditions import ABSENT_SENTINEL, Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.prompt import judge_query, property_of_context
-from polistemics.results.layout import (
-    ANSWERS_FILE,
-    JUDGES_FILE,
-    MANIFEST_FILE,
-    release_item_files,
-)
+from polistemics.runlog import RunDir
 
 log = logging.getLogger(__name__)
 
@@ -269,9 +264,9 @@ def _describes(view: ItemView, sample_item: SampleItem) -> bool:
 
 def run_fingerprint(run_dir: Path) -> str:
     """Names, sizes and modification times of the run files a view is read from."""
-    files = [run_dir / name for name in (JUDGES_FILE, ANSWERS_FILE, MANIFEST_FILE)]
+    run = RunDir(run_dir)
     parts = []
-    for path in [*files, *release_item_files(run_dir)]:
+    for path in [run.judges, run.answers, run.manifest, *run.release_item_files()]:
         stat = path.stat() if path.is_file() else None
         parts.append(
             f"{path.relative_to(run_dir)}:{stat and stat.st_size}:{stat and stat.st_mtime_ns}"

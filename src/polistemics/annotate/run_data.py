@@ -5,7 +5,8 @@ A paper-scale run has ~107k judge records and ~13k answers. Validating every rec
 ``JudgeVerdictRecord`` one by one costs seconds, so judge lines are validated in one pydantic
 pass per chunk as ``PanelRow`` (the fields the panel's verdicts need, raw outputs dropped),
 keeping only the sample's rows when a sample is given. An answer line is parsed in full only
-when its item key, read in place, belongs to the sample.
+when its item key, read in place, belongs to the sample. The files are found through
+``runlog.RunDir``; these readers are annotate's own because they keep only what it needs.
 """
 
 from __future__ import annotations
@@ -18,17 +19,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from polistemics.answers.models import Answer
 from polistemics.conditions import Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.environments.release_io import read_release_items
-from polistemics.results.layout import (
-    ANSWERS_FILE,
-    JUDGES_FILE,
-    MANIFEST_FILE,
-    release_item_files,
-)
 from polistemics.rubrics import BY_KEY, Rubric
+from polistemics.runlog import Answer, RunDir, RunFileError
 
 _DECODER = json.JSONDecoder()
 
@@ -75,17 +70,12 @@ class PanelVerdicts:
 
 def panel_size(run_dir: Path, seats: Iterable[str] = ()) -> int:
     """The panel's size from ``run.json`` (its judges), else the seats found in the records."""
-    # Not results.read.read_manifest: it would import pandas, seconds of the app's start-up.
-    path = Path(run_dir) / MANIFEST_FILE
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RunDataError(f"{path}: invalid JSON ({exc})") from None
-    config = manifest.get("config") if isinstance(manifest, dict) else None
-    judges = config.get("judges") if isinstance(config, dict) else None
-    if isinstance(judges, list) and judges:
-        return len(judges)
-    return max(len(set(seats)), 1)
+        manifest = RunDir(run_dir).read_manifest()
+    except RunFileError as exc:
+        raise RunDataError(str(exc)) from None
+    judges = manifest.panel_judges if manifest is not None else []
+    return len(judges) if judges else max(len(set(seats)), 1)
 
 
 class PanelRow(BaseModel):
@@ -142,7 +132,7 @@ def judge_rows(run_dir: Path, units: set[AnswerRubric] | None = None) -> list[Pa
     building them), and only the wanted rows are kept, so memory stays that of the result.
     Errors name the line and field.
     """
-    path = Path(run_dir) / JUDGES_FILE
+    path = RunDir(run_dir).judges
     if not path.is_file():
         raise RunDataError(f"{path} is missing: the run has no judge verdicts to annotate")
     kept: list[PanelRow] = []
@@ -201,7 +191,7 @@ def panel_verdicts(
 
 def answers_for(run_dir: Path, wanted: set[tuple[str, str, int]]) -> dict[tuple, Answer]:
     """The answers keyed (item_key, model, sample_index), only those ``wanted``."""
-    path = Path(run_dir) / ANSWERS_FILE
+    path = RunDir(run_dir).answers
     if not path.is_file():
         raise RunDataError(f"{path} is missing: the run has no answers")
     found: dict[tuple, Answer] = {}
@@ -225,7 +215,7 @@ def answers_for(run_dir: Path, wanted: set[tuple[str, str, int]]) -> dict[tuple,
 
 def items_for(run_dir: Path, item_keys: set[str] | None = None) -> dict[str, EnvironmentItem]:
     """The run's environment items (from its release exports), only ``item_keys`` if given."""
-    files = release_item_files(run_dir)
+    files = RunDir(run_dir).release_item_files()
     if not files:
         raise RunDataError(f"{run_dir} has no exports/*/ground_truth.jsonl: is the run finished?")
     items: dict[str, EnvironmentItem] = {}

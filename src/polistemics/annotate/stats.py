@@ -42,12 +42,8 @@ from polistemics.annotate.run_data import (
 from polistemics.annotate.store import SAMPLE_COLUMNS, AnnotationStore, Label, SampleItem
 from polistemics.annotate.versus import human_majority, versus_tables
 from polistemics.environments.items import EnvironmentItem
-from polistemics.judging.panel import JudgeVerdictRecord
-from polistemics.llm.session import STORE_NAME
-from polistemics.results import read
-from polistemics.results.layout import CELLS_FILE, JUDGES_FILE
-from polistemics.results.read import RunFileError
 from polistemics.rubrics import BY_CODE, BY_KEY, Rubric
+from polistemics.runlog import CELLS_FILE, JudgeVerdictRecord, RunDir, RunFileError
 from polistemics.scoring.cells import ITEM_COLUMNS
 from polistemics.scoring.verdict_table import panel_judge_id
 
@@ -148,8 +144,8 @@ def annotation_stats(
     design = _design(sample_frame, label_frame, human_scores)
     truth = human_majority(label_frame, ["rubric", "environment", "language"])
     if labels:
-        if cells is None and (run_dir / CELLS_FILE).is_file():
-            cells = read.read_cells(run_dir)
+        if cells is None and RunDir(run_dir).is_finished():
+            cells = RunDir(run_dir).read_cells()
         if cells is None:
             notes.append(f"no {CELLS_FILE} in {run_dir}: corrected scores need the panel's cells")
         keys = set(sample_frame["item_key"])
@@ -191,7 +187,7 @@ def annotation_stats(
 def _read_store(run_dir: Path) -> tuple[list[SampleItem], list[Label]]:
     if not run_dir.is_dir():
         raise FileNotFoundError(f"{run_dir}: no such run directory")
-    if not (run_dir / STORE_NAME).is_file():
+    if not RunDir(run_dir).store.is_file():
         return [], []
     with AnnotationStore.open(run_dir) as store:
         return store.sample(), store.labels()
@@ -267,7 +263,7 @@ def _sample_items(run_dir: Path, keys: set[str]) -> dict[str, EnvironmentItem]:
 
 def _sample_records(run_dir: Path, sample: pd.DataFrame) -> list[PanelRow]:
     """The judge records of the sampled answers x rubric only (a paper-scale run has ~107k)."""
-    if not (run_dir / JUDGES_FILE).is_file():
+    if not RunDir(run_dir).judges.is_file():
         return []
     units = {
         AnswerRubric(key, model, int(index), Rubric(rubric))

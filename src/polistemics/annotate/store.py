@@ -1,6 +1,6 @@
 """The human annotation sample and its labels, in the run's SQLite store (issue 17).
 
-Two tables live beside the call cache in ``store.sqlite`` (``llm.session.STORE_NAME``):
+Two tables live beside the call cache in ``store.sqlite`` (``runlog.RunDir.store``):
 ``annotation_sample`` (the drawn answer x rubric items, in draw order) and ``annotation_labels``
 (one row per annotator x item x sub-question). Each label is one ``BEGIN IMMEDIATE`` transaction
 committed with ``synchronous=FULL`` before ``add_label`` returns, so neither a killed server nor a
@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from polistemics.conditions import Environment
 from polistemics.rubrics import BY_CODE, BY_KEY, Rubric, SubQuestion, sub_questions
+from polistemics.runlog import RunDir
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS annotation_sample (
@@ -61,9 +62,6 @@ CREATE TABLE IF NOT EXISTS annotation_views (
 );
 """
 
-# llm.session.STORE_NAME (a test checks they agree); importing it would load the whole client
-# layer, a second of start-up the annotation app does not need.
-STORE_NAME = "store.sqlite"
 MAX_ANNOTATOR_LENGTH = 64
 MAX_NOTE_LENGTH = 4000  # a note is a remark, not a document: a bound keeps the store small
 MIN_SAMPLE_ID_DIGITS = 4
@@ -210,7 +208,7 @@ class AnnotationStore:
         run_dir = Path(run_dir)
         if not run_dir.is_dir():
             raise FileNotFoundError(f"run directory {run_dir} does not exist")
-        return cls(run_dir / STORE_NAME)
+        return cls(RunDir(run_dir).store)
 
     def close(self) -> None:
         with self._lock:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from polistemics import prompts
-from polistemics.coding.records import ProbeAnswer
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import CallResult, Completer, Message
 from polistemics.records import Election, Position
+from polistemics.runlog import ProbeAnswer
 
 STAGE = "prior_probe"
 

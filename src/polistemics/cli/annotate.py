@@ -30,8 +30,7 @@ from polistemics.annotate.sample import (
 from polistemics.annotate.store import AnnotationStore, SampleExistsError
 from polistemics.cli.errors import fail, user_errors
 from polistemics.cli.groups import add_group
-from polistemics.results.layout import is_run_dir
-from polistemics.results.read import RunFileError
+from polistemics.runlog import RunFileError, is_run_dir
 
 RunArgument = Annotated[Path, typer.Argument(help="A finished run directory.")]
 

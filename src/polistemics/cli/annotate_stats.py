@@ -19,8 +19,8 @@ from rich.table import Table
 from polistemics.annotate.stats import AnnotationStats, annotation_stats
 from polistemics.cli.errors import user_errors
 from polistemics.cli.groups import group
-from polistemics.results.read import RunFileError
 from polistemics.rubrics import BY_KEY
+from polistemics.runlog import RunFileError
 
 
 def _pct(value: object) -> str:

@@ -11,14 +11,14 @@ from rich.table import Table
 
 from polistemics.cli.errors import fail
 from polistemics.cli.groups import add_group
-from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
+from polistemics.runlog import STORE_FILE
 
 
 def _store(run: Path) -> RunStore:
-    path = run / STORE_NAME if run.is_dir() else run
+    path = run / STORE_FILE if run.is_dir() else run
     if not path.is_file():
-        fail(f"{path}: no run store here (expected a run directory containing {STORE_NAME})")
+        fail(f"{path}: no run store here (expected a run directory containing {STORE_FILE})")
     return RunStore(path)
 
 

@@ -21,7 +21,6 @@ from polistemics.environments.basis import EnvironmentInputError
 from polistemics.llm.local_server import LocalModelError
 from polistemics.llm.pricing import DEFAULT_MAX_AGE, estimate_prices
 from polistemics.llm.registry import RegistryError
-from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
 from polistemics.llm.types import BudgetExceeded
 from polistemics.paths import UnsafePathError
@@ -32,6 +31,7 @@ from polistemics.run.finish import finish_run
 from polistemics.run.lock import RunLocked
 from polistemics.run.pipeline import Study, check_keys, load_elections
 from polistemics.run.plan import plan_study
+from polistemics.runlog import STORE_FILE
 from polistemics.sources.errors import SourceError
 
 UNWRAPPED_WIDTH = 10_000  # wider than any plan table: piped output is never cut or wrapped
@@ -111,7 +111,7 @@ def run(
                 raise typer.Exit(3) from None
             except KeyboardInterrupt:
                 print(
-                    f"\nstopped by Ctrl-C; finished calls are in {run_dir / STORE_NAME}: "
+                    f"\nstopped by Ctrl-C; finished calls are in {run_dir / STORE_FILE}: "
                     "run the same command again to resume",
                     file=sys.stderr,
                 )
@@ -129,7 +129,7 @@ def _print_plan(
     prices, prices_note = estimate_prices(
         study.endpoints.values(), max_age=prices_max_age, refresh=refresh_prices
     )
-    store_path = run_dir / STORE_NAME
+    store_path = run_dir / STORE_FILE
     store = RunStore(store_path) if store_path.is_file() else None
     try:
         rows, details = plan_study(study.config, elections, study.endpoints, store, prices)

@@ -25,15 +25,8 @@ from rich.table import Table
 
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
-from polistemics.results.layout import CELLS_FILE
-from polistemics.results.read import (
-    RunFileError,
-    read_cells,
-    read_prior_probe,
-    read_run_items,
-    read_stance_codes,
-)
 from polistemics.rubrics import Rubric
+from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.mechanisms import (
     MechanismRates,
@@ -58,7 +51,7 @@ def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
     """Scored cells from PATH (a run directory or a release experiment folder), for one variant."""
     if not path.exists():
         raise UserError(f"{path}: no such file or folder")
-    if (path / CELLS_FILE).is_file():
+    if RunDir(path).is_finished():
         return _run_cells(path, variant or Variant.FULL)
     if variant is not None:
         folders = variant_folders(path)
@@ -82,7 +75,7 @@ def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
 
 def _run_cells(run_dir: Path, variant: Variant) -> LoadedCells:
     """A finished run of ours: its majority-voted cells, all elections pooled per variant."""
-    cells = read_cells(run_dir)
+    cells = RunDir(run_dir).read_cells()
     chosen = cells[cells["variant"] == variant.value]
     notes = []
     elections = sorted(set(chosen["election_id"].dropna()))
@@ -92,12 +85,13 @@ def _run_cells(run_dir: Path, variant: Variant) -> LoadedCells:
 
 
 def _run_mechanisms(run_dir: Path, cells: pd.DataFrame) -> MechanismTables | None:
+    run = RunDir(run_dir)
     try:
-        records = read_stance_codes(run_dir)
+        records = run.read_stance_codes()
         if records is None:
             return None
         return mechanism_tables(
-            read_run_items(run_dir), records, cells, probes=read_prior_probe(run_dir) or []
+            run.read_items(), records, cells, probes=run.read_prior_probe() or []
         )
     except RunFileError as exc:
         raise UserError(str(exc)) from None

@@ -15,11 +15,11 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from polistemics.coding.parse import CoderReading, parse_coder_reply, unreadable
 from polistemics.coding.prompt import coder_messages, coder_schema
-from polistemics.coding.records import StanceCodeRecord
 from polistemics.coding.subjects import CodingSubject
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import CallResult, Completer
+from polistemics.runlog import StanceCodeRecord
 
 STAGE = "stance_code"
 MAX_ATTEMPTS = 2  # the first call and one retry when the reply cannot be read

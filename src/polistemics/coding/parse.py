@@ -34,8 +34,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from polistemics.coding.records import CodedStance
 from polistemics.llm.replies import cut_copies, json_values, strip_reasoning
+from polistemics.runlog import CodedStance
 
 _STANCE_KEYS = ("stance", "coded_stance", "label")
 _OUTSIDE_KEYS = ("outside_knowledge", "outside", "outsideknowledge", "outside-knowledge")

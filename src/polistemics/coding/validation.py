@@ -28,8 +28,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from polistemics.coding.records import CodedStance, SubjectCode
+from polistemics.coding.records import SubjectCode
 from polistemics.coding.subjects import CodingSubject
+from polistemics.runlog import CodedStance
 from polistemics.stats import wilson_interval
 
 VALIDATION_FILE = "stance_validation.jsonl"

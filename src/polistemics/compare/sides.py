@@ -17,8 +17,7 @@ import pandas as pd
 
 from polistemics.compare.errors import CompareError
 from polistemics.conditions import Variant
-from polistemics.results.layout import CELLS_FILE
-from polistemics.results.read import RunFileError, read_cells
+from polistemics.runlog import CELLS_FILE, RunDir, RunFileError
 from polistemics.scoring.cells import scoreable_cells, validate_cells
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
@@ -54,8 +53,8 @@ def load_side(spec: str, label: str | None = None) -> Side:
     if not path.exists():
         raise CompareError(f"{path}: no such file or folder")
     try:
-        if (path / CELLS_FILE).is_file():
-            kind, cells, notes = "run", read_cells(path), []
+        if RunDir(path).is_finished():
+            kind, cells, notes = "run", RunDir(path).read_cells(), []
         elif is_release_folder(path) or variant_folders(path):
             kind = "release"
             cells, notes = _release_cells(path)

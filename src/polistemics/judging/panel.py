@@ -14,10 +14,6 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 
-from pydantic import BaseModel, ConfigDict
-
-from polistemics.answers.models import Answer
-from polistemics.conditions import Environment
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.parse import parse_verdicts
 from polistemics.judging.prompt import (
@@ -30,6 +26,7 @@ from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import CallResult, Completer
 from polistemics.rubrics import Rubric, active_rubrics
+from polistemics.runlog import Answer, JudgeVerdictRecord
 
 STAGE = "judge"
 REPEAT_STAGE = "judge_repeat"  # repeat judging (``judging.repeats``), stored apart
@@ -47,26 +44,6 @@ log = logging.getLogger(__name__)
 
 class JudgingInputError(ValueError):
     """The items and answers handed to the panel do not fit together."""
-
-
-class JudgeVerdictRecord(BaseModel):
-    """One judge's verdicts on one answer for one rubric."""
-
-    model_config = ConfigDict(frozen=True)
-
-    item_key: str
-    environment: Environment
-    model: str  # the target model whose answer was judged
-    sample_index: int  # the answer's sample index
-    rubric: Rubric
-    judge: str  # registry name of the judge endpoint
-    panel_position: int  # the judge's place in the panel (a panel may repeat one endpoint)
-    call_key: str | None  # the last call made
-    attempts: int
-    raw_output: str | None  # text of the last call
-    parsed: bool
-    error: str | None = None  # the call's error, when it failed
-    says_yes: dict[str, bool | None]  # sub-question key -> verdict (None: missing), App. F order
 
 
 class JudgeVerdicts(list[JudgeVerdictRecord]):

@@ -22,8 +22,9 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel
 
-from polistemics.judging.panel import STAGE, JudgeVerdictRecord
+from polistemics.judging.panel import STAGE
 from polistemics.llm.registry import ModelEndpoint
+from polistemics.runlog import JudgeVerdictRecord
 
 _COUNTS = (
     "verdict_sets",

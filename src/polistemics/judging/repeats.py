@@ -19,22 +19,16 @@ import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 
-from polistemics.answers.models import Answer
 from polistemics.environments.items import EnvironmentItem
-from polistemics.judging.panel import JudgeVerdictRecord, judge_one
+from polistemics.judging.panel import judge_one
 from polistemics.llm.keys import canonical_json
 from polistemics.llm.registry import ModelEndpoint, RegistryError
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import Completer
 from polistemics.rubrics import active_rubrics
+from polistemics.runlog import Answer, RepeatVerdictRecord
 
 ItemsWanted = int | float  # a count of items, or a fraction of them
-
-
-class RepeatVerdictRecord(JudgeVerdictRecord):
-    """A judge's verdicts on a repeat call (``repeat`` >= 1); the panel's own call is repeat 0."""
-
-    repeat: int
 
 
 def stratum(item: EnvironmentItem) -> str:

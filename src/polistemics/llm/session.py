@@ -9,9 +9,7 @@ from pathlib import Path
 from polistemics.llm.client import LLMClient, RetryPolicy
 from polistemics.llm.local_server import LocalServerPool
 from polistemics.llm.progress import StageProgress
-from polistemics.llm.store import RunStore
-
-STORE_NAME = "store.sqlite"
+from polistemics.llm.store import STORE_FILE, RunStore
 
 
 @asynccontextmanager
@@ -32,7 +30,7 @@ async def open_client(
     log_dir = None
     if run_dir is not None:
         run_dir = Path(run_dir)
-        store = RunStore(run_dir / STORE_NAME)
+        store = RunStore(run_dir / STORE_FILE)
         log_dir = run_dir / "logs"
         if retry_errors:
             store.forget_errors()

@@ -3,7 +3,7 @@
 Every finished model call is committed as it completes (``CallWriter`` groups the commits of
 calls that finish together), so a run killed at any point resumes without repeating it. Stage
 outputs are not stored here: every stage recomputes them from the cached calls, and a finished run
-writes them to JSONL files beside the store (``run/exports.py``).
+writes them to JSONL files beside the store (``runlog.RunDir``).
 WAL mode lets readers (``cache stats``, reports) work while a run writes; a busy timeout lets
 several processes share one store without corrupting it.
 """
@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from polistemics.llm.types import CallResult
+
+STORE_FILE = "store.sqlite"  # the store's file in a run directory (``runlog.RunDir.store``)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (

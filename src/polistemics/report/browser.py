@@ -26,10 +26,10 @@ import numpy as np
 import pandas as pd
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.report.inputs import AnswerView
 from polistemics.report.labels import ModelLabels, variant_label
 from polistemics.rubrics import SUB_QUESTIONS, Rubric
+from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.cells import first_rows, group_ids
 from polistemics.scoring.verdict_table import panel_judge_id
 

@@ -2,8 +2,8 @@
 
 From the run's ``run.json`` (a release has none, so no caveat): that the run is the demo (the
 bundled fictional election, tiny local models), and which judge seats are one endpoint, whose
-agreement is then guaranteed rather than measured. The manifest is read defensively: it is a
-file anyone may have edited.
+agreement is then guaranteed rather than measured. The manifest is read defensively
+(``runlog.RunManifest``): it is a file anyone may have edited.
 """
 
 from __future__ import annotations
@@ -11,45 +11,37 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from polistemics.runlog import ManifestConfig, ModelRecord, RunManifest
+
 DEMO_SOURCE_KIND = "demo"
 LOCAL_PROVIDER = "local"
 
 
-def _config(manifest: dict | None) -> dict:
-    config = (manifest or {}).get("config")
-    return config if isinstance(config, dict) else {}
+def _config(manifest: RunManifest | None) -> ManifestConfig:
+    config = manifest.config if manifest is not None else None
+    return config if config is not None else ManifestConfig()
 
 
-def _models(manifest: dict | None) -> dict[str, dict]:
-    models = (manifest or {}).get("models")
-    if not isinstance(models, dict):
-        return {}
-    return {str(k): v for k, v in models.items() if isinstance(v, dict)}
+def _models(manifest: RunManifest | None) -> dict[str, ModelRecord]:
+    return (manifest.models if manifest is not None else None) or {}
 
 
-def _names(value: object) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, list) else []
-
-
-def demo_banner(manifest: dict | None) -> str | None:
+def demo_banner(manifest: RunManifest | None) -> str | None:
     """A sentence saying why this run's numbers are not a measurement, or None."""
     config = _config(manifest)
-    elections = config.get("elections")
-    if not isinstance(elections, list):
-        elections = []
-    sources = [str(e.get("source", "")) for e in elections if isinstance(e, dict)]
+    sources = [election.source or "" for election in config.elections or []]
     fictional = any(s.partition(":")[0].strip().lower() == DEMO_SOURCE_KIND for s in sources)
     models = _models(manifest)
-    targets = _names(config.get("targets"))
+    targets = config.targets or []
     local = sorted(
         {
-            str(models[name].get("model") or name)
+            models[name].model or name
             for name in targets
-            if name in models and models[name].get("provider") == LOCAL_PROVIDER
+            if name in models and models[name].provider == LOCAL_PROVIDER
         }
     )
     all_local = bool(targets) and all(
-        models.get(name, {}).get("provider") == LOCAL_PROVIDER for name in targets
+        name in models and models[name].provider == LOCAL_PROVIDER for name in targets
     )
     if not fictional and not all_local:
         return None
@@ -75,19 +67,19 @@ class SharedSeats:
     names: list[str]
 
 
-def shared_judge_seats(manifest: dict | None) -> list[SharedSeats]:
+def shared_judge_seats(manifest: RunManifest | None) -> list[SharedSeats]:
     """Groups of two or more panel seats that are the same endpoint: same base URL, model and
     parameters. Such seats make identical calls, which are cached and shared, so they agree by
     construction."""
     config = _config(manifest)
     models = _models(manifest)
     groups: dict[str, SharedSeats] = {}
-    for seat, name in enumerate(_names(config.get("judges")), 1):
+    for seat, name in enumerate(config.judges or [], 1):
         record = models.get(name)
         if record is None:
             continue
         identity = json.dumps(
-            [record.get("base_url"), record.get("model"), record.get("params")],
+            [record.base_url, record.model, record.params],
             sort_keys=True,
             default=str,
         )
@@ -98,11 +90,11 @@ def shared_judge_seats(manifest: dict | None) -> list[SharedSeats]:
     return [g for g in groups.values() if len(g.seats) > 1]
 
 
-def shared_seats_note(manifest: dict | None) -> str | None:
+def shared_seats_note(manifest: RunManifest | None) -> str | None:
     groups = shared_judge_seats(manifest)
     if not groups:
         return None
-    panel = len(_names(_config(manifest).get("judges")))
+    panel = len(_config(manifest).judges or [])
     parts = []
     whole_panel = len(groups) == 1 and len(groups[0].seats) == panel
     for group in groups:

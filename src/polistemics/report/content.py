@@ -185,7 +185,7 @@ def build_content(
         invocations=invocation_table(inputs.manifest),
         judging=judging_summary(inputs.manifest),
         vague=vague_table(inputs.manifest),
-        totals=(inputs.manifest or {}).get("totals"),
+        totals=inputs.manifest.totals if inputs.manifest is not None else None,
         judge_parsing=judge_parsing_table(inputs.manifest),
     )
     return ReportContent(

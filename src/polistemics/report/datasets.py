@@ -1,7 +1,8 @@
 """Data and cost tables: pipeline counts (Tables 5 and 9), observations per environment, the
 rhetorical fidelity check (App. D.4, Table 6) and calls, tokens, cost and time per stage.
 
-Manifest-based tables return ``None`` when there is no ``run.json`` (an authors' release).
+Manifest-based tables return ``None`` when there is no ``run.json`` (an authors' release) or
+it lacks the part they show (``runlog.RunManifest`` reads what does not fit as missing).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from polistemics.evidence.fidelity import compare_fidelity, intensifiers
 from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView
-from polistemics.results.invocations import calling_invocation, invocations_of
+from polistemics.runlog import MANIFEST_FILE, JudgingRecord, ModelRecord, RunManifest
 
 STANDARDISATION_ROWS = (
     ("raw_candidate_observations", "Raw candidate observations"),
@@ -31,13 +32,13 @@ STANDARDISATION_ROWS = (
 CONFLICT_ENVIRONMENTS = (Environment.CONTRADICTORY.value, Environment.COUNTERFACTUAL.value)
 
 
-def standardisation_table(manifest: dict | None) -> pd.DataFrame | None:
+def standardisation_table(manifest: RunManifest | None) -> pd.DataFrame | None:
     """Table 5 per election (rows: metric, columns: elections)."""
-    if not manifest or not manifest.get("elections"):
+    if manifest is None or not manifest.elections:
         return None
     rows = []
-    for election, record in sorted(manifest["elections"].items()):
-        stats = record.get("standardisation") or {}
+    for election, record in sorted(manifest.elections.items()):
+        stats = record.standardisation or {}
         for key, label in STANDARDISATION_ROWS:
             if key in stats:
                 rows.append({"election_id": election, "metric": label, "value": stats[key]})
@@ -57,27 +58,27 @@ def standardisation_table(manifest: dict | None) -> pd.DataFrame | None:
 
 
 def environment_counts(
-    manifest: dict | None, items: Iterable[EnvironmentItem]
+    manifest: RunManifest | None, items: Iterable[EnvironmentItem]
 ) -> tuple[pd.DataFrame, str]:
     """Table 9 (kept / dropped per environment): from the manifest, else derived from the items
     (dropped = Baseline observations without a Contradictory/Counterfactual item). Returns the
     table and where it came from."""
-    if manifest and manifest.get("elections"):
+    if manifest is not None and manifest.elections:
         rows = []
-        for election, record in sorted(manifest["elections"].items()):
-            for entry in record.get("environments") or []:
+        for election, record in sorted(manifest.elections.items()):
+            for entry in record.environments or []:
                 rows.append(
                     {
                         "election_id": election,
-                        "variant": entry.get("variant"),
-                        "environment": entry.get("environment"),
-                        "kept": entry.get("kept"),
-                        "dropped": entry.get("dropped"),
+                        "variant": entry.variant,
+                        "environment": entry.environment,
+                        "kept": entry.kept,
+                        "dropped": entry.dropped,
                     }
                 )
         return pd.DataFrame(
             rows, columns=["election_id", "variant", "environment", "kept", "dropped"]
-        ), "run.json"
+        ), MANIFEST_FILE
     counts: dict[tuple[str, str, str], int] = {}
     for item in items:
         key = (item.election_id, item.variant.value, item.environment.value)
@@ -180,9 +181,9 @@ def fidelity_table(evidence: list[Evidence] | None) -> tuple[pd.DataFrame | None
     return pd.DataFrame(rows), None
 
 
-def calls_table(manifest: dict | None) -> pd.DataFrame | None:
+def calls_table(manifest: RunManifest | None) -> pd.DataFrame | None:
     """Calls, errors, tokens, cost and mean latency per stage x endpoint."""
-    if not manifest or "calls" not in manifest:
+    if manifest is None or manifest.calls is None:
         return None
     columns = [
         "stage",
@@ -197,7 +198,7 @@ def calls_table(manifest: dict | None) -> pd.DataFrame | None:
         "cost",
         "mean_latency_ms",
     ]
-    table = pd.DataFrame(manifest["calls"])
+    table = pd.DataFrame(manifest.calls)
     for column in columns:
         if column not in table.columns:
             table[column] = None
@@ -215,13 +216,13 @@ class StageTimes:
     calls_made: int
 
 
-def stage_times(manifest: dict | None) -> StageTimes | None:
-    if not manifest:
+def stage_times(manifest: RunManifest | None) -> StageTimes | None:
+    if manifest is None:
         return None
-    invocations = invocations_of(manifest)
-    calling = calling_invocation(invocations)
+    calling = manifest.calling_invocation()
     if calling is None:
         return None
+    invocations = manifest.invocations
     index, invocation = calling
     table = pd.DataFrame(
         [{"stage": k, "seconds": v} for k, v in invocation.stage_seconds.items()],
@@ -230,9 +231,9 @@ def stage_times(manifest: dict | None) -> StageTimes | None:
     return StageTimes(table, index + 1, len(invocations), invocation.started, invocation.calls_made)
 
 
-def invocation_table(manifest: dict | None) -> pd.DataFrame | None:
+def invocation_table(manifest: RunManifest | None) -> pd.DataFrame | None:
     """Every finished invocation of the run directory, oldest first."""
-    invocations = invocations_of(manifest)
+    invocations = manifest.invocations if manifest is not None else []
     if not invocations:
         return None
     return pd.DataFrame(
@@ -251,23 +252,23 @@ def invocation_table(manifest: dict | None) -> pd.DataFrame | None:
     )
 
 
-def judging_summary(manifest: dict | None) -> pd.DataFrame | None:
+def judging_summary(manifest: RunManifest | None) -> pd.DataFrame | None:
     """What the manifest records about judging: unjudged answers, exclusions, ties."""
-    if not manifest or "judging" not in manifest:
+    if manifest is None or manifest.judging is None:
         return None
-    judging = manifest["judging"]
-    rows = [{"what": "judge panel", "value": ", ".join(judging.get("panel") or [])}]
+    judging = manifest.judging
+    rows = [{"what": "judge panel", "value": ", ".join(judging.panel or [])}]
     rows.append({"what": "judge prompt", "value": _judge_prompts(manifest, judging)})
-    for reason, count in sorted((judging.get("answers_not_judged") or {}).items()):
+    for reason, count in sorted((judging.answers_not_judged or {}).items()):
         rows.append({"what": f"answers not judged ({reason})", "value": count})
     rows.append(
         {
             "what": "items x rubric excluded (incomplete panel)",
-            "value": judging.get("excluded_items", 0),
+            "value": judging.excluded_items,
         }
     )
-    rows.append({"what": "cells without a strict majority (ties)", "value": judging.get("ties", 0)})
-    for key, count in sorted((judging.get("ignored_sub_questions") or {}).items()):
+    rows.append({"what": "cells without a strict majority (ties)", "value": judging.ties})
+    for key, count in sorted((judging.ignored_sub_questions or {}).items()):
         rows.append({"what": f"ignored verdict key {key}", "value": count})
     return pd.DataFrame(rows, columns=["what", "value"])
 
@@ -288,39 +289,39 @@ JUDGE_PARSING_COLUMNS = (
 )
 
 
-def judge_parsing_table(manifest: dict | None) -> pd.DataFrame | None:
+def judge_parsing_table(manifest: RunManifest | None) -> pd.DataFrame | None:
     """Attempts, retries and missing verdicts per judge (run.json ``judge_parsing.by_judge``)."""
-    parsing = (manifest or {}).get("judge_parsing")
-    rows = parsing.get("by_judge") if isinstance(parsing, dict) else None
-    if not isinstance(rows, list) or not rows:
+    parsing = manifest.judge_parsing if manifest is not None else None
+    rows = parsing.by_judge if parsing is not None else None
+    if not rows:
         return None
-    records = [
-        {column: row.get(column) for column in JUDGE_PARSING_COLUMNS}
-        for row in rows
-        if isinstance(row, dict)
-    ]
-    return pd.DataFrame(records, columns=list(JUDGE_PARSING_COLUMNS)) if records else None
+    records = [{column: getattr(row, column) for column in JUDGE_PARSING_COLUMNS} for row in rows]
+    return pd.DataFrame(records, columns=list(JUDGE_PARSING_COLUMNS))
 
 
-def _judge_prompts(manifest: dict, judging: dict) -> str:
+def _judge_prompts(manifest: RunManifest, judging: JudgingRecord) -> str:
     """Which judge prompt the panel used: the paper's unless an endpoint opted in to a variant."""
-    models = manifest.get("models") or {}
+    models = manifest.models or {}
     used = {
-        str(((models.get(judge) or {}).get("params") or {}).get("judge_prompt", "paper"))
-        for judge in judging.get("panel") or []
+        str(_params(models.get(judge)).get("judge_prompt", "paper"))
+        for judge in judging.panel or []
     }
     names = {"paper": "the paper's (Fig. 12)", "rubric-last": "rubric-last (opt-in local variant)"}
     return "; ".join(names.get(variant, variant) for variant in sorted(used)) or "the paper's"
 
 
-def vague_table(manifest: dict | None) -> pd.DataFrame | None:
+def _params(model: ModelRecord | None) -> dict:
+    return (model.params if model is not None else None) or {}
+
+
+def vague_table(manifest: RunManifest | None) -> pd.DataFrame | None:
     """The Vague generation report per election (generated, audit failures, exclusions...)."""
-    if not manifest or not manifest.get("elections"):
+    if manifest is None or not manifest.elections:
         return None
     rows = [
         {"election_id": election, "what": key, "value": value}
-        for election, record in sorted(manifest["elections"].items())
-        for key, value in (record.get("vague") or {}).items()
+        for election, record in sorted(manifest.elections.items())
+        for key, value in (record.vague or {}).items()
         if not isinstance(value, dict | list)
     ]
     return pd.DataFrame(rows, columns=["election_id", "what", "value"]) if rows else None

@@ -25,9 +25,9 @@ from polistemics.conditions import Environment, Variant
 from polistemics.environments.items import EnvironmentItem
 from polistemics.evidence.fidelity import InvalidScore, expansion_vs_sanitisation
 from polistemics.evidence.languages import UnsupportedLanguage
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Evidence
 from polistemics.rubrics import Rubric
+from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.cells import scoreable_cells
 from polistemics.scoring.cooccurrence import failure_cooccurrence

@@ -13,10 +13,9 @@ from typing import Literal
 
 import pandas as pd
 
-from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.environments.items import EnvironmentItem
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Evidence
+from polistemics.runlog import JudgeVerdictRecord, ProbeAnswer, RunManifest, StanceCodeRecord
 from polistemics.scoring.verdicts import PanelTally
 
 
@@ -45,7 +44,7 @@ class ReportInputs:
     answers: list[AnswerView] = field(default_factory=list)
     judge_records: list[JudgeVerdictRecord] | None = None  # None: not available (release)
     judging: PanelTally | None = None  # the panel's vote counts; None: no raw judge verdicts
-    manifest: dict | None = None  # run.json
+    manifest: RunManifest | None = None  # run.json
     evidence: list[Evidence] | None = None
     items: list[EnvironmentItem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -14,6 +14,7 @@ from polistemics.environments.release_io import ReleaseFormatError as ItemsForma
 from polistemics.environments.release_io import read_release_evidence, read_release_items
 from polistemics.jsonl import json_objects
 from polistemics.report.inputs import AnswerView, ReportInputError, ReportInputs
+from polistemics.runlog.layout import ITEMS_FILE, OUTPUTS_FILE
 from polistemics.scoring.release import load_release, variant_folders
 
 
@@ -64,7 +65,7 @@ def load_release_inputs(folder: Path) -> ReportInputs:
         release = load_release(path, variant)
         frames.append(release.cells)
         notes.extend(f"{path.name}: {note}" for note in release.notes)
-        ground_truth = path / "ground_truth.jsonl"
+        ground_truth = path / ITEMS_FILE
         if not ground_truth.is_file():
             notes.append(
                 f"{path.name}: no ground_truth.jsonl: its answers are not in the item browser"
@@ -79,7 +80,7 @@ def load_release_inputs(folder: Path) -> ReportInputs:
             notes.append(f"item browser: {exc}")
             continue
         items.extend(variant_items)
-        outputs = path / "outputs.jsonl"
+        outputs = path / OUTPUTS_FILE
         if outputs.is_file():
             by_key = {item.key: item for item in variant_items}
             found, unmatched = _read_answers(outputs, by_key, variant)

@@ -1,7 +1,8 @@
 """The judges section's repeat-judging part: flip rates from ``run.json``'s ``judge_repeats``.
 
-run.json is input like any other: its ``judge_repeats`` is validated here, and one that does
-not fit is reported as unreadable, never shown half-read.
+run.json is input like any other: its ``judge_repeats`` is validated as a whole
+(``runlog.JudgeRepeats``), and one that does not fit is reported as unreadable, never shown
+half-read.
 """
 
 from __future__ import annotations
@@ -9,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from polistemics.report.labels import order_rows, percent, rubric_label, sub_question_label
 from polistemics.report.view import Column, TableView, table_view
-from polistemics.rubrics import BY_KEY, Rubric
+from polistemics.runlog import FlipRow, JudgeRepeats, RunManifest, Unreadable
 
 PAPER = (
     "The paper reports 7.6% (95% CI 6.8–8.5%) over 5,754 items re-judged by one judge (Sec. 10)."
@@ -24,42 +24,6 @@ NOT_CONFIGURED = (
 )
 
 
-class _FlipRow(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    judge: str | None = None
-    rubric: Rubric | None = None
-    sub_question: str | None = None
-    n: int
-    flips: int
-    rate: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n_items: int
-    ci_method: str
-
-    @field_validator("sub_question")
-    @classmethod
-    def _known(cls, value: str | None) -> str | None:
-        if value is not None and value not in BY_KEY:
-            raise ValueError(f"unknown sub-question {value!r}")
-        return value
-
-
-class _Summary(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    judges: str
-    items: int | float
-    repeats: int
-    items_sampled: int
-    answers_rejudged: int
-    repeat_judges: list[str]
-    overall: _FlipRow
-    by_rubric: list[_FlipRow]
-    by_sub_question: list[_FlipRow]
-
-
 @dataclass(frozen=True)
 class RepeatsView:
     summary: str  # a sentence: configured or not, and the overall figure
@@ -67,15 +31,13 @@ class RepeatsView:
     by_sub_question: TableView | None
 
 
-def repeats_view(manifest: dict | None, kind: str) -> RepeatsView:
+def repeats_view(manifest: RunManifest | None, kind: str) -> RepeatsView:
     if kind == "release":
         return RepeatsView("An authors' release holds no repeat judge calls.", None, None)
-    raw = (manifest or {}).get("judge_repeats")
-    if raw is None:
+    summary = manifest.judge_repeats if manifest is not None else None
+    if summary is None:
         return RepeatsView(NOT_CONFIGURED, None, None)
-    try:
-        summary = _Summary.model_validate(raw)
-    except ValidationError:
+    if isinstance(summary, Unreadable):
         return RepeatsView("run.json's judge_repeats could not be read.", None, None)
     return RepeatsView(
         _sentence(summary),
@@ -88,7 +50,7 @@ def repeats_view(manifest: dict | None, kind: str) -> RepeatsView:
     )
 
 
-def _sentence(s: _Summary) -> str:
+def _sentence(s: JudgeRepeats) -> str:
     o = s.overall
     times = "once" if s.repeats == 1 else f"{s.repeats} times"
     judges = ", ".join(s.repeat_judges) or "no judge"
@@ -106,7 +68,7 @@ def _sentence(s: _Summary) -> str:
     )
 
 
-def _table(rows: list[_FlipRow], extra: list[Column], caption: str) -> TableView | None:
+def _table(rows: list[FlipRow], extra: list[Column], caption: str) -> TableView | None:
     if not rows:
         return None
     frame = order_rows(pd.DataFrame([row.model_dump(mode="json") for row in rows]))

@@ -13,18 +13,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from polistemics.answers.models import Answer
-from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.environments.items import EnvironmentItem
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView, ReportInputError, ReportInputs
-from polistemics.results import read
-from polistemics.results.layout import (
+from polistemics.runlog import (
     ANSWERS_FILE,
     CELLS_FILE,
     JUDGES_FILE,
     MANIFEST_FILE,
+    Answer,
+    JudgeVerdictRecord,
+    ProbeAnswer,
+    RunDir,
+    RunFileError,
+    RunManifest,
+    StanceCodeRecord,
     is_run_dir,
 )
 from polistemics.scoring.cells import validate_cells
@@ -35,29 +38,30 @@ from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally, tally_p
 __all__ = ["is_run_dir", "load_run_inputs", "read_manifest", "run_report_inputs", "with_manifest"]
 
 
-def read_manifest(run_dir: Path) -> dict | None:
+def read_manifest(run_dir: Path) -> RunManifest | None:
     """``run.json``, or None when the run has none."""
     try:
-        return read.read_manifest(run_dir)
-    except read.RunFileError as exc:
+        return RunDir(run_dir).read_manifest()
+    except RunFileError as exc:
         raise ReportInputError(str(exc)) from None
 
 
 def load_run_inputs(run_dir: Path) -> ReportInputs:
-    run_dir = Path(run_dir)
-    if not is_run_dir(run_dir):
+    run = RunDir(run_dir)
+    run_dir = run.root
+    if not run.is_finished():
         raise ReportInputError(f"{run_dir}: not a finished run directory (no {CELLS_FILE})")
     notes: list[str] = []
     try:
-        cells = validate_cells(read.read_cells(run_dir), source=str(run_dir / CELLS_FILE))
-        manifest = read.read_manifest(run_dir)
-        items = read.read_run_items(run_dir)
-        answers = read.read_answers(run_dir)
-        records = read.read_judge_records(run_dir) if items else None
-        evidence = read.read_evidence(run_dir)
-        stance_codes = read.read_stance_codes(run_dir)
-        probes = read.read_prior_probe(run_dir)
-    except read.RunFileError as exc:
+        cells = validate_cells(run.read_cells(), source=str(run.cells))
+        manifest = run.read_manifest()
+        items = run.read_items()
+        answers = run.read_answers()
+        records = run.read_judge_records() if items else None
+        evidence = run.read_evidence()
+        stance_codes = run.read_stance_codes()
+        probes = run.read_prior_probe()
+    except RunFileError as exc:
         raise ReportInputError(str(exc)) from None
     if manifest is None:
         notes.append(f"no {MANIFEST_FILE} in {run_dir}: costs, times and pipeline counts unknown")
@@ -65,7 +69,7 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         notes.append(f"no exports/*/ground_truth.jsonl in {run_dir}: contexts unknown")
     if answers is None:
         notes.append(f"no {ANSWERS_FILE} in {run_dir}: the item browser is empty")
-    if not (run_dir / JUDGES_FILE).is_file():
+    if not run.judges.is_file():
         notes.append(f"no {JUDGES_FILE} in {run_dir}: judge reliability unknown")
     elif not items:
         notes.append(
@@ -89,7 +93,7 @@ def run_report_inputs(
     run_dir: Path,
     *,
     cells: pd.DataFrame,
-    manifest: dict | None,
+    manifest: RunManifest | None,
     items: list[EnvironmentItem],
     answers: list[Answer],
     judge_records: list[JudgeVerdictRecord] | None,
@@ -115,9 +119,9 @@ def run_report_inputs(
         notes.append(
             f"{run_dir / ANSWERS_FILE}: {unknown} answers name no item of the exports; not shown"
         )
-    config = (manifest or {}).get("config", {})
     if judge_records is not None and judging is None:
-        panel_size = len(config["judges"]) if config.get("judges") else DEFAULT_PANEL_SIZE
+        judges = manifest.panel_judges if manifest is not None else []
+        panel_size = len(judges) if judges else DEFAULT_PANEL_SIZE
         judging = _tally(judge_records, by_key, panel_size)
     return ReportInputs(
         kind="run",
@@ -136,13 +140,14 @@ def run_report_inputs(
     )
 
 
-def with_manifest(inputs: ReportInputs, manifest: dict | None) -> ReportInputs:
+def with_manifest(inputs: ReportInputs, manifest: RunManifest | None) -> ReportInputs:
     """A run's inputs with its manifest (read later than the rest), which also names the run."""
     return replace(inputs, manifest=manifest, title=_title(inputs.source, manifest))
 
 
-def _title(run_dir: Path, manifest: dict | None) -> str:
-    return str((manifest or {}).get("config", {}).get("name") or run_dir.name)
+def _title(run_dir: Path, manifest: RunManifest | None) -> str:
+    config = manifest.config if manifest is not None else None
+    return (config.name if config is not None else None) or run_dir.name
 
 
 def answer_views(

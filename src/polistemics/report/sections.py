@@ -433,8 +433,9 @@ def _no_ablations_reason(content: ReportContent) -> str:
     variants = "the anonymised-labels and English-output variants"
     if content.inputs.kind == "release":
         return f"this release has no results for {variants}"
-    config = (content.inputs.manifest or {}).get("config")
-    if isinstance(config, dict) and config.get("ablations") == []:
+    manifest = content.inputs.manifest
+    config = manifest.config if manifest is not None else None
+    if config is not None and config.ablations == []:
         return f"the run's config sets ablations = [], so {variants} were not run"
     return f"the run has no scored answers for {variants}"
 

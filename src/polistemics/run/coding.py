@@ -11,13 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from polistemics.answers.models import Answer
 from polistemics.coding.coder import STAGE, code_subjects
-from polistemics.coding.records import (
-    ProbeAnswer,
-    StanceCodeRecord,
-    majority_codes,
-)
+from polistemics.coding.records import majority_codes
 from polistemics.coding.subjects import CodingSubject
 from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.progress import declare_total
@@ -25,6 +20,7 @@ from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer
 from polistemics.records import Position
 from polistemics.run.config import RunConfig
+from polistemics.runlog import Answer, ProbeAnswer, StanceCodeRecord
 
 __all__ = ["STAGE", "coding_subjects", "run_coding", "summarise_codes"]
 

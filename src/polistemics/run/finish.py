@@ -8,29 +8,19 @@ import pandas as pd
 
 from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.parsing_figures import judge_parsing
-from polistemics.llm.session import STORE_NAME
 from polistemics.llm.store import RunStore
 from polistemics.report.build import RUN_REPORT_FOLDER, write_report
 from polistemics.report.content import ReportOptions, score_content
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.run_inputs import read_manifest, run_report_inputs, with_manifest
-from polistemics.results.layout import ANSWERS_FILE, EVIDENCE_FILE, JUDGES_FILE
-from polistemics.results.write import (
-    judge_record_lines,
-    write_cells,
-    write_jsonl,
-    write_lines,
-    write_mechanism_files,
-    write_release_answers,
-    write_release_score_files,
-    write_summary,
-)
 from polistemics.run.coding import summarise_codes
 from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
-from polistemics.run.repeats import REPEATS_FILE, summarise_repeats, write_repeats
+from polistemics.run.repeats import summarise_repeats, write_repeats
+from polistemics.runlog import RunDir
 from polistemics.scoring.cells import validate_cells
+from polistemics.scoring.run_scores import summary_rows, write_release_score_files
 from polistemics.scoring.verdicts import MajorityResult
 
 
@@ -139,19 +129,18 @@ def _manifest_extra(
 def _write_stage_outputs(result: StudyResult, items: list[EnvironmentItem]) -> list[dict]:
     """evidence, answers and judge records as JSONL, and the release folders' items and
     answers (their scores come later). Returns the run store's ``call_stats`` for the manifest."""
-    run_dir = result.run_dir
-    evidence = (ev.model_dump(mode="json") for run in result.elections for ev in run.evidence)
-    write_jsonl(run_dir / EVIDENCE_FILE, evidence)
-    write_jsonl(run_dir / ANSWERS_FILE, (a.model_dump(mode="json") for a in result.answers))
-    write_lines(run_dir / JUDGES_FILE, judge_record_lines(result.verdicts))
+    run_files = RunDir(result.run_dir)
+    run_files.write_evidence(ev for run in result.elections for ev in run.evidence)
+    run_files.write_answers(result.answers)
+    run_files.write_judge_records(result.verdicts)
     if result.repeat_verdicts:
-        write_repeats(run_dir, result.repeat_verdicts)
+        write_repeats(run_files.root, result.repeat_verdicts)
     else:  # none this time: no stale file from an earlier config
-        (run_dir / REPEATS_FILE).unlink(missing_ok=True)
-    write_release_answers(run_dir, items, result.answers)
+        run_files.judge_repeats.unlink(missing_ok=True)
+    run_files.write_release_answers(items, result.answers)
     swapped = [item for run in result.elections for item in run.swapped_items]
-    write_mechanism_files(run_dir, items, swapped, result.stance_codes, result.probe_answers)
-    with RunStore(run_dir / STORE_NAME) as store:
+    run_files.write_mechanism_files(items, swapped, result.stance_codes, result.probe_answers)
+    with RunStore(run_files.store) as store:
         return store.call_stats()
 
 
@@ -159,6 +148,7 @@ def _write_score_files(
     run_dir: Path, cells: pd.DataFrame, items: list[EnvironmentItem], panel: list[str]
 ) -> tuple[Path, Path]:
     """``scores/cells.csv``, ``scores/summary.json`` and the release folders' score files."""
-    paths = write_cells(run_dir, cells), write_summary(run_dir, cells)
-    write_release_score_files(run_dir, items, cells, panel)
+    run = RunDir(run_dir)
+    paths = run.write_cells(cells), run.write_summary(summary_rows(cells))
+    write_release_score_files(run, items, cells, panel)
     return paths

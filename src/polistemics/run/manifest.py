@@ -18,9 +18,9 @@ from pathlib import Path
 from polistemics import __version__
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.prompts import template_hashes
-from polistemics.results.invocations import Invocation, invocations_of
-from polistemics.results.layout import MANIFEST_FILE
 from polistemics.run.config import RunConfig
+from polistemics.runlog import Invocation, RunDir, RunFileError
+from polistemics.runlog.read import read_manifest
 
 
 def git_revision() -> str | None:
@@ -54,10 +54,10 @@ def endpoint_record(endpoint: ModelEndpoint) -> dict:
 def previous_invocations(path: Path) -> list[Invocation]:
     """The invocations an existing ``run.json`` records (none when it cannot be read)."""
     try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        old = read_manifest(path)
+    except (OSError, RunFileError):
         return []
-    return invocations_of(old)
+    return old.invocations if old is not None else []
 
 
 def now() -> str:
@@ -77,7 +77,7 @@ def write_manifest(
 ) -> Path:
     """``run.json``; ``calls`` are the run store's ``call_stats()``, ``calls_made`` the model
     calls this invocation made (the rest came from the store)."""
-    path = run_dir / MANIFEST_FILE
+    path = RunDir(run_dir).manifest
     stage_seconds = {k: round(v, 3) for k, v in stage_seconds.items()}
     this = Invocation(
         started=started,

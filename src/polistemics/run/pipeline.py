@@ -19,10 +19,8 @@ from pathlib import Path
 
 from polistemics.answers.generate import STAGE as ANSWER_STAGE
 from polistemics.answers.generate import answer_items
-from polistemics.answers.models import Answer
 from polistemics.answers.prior_probe import STAGE as PROBE_STAGE
 from polistemics.answers.prior_probe import election_name, probe_positions, probe_priors
-from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.conditions import Variant
 from polistemics.environments.build import VagueSettings, build_environments
 from polistemics.environments.conflict import swapped_order_items
@@ -30,8 +28,7 @@ from polistemics.environments.embeddings import make_embedder
 from polistemics.environments.items import EnvironmentItem
 from polistemics.evidence.standardise import standardise
 from polistemics.judging.panel import STAGE as JUDGE_STAGE
-from polistemics.judging.panel import JudgeVerdictRecord, judge_answers
-from polistemics.judging.repeats import RepeatVerdictRecord
+from polistemics.judging.panel import judge_answers
 from polistemics.llm.client import LLMClient
 from polistemics.llm.progress import declare_total
 from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
@@ -39,7 +36,6 @@ from polistemics.llm.session import open_client
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.transport import env_proxy
 from polistemics.records import Evidence, Position
-from polistemics.results.layout import release_folder
 from polistemics.rubrics import active_rubrics
 from polistemics.run.coding import run_coding
 from polistemics.run.collector import survivors_frozen
@@ -47,6 +43,14 @@ from polistemics.run.config import RunConfig
 from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
 from polistemics.run.repeats import run_repeats
+from polistemics.runlog import (
+    Answer,
+    JudgeVerdictRecord,
+    ProbeAnswer,
+    RepeatVerdictRecord,
+    StanceCodeRecord,
+)
+from polistemics.runlog.layout import release_folder
 from polistemics.scoring.verdict_table import score_run
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import ScopedElection, apply_scope, load_scope

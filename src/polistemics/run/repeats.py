@@ -15,12 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from polistemics.answers.models import Answer
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.items import EnvironmentItem
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.judging.repeats import (
-    RepeatVerdictRecord,
     allocate,
     distinct_judges,
     judge_repeats,
@@ -31,10 +28,9 @@ from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer
 from polistemics.rubrics import active_rubrics
 from polistemics.run.config import RunConfig
+from polistemics.runlog import REPEATS_FILE, Answer, JudgeVerdictRecord, RepeatVerdictRecord
 from polistemics.scoring.flips import DEFAULT_RESAMPLES, flip_table, paired_flips, pooled_flip_rate
 from polistemics.scoring.verdict_table import verdict_table
-
-REPEATS_FILE = "judge_repeats.jsonl"
 
 
 def repeat_judges(config: RunConfig, endpoints: Mapping[str, ModelEndpoint]):

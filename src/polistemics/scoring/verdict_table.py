@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from polistemics.environments.items import EnvironmentItem
-from polistemics.judging.panel import JudgeVerdictRecord
 from polistemics.rubrics import Rubric
+from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.verdicts import VERDICT_COLUMNS, MajorityResult, majority
 
 # The item's share of a verdict row (ITEM_COLUMNS less the answer's model and sample).

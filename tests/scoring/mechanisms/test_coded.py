@@ -1,7 +1,7 @@
 from mechanism_records import A, absent, contradictory, seat
-from polistemics.answers.models import Answer
-from polistemics.coding.records import CodedStance as C
 from polistemics.coding.records import majority_codes
+from polistemics.runlog import Answer
+from polistemics.runlog import CodedStance as C
 from polistemics.scoring.mechanisms import coded_answers
 
 

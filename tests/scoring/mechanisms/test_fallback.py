@@ -3,8 +3,8 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from mechanism_records import A, D, N, absent, ec4_cell, seat
-from polistemics.coding.records import CodedStance as C
 from polistemics.coding.records import majority_codes
+from polistemics.runlog import CodedStance as C
 from polistemics.scoring.cells import empty_cells
 from polistemics.scoring.mechanisms import coded_answers, fallback_accuracy
 

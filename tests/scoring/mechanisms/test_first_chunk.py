@@ -3,8 +3,8 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
 from mechanism_records import A, D, contradictory, seat
-from polistemics.coding.records import CodedStance as C
 from polistemics.coding.records import majority_codes
+from polistemics.runlog import CodedStance as C
 from polistemics.scoring.mechanisms import coded_answers, first_chunk_preference
 
 CASES = [  # party, statement, truth, swapped, coded stance

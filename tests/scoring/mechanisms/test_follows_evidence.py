@@ -3,8 +3,8 @@ import pytest
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 from mechanism_records import A, D, contradictory, counterfactual, probe_seat, seat
-from polistemics.coding.records import CodedStance as C
 from polistemics.coding.records import majority_codes
+from polistemics.runlog import CodedStance as C
 from polistemics.scoring.mechanisms import (
     coded_answers,
     coded_probes,

@@ -2,8 +2,8 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from mechanism_records import A, D, N, absent, probe_seat
-from polistemics.coding.records import CodedStance as C
 from polistemics.coding.records import majority_codes
+from polistemics.runlog import CodedStance as C
 from polistemics.scoring.mechanisms import coded_probes, prior_accuracy, prior_stances
 
 TRUTH = {

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.answers.models import Answer
-from polistemics.coding.records import ProbeAnswer, SubjectCode
+from polistemics.coding.records import SubjectCode
 from polistemics.conditions import Environment
 from polistemics.environments.items import EnvironmentItem
+from polistemics.runlog import Answer, ProbeAnswer
 
 OK = "ok"
 NO_MAJORITY = "no_majority"

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.coding.records import CodedStance
 from polistemics.records import Stance
+from polistemics.runlog import CodedStance
 from polistemics.scoring.mechanisms.coded import OK
 from polistemics.scoring.mechanisms.rates import (
     SHARE_COLUMNS,

@@ -5,10 +5,8 @@ import json
 import pytest
 
 from polistemics.conditions import Environment
-from polistemics.judging.panel import JudgeVerdictRecord
-from polistemics.results import write
-from polistemics.results.write import judge_record_lines, write_lines
 from polistemics.rubrics import Rubric
+from polistemics.runlog import JudgeVerdictRecord, judge_record_lines, write, write_lines
 
 
 def record(**changes: object) -> JudgeVerdictRecord:

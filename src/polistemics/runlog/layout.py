@@ -1,10 +1,12 @@
-"""Where each file of a run directory lives, beside the SQLite store (``llm.session.STORE_NAME``).
+"""The name of every file of a run directory (``RunDir`` joins them to a run's root).
 
+- ``store.sqlite``: the SQLite store (``llm.store`` names it, as it is below this package):
+  every model call and, beside them, the human annotation sample and labels (``annotate.store``);
 - ``run.json``: what the run was and what it cost (``run/manifest.py`` writes it);
 - ``scores/cells.csv``: every majority-voted cell (the input of all scores and the report);
 - ``scores/summary.json``: per model and variant, EMI, Adherence Indices and rubric scores;
 - ``judges.jsonl``, ``answers.jsonl``, ``evidence.jsonl``: raw stage outputs, every judge's
-  verdict included;
+  verdict included; ``judge_repeats.jsonl``: repeat judging's verdicts (never scored);
 - ``stance_codes.jsonl``, ``prior_probe.jsonl``, ``swapped_items.jsonl``: the mechanism stages
   (issue 16): every coder seat's reading, the closed-book probe answers, and the swapped-order
   Contradictory items (answered and coded, never judged: they are in no release export's items);
@@ -18,14 +20,39 @@ from __future__ import annotations
 from pathlib import Path
 
 from polistemics.conditions import Variant
+from polistemics.llm.store import STORE_FILE
 from polistemics.paths import check_name, inside
 
+__all__ = [
+    "ANSWERS_FILE",
+    "CELLS_FILE",
+    "EVIDENCE_FILE",
+    "EXPORTS_FOLDER",
+    "ITEMS_FILE",
+    "JUDGES_FILE",
+    "MANIFEST_FILE",
+    "OUTPUTS_FILE",
+    "PRIOR_PROBE_FILE",
+    "REPEATS_FILE",
+    "STANCE_CODES_FILE",
+    "STORE_FILE",
+    "SUMMARY_FILE",
+    "SWAPPED_ITEMS_FILE",
+    "TABLES_FOLDER",
+    "VARIANT_FOLDERS",
+    "is_run_dir",
+    "mechanism_export_folder",
+    "release_folder",
+    "release_item_files",
+]
 MANIFEST_FILE = "run.json"
 CELLS_FILE = Path("scores") / "cells.csv"
 SUMMARY_FILE = Path("scores") / "summary.json"
+TABLES_FOLDER = "tables"  # the report's tables as files (not written yet)
 EVIDENCE_FILE = "evidence.jsonl"
 ANSWERS_FILE = "answers.jsonl"
 JUDGES_FILE = "judges.jsonl"
+REPEATS_FILE = "judge_repeats.jsonl"
 STANCE_CODES_FILE = "stance_codes.jsonl"
 PRIOR_PROBE_FILE = "prior_probe.jsonl"
 EXPORTS_FOLDER = "exports"

@@ -1,4 +1,8 @@
-"""How a run writes its directory's files (``layout`` names them)."""
+"""How a run's files are written (``RunDir`` calls these with its paths).
+
+Only given rows are written here: what they hold (scores, summaries) is computed by the stages
+above (``scoring.run_scores``).
+"""
 
 from __future__ import annotations
 
@@ -6,30 +10,23 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import pandas as pd
-
-from polistemics.answers.models import Answer
-from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
 from polistemics.conditions import Environment, Variant
-from polistemics.csv_tables import write_csv_table
 from polistemics.environments.items import EnvironmentItem
 from polistemics.environments.release_io import write_items
-from polistemics.judging.panel import JudgeVerdictRecord
-from polistemics.results.layout import (
-    CELLS_FILE,
+from polistemics.rubrics import Rubric
+from polistemics.runlog.answers import Answer, ProbeAnswer
+from polistemics.runlog.codes import StanceCodeRecord
+from polistemics.runlog.layout import (
     ITEMS_FILE,
     OUTPUTS_FILE,
     PRIOR_PROBE_FILE,
     STANCE_CODES_FILE,
-    SUMMARY_FILE,
     SWAPPED_ITEMS_FILE,
     VARIANT_FOLDERS,
     mechanism_export_folder,
     release_folder,
 )
-from polistemics.rubrics import Rubric
-from polistemics.scoring.release import write_release_scores
-from polistemics.scoring.summary import score_cells
+from polistemics.runlog.verdicts import JudgeVerdictRecord
 
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # one encoder for all rows
 
@@ -97,15 +94,9 @@ def _optional(text: str | None) -> str:
     return "null" if text is None else _text(text)
 
 
-def write_cells(run_dir: Path, cells: pd.DataFrame) -> Path:
-    path = run_dir / CELLS_FILE
+def write_summary(path: Path, summaries: list[dict]) -> Path:
+    """``scores/summary.json``: the given per model x variant scores, as one indented list."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    return write_csv_table(cells, path)
-
-
-def write_summary(run_dir: Path, cells: pd.DataFrame) -> Path:
-    path = run_dir / SUMMARY_FILE
-    summaries = [s.to_json() for s in score_cells(cells)] if not cells.empty else []
     path.write_text(json.dumps(summaries, indent=2), encoding="utf-8")
     return path
 
@@ -163,20 +154,6 @@ def write_release_answers(
         )
         written.append(folder)
     return written
-
-
-def write_release_score_files(
-    run_dir: Path, items: list[EnvironmentItem], cells: pd.DataFrame, panel: list[str]
-) -> None:
-    """``scores/<rubric>/`` of every release folder with scored cells."""
-    for folder, chosen in release_folders(run_dir, items):
-        first = chosen[0]
-        part = cells[
-            (cells["election_id"] == first.election_id) & (cells["variant"] == first.variant.value)
-        ]
-        if not part.empty:
-            folder.mkdir(parents=True, exist_ok=True)
-            write_release_scores(part, folder, panel=panel)
 
 
 def write_mechanism_files(

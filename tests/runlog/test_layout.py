@@ -8,7 +8,7 @@ import pytest
 
 from polistemics.conditions import Variant
 from polistemics.paths import UnsafePathError
-from polistemics.results.layout import release_folder
+from polistemics.runlog.layout import release_folder
 
 
 def test_release_folder_of_a_safe_id(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""A run directory's files written by ``results.write`` and read back by ``results.read``."""
+"""A run directory's files written and read back through ``runlog.RunDir``."""
 
 from __future__ import annotations
 
@@ -7,10 +7,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from polistemics.coding.records import CodedStance, ProbeAnswer, StanceCodeRecord
-from polistemics.results.layout import CELLS_FILE, PRIOR_PROBE_FILE, STANCE_CODES_FILE
-from polistemics.results.read import RunFileError, read_cells, read_prior_probe, read_stance_codes
-from polistemics.results.write import write_cells, write_jsonl
+from polistemics.runlog import (
+    CELLS_FILE,
+    PRIOR_PROBE_FILE,
+    STANCE_CODES_FILE,
+    CodedStance,
+    ProbeAnswer,
+    RunDir,
+    RunFileError,
+    StanceCodeRecord,
+    write_jsonl,
+)
 
 HOSTILE_NAMES = [
     '=HYPERLINK("http://x","y")',
@@ -40,17 +47,19 @@ def cells(names: list[str]) -> pd.DataFrame:
 
 def test_cells_round_trip_exactly_and_no_text_cell_is_a_formula(tmp_path: Path) -> None:
     written = cells(HOSTILE_NAMES)
-    write_cells(tmp_path, written)
+    RunDir(tmp_path).write_cells(written)
     raw = pd.read_csv(tmp_path / CELLS_FILE, dtype=str, keep_default_na=False)
     assert not raw["party_name"].str.match(r"[=+\-@\t\r]").any()
     assert raw["rate"].iloc[0] == "-0.5"  # numbers stay numbers
-    pd.testing.assert_frame_equal(read_cells(tmp_path), written)
+    pd.testing.assert_frame_equal(RunDir(tmp_path).read_cells(), written)
 
 
 def test_stance_codes_and_probe_answers_read_back_and_absent_files_mean_not_measured(
     tmp_path: Path,
 ) -> None:
-    assert read_stance_codes(tmp_path) is None and read_prior_probe(tmp_path) is None
+    assert (
+        RunDir(tmp_path).read_stance_codes() is None and RunDir(tmp_path).read_prior_probe() is None
+    )
     code = StanceCodeRecord(
         kind="answer",
         subject_key="o|ie_availability_absent|full",
@@ -73,8 +82,8 @@ def test_stance_codes_and_probe_answers_read_back_and_absent_files_mean_not_meas
     )
     write_jsonl(tmp_path / STANCE_CODES_FILE, [code.model_dump(mode="json")])
     write_jsonl(tmp_path / PRIOR_PROBE_FILE, [probe.model_dump(mode="json")])
-    assert read_stance_codes(tmp_path) == [code]
-    assert read_prior_probe(tmp_path) == [probe]
+    assert RunDir(tmp_path).read_stance_codes() == [code]
+    assert RunDir(tmp_path).read_prior_probe() == [probe]
     (tmp_path / STANCE_CODES_FILE).write_text('{"kind": "answer", "stance": "maybe"}\n')
     with pytest.raises(RunFileError, match="stance_codes.jsonl, record 1"):
-        read_stance_codes(tmp_path)
+        RunDir(tmp_path).read_stance_codes()

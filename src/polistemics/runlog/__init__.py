@@ -1,0 +1,91 @@
+"""The run log: every record a run persists, ``run.json`` as a model, and ``RunDir``, which
+names every file of a run directory and reads and writes each with its type.
+
+The bottom layer of everything that reads or writes a run directory: the stages (answers,
+judging, coding), scoring, compare, annotate, report and run import their persisted records and
+files from here, and it imports none of them (``tests/runlog/test_layers.py``). It may use the
+common records (``records``, ``conditions``, ``rubrics``), the path and file helpers and the
+environment items with their release format (``environments.items``, ``environments.release_io``,
+which import nothing above them).
+
+- ``answers``: ``Answer`` (``answers.jsonl``), ``ProbeAnswer`` (``prior_probe.jsonl``);
+- ``verdicts``: ``JudgeVerdictRecord`` (``judges.jsonl``), ``RepeatVerdictRecord``
+  (``judge_repeats.jsonl``);
+- ``codes``: ``StanceCodeRecord``, ``CodedStance`` (``stance_codes.jsonl``);
+- ``manifest``: ``RunManifest`` (``run.json``, read tolerantly);
+- ``layout``: the file names; ``rundir``: ``RunDir``; ``read``, ``write``, ``tables``: the fast
+  readers and writers it uses (``tables`` with pandas, imported only when a table is used).
+"""
+
+from polistemics.runlog.answers import Answer, ProbeAnswer
+from polistemics.runlog.codes import CodedStance, StanceCodeRecord
+from polistemics.runlog.layout import (
+    ANSWERS_FILE,
+    CELLS_FILE,
+    EVIDENCE_FILE,
+    JUDGES_FILE,
+    MANIFEST_FILE,
+    PRIOR_PROBE_FILE,
+    REPEATS_FILE,
+    STANCE_CODES_FILE,
+    STORE_FILE,
+    SUMMARY_FILE,
+    SWAPPED_ITEMS_FILE,
+    VARIANT_FOLDERS,
+    is_run_dir,
+)
+from polistemics.runlog.manifest import (
+    ElectionRecord,
+    FlipRow,
+    Invocation,
+    JudgeParsing,
+    JudgeParsingRow,
+    JudgeRepeats,
+    JudgingRecord,
+    ManifestConfig,
+    ModelRecord,
+    RunManifest,
+    Unreadable,
+)
+from polistemics.runlog.read import RunFileError
+from polistemics.runlog.rundir import RunDir
+from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
+from polistemics.runlog.write import judge_record_lines, write_jsonl, write_lines
+
+__all__ = [
+    "ANSWERS_FILE",
+    "CELLS_FILE",
+    "EVIDENCE_FILE",
+    "JUDGES_FILE",
+    "MANIFEST_FILE",
+    "PRIOR_PROBE_FILE",
+    "REPEATS_FILE",
+    "STANCE_CODES_FILE",
+    "STORE_FILE",
+    "SUMMARY_FILE",
+    "SWAPPED_ITEMS_FILE",
+    "VARIANT_FOLDERS",
+    "Answer",
+    "CodedStance",
+    "ElectionRecord",
+    "FlipRow",
+    "Invocation",
+    "JudgeParsing",
+    "JudgeParsingRow",
+    "JudgeRepeats",
+    "JudgeVerdictRecord",
+    "JudgingRecord",
+    "ManifestConfig",
+    "ModelRecord",
+    "ProbeAnswer",
+    "RepeatVerdictRecord",
+    "RunDir",
+    "RunFileError",
+    "RunManifest",
+    "StanceCodeRecord",
+    "Unreadable",
+    "is_run_dir",
+    "judge_record_lines",
+    "write_jsonl",
+    "write_lines",
+]

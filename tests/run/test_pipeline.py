@@ -14,10 +14,10 @@ from study_helpers import write_study
 from polistemics.conditions import Environment
 from polistemics.llm.store import RunStore
 from polistemics.results.read import read_cells
-from polistemics.run import finish
 from polistemics.run.config import load_config
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study
+from polistemics.run.stages import answers as answers_stage
 from polistemics.testing import FakeOpenAIServer
 
 
@@ -167,7 +167,7 @@ def test_a_failed_export_stops_the_finish_with_its_own_error(
     def disk_full(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(finish, "write_release_answers", disk_full)
+    monkeypatch.setattr(answers_stage, "write_release_answers", disk_full)
     run_dir = tmp_path / "run"
     _copy_store(result.run_dir, run_dir)
     with pytest.raises(OSError, match="No space left on device"):

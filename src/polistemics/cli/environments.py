@@ -11,12 +11,7 @@ import typer
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import EnvironmentInputError
-from polistemics.environments.build import (
-    BuildResult,
-    VagueSettings,
-    build_environments,
-    parse_environments,
-)
+from polistemics.environments.build import BuildResult, VagueSettings, parse_environments
 from polistemics.environments.embeddings import EmbeddingBackendError, make_embedder
 from polistemics.environments.evidence_file import EvidenceFileError, read_evidence_jsonl
 from polistemics.environments.release_io import (
@@ -27,6 +22,7 @@ from polistemics.environments.release_io import (
 from polistemics.environments.vague import DEFAULT_MAX_ATTEMPTS
 from polistemics.llm.registry import RegistryError, default_registry
 from polistemics.records import Evidence, Position
+from polistemics.run.stages.environments import build_variant
 
 environments_app = typer.Typer(
     help="Information environments: build the contexts each observation is asked under.",
@@ -165,7 +161,7 @@ def build(
                 )
             )
         else:
-            result = asyncio.run(build_environments(evidence, **kwargs))  # type: ignore[arg-type]
+            result = asyncio.run(build_variant(evidence, **kwargs))  # type: ignore[arg-type]
     _print_summary(result, len(evidence))
     if out:
         count = write_items(result.items, out)
@@ -214,7 +210,7 @@ async def _build_with_client(
         fail(f"the Vague environment needs the model client layer (polistemics.llm.session): {exc}")
     async with open_client(run_dir) as client:
         vague = VagueSettings(client, endpoint, audit_endpoint, max_attempts)
-        return await build_environments(evidence, vague=vague, **kwargs)
+        return await build_variant(evidence, vague=vague, **kwargs)
 
 
 def _print_summary(result: BuildResult, total: int) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from polistemics.answers.models import Answer
 from polistemics.coding.records import ProbeAnswer, StanceCodeRecord
@@ -140,8 +140,8 @@ class Stage(Protocol):
 class BaseStage:
     """No-op defaults for every ``Stage`` method: a stage overrides what applies to it."""
 
-    name: ClassVar[str] = ""
-    per_election: ClassVar[bool] = False
+    name: str = ""
+    per_election: bool = False
 
     def enabled(self, config: RunConfig) -> bool:
         return True

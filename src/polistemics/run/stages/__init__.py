@@ -10,6 +10,7 @@ from __future__ import annotations
 from polistemics.run.stages.answers import AnswersAndJudges
 from polistemics.run.stages.base import Stage
 from polistemics.run.stages.environments import Environments
+from polistemics.run.stages.judge_repeats import JudgeRepeats
 from polistemics.run.stages.prior_probe import PriorProbe
 from polistemics.run.stages.stance_code import StanceCode
 from polistemics.run.stages.standardise import Standardise
@@ -18,6 +19,7 @@ STAGES: list[Stage] = [
     Standardise(),
     Environments(),
     AnswersAndJudges(),
+    JudgeRepeats(),
     PriorProbe(),
     StanceCode(),
 ]

@@ -30,7 +30,7 @@ from polistemics.run.config import ConfigError, load_config
 from polistemics.run.finish import finish_run
 from polistemics.run.lock import RunLocked
 from polistemics.run.pipeline import Study, check_keys, load_elections
-from polistemics.run.plan import plan_study
+from polistemics.run.plan import plan_notes, plan_study
 from polistemics.runlog import STORE_FILE
 from polistemics.sources.errors import SourceError
 
@@ -183,32 +183,8 @@ def _print_plan(
         )
     console = _stdout_console()
     console.print(table)
-    for election, info in details["elections"].items():
-        console.print(
-            f"{election}: {info['observations']} observations; items: "
-            + ", ".join(f"{k}={v}" for k, v in info["items"].items())
-        )
-    console.print(
-        f"total: {details['answers_total']:,} answers, {details['judge_calls_total']:,} judge calls "
-        f"(identical judge seats share calls); retries not counted"
-    )
-    if details.get("judge_repeat_calls_total"):
-        console.print(
-            f"judge_repeats: {details['judge_repeat_calls_total']:,} repeat judge calls "
-            "(distinct calls, never served from the panel's cache; never scored)"
-        )
-    if details.get("prior_probe_calls_total"):
-        console.print(
-            f"prior_probe: {details['prior_probe_calls_total']:,} closed-book probe calls "
-            "(targets x parties x statements x samples)"
-        )
-    if details.get("stance_code_calls_total"):
-        subjects = details["stance_code_subjects"]
-        console.print(
-            f"stance_code: {details['stance_code_calls_total']:,} coder calls "
-            f"({subjects['answers']:,} answers and {subjects['probes']:,} probe answers per "
-            "distinct coder endpoint; one retry per unreadable reply not counted)"
-        )
+    for line in plan_notes(details):
+        console.print(line)
     if prices_note:
         console.print(prices_note, markup=False, highlight=False)
     if any(r.cost is None for r in rows):

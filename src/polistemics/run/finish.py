@@ -7,17 +7,15 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.environments.items import EnvironmentItem
-from polistemics.judging.parsing_figures import judge_parsing
 from polistemics.llm.store import RunStore
 from polistemics.report.build import RUN_REPORT_FOLDER, write_report
 from polistemics.report.content import ReportOptions, score_content
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.run_inputs import read_manifest, run_report_inputs, with_manifest
-from polistemics.run.coding import summarise_codes
 from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
-from polistemics.run.repeats import summarise_repeats, write_repeats
+from polistemics.run.stages.base import StudyState
 from polistemics.runlog import RunDir
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.run_scores import summary_rows, write_release_score_files
@@ -38,12 +36,15 @@ def _finish(
     """Scores, the exports, the report's tables, the manifest (it needs the exports' time) and
     the page, one after the other in this process."""
     run_dir = result.run_dir
-    items = [item for run in result.elections for item in run.items]
+    items = result.items
     panel = list(study.config.judges)
     with study.stage("scores"):
         scored = score_study(result, study.config)
+        result.scored = scored
     with study.stage("exports"):
-        call_stats = _write_stage_outputs(result, items)
+        for stage in study.stages:  # each stage's files, in stage order
+            stage.write(result, RunDir(run_dir))
+        result.call_stats = _call_stats(run_dir)
         cells_path, summary_path = _write_score_files(run_dir, scored.cells, items, panel)
     with study.stage("report"):
         inputs = _report_inputs(study, result, items, scored)
@@ -53,13 +54,13 @@ def _finish(
         run_dir,
         study.config,
         study.endpoints,
-        call_stats,
+        result.call_stats,
         started=study.started,
         # run.json, written before the page (which shows it), has no report time: the CLI
         # prints it.
         stage_seconds={k: v for k, v in result.stage_seconds.items() if k != "report"},
         calls_made=result.calls_made,
-        extra=_manifest_extra(study, result, scored, call_stats),
+        extra=_manifest_extra(study, result),
     )
     with study.stage("report"):
         inputs = with_manifest(inputs, read_manifest(run_dir))
@@ -89,58 +90,32 @@ def _report_inputs(
     )
 
 
-def _manifest_extra(
-    study: Study, result: StudyResult, scored: MajorityResult, call_stats: list[dict]
-) -> dict:
-    return {
+def _manifest_extra(study: Study, state: StudyState) -> dict:
+    """run.json's parts after the run's record: each election's data counts, then every
+    stage's part in stage order (parts naming the same key are merged, e.g. ``elections``)."""
+    extra: dict = {
         "elections": {
-            run.scoped.election.id: {
-                "counts": run.scoped.counts,
-                "standardisation": run.standardisation,
-                "environments": run.environments,
-                "vague": run.vague,
-            }
-            for run in result.elections
-        },
-        "judging": {
-            "panel": list(study.config.judges),
-            "answers_not_judged": result.judges_skipped,
-            "excluded_items": scored.n_excluded,
-            "ties": scored.n_ties,
-            "ignored_sub_questions": dict(scored.ignored),
-        },
-        # Attempts, retries and missing verdicts per judge and output mode (the exclusion rate).
-        "judge_parsing": judge_parsing(
-            result.verdicts,
-            {name: study.endpoints[name] for name in study.config.judges},
-            call_stats,
-        ),
-        "judge_repeats": summarise_repeats(
-            study.config,
-            result.verdicts,
-            result.repeat_verdicts,
-            [item for run in result.elections for item in run.items],
-            result.repeats_drawn,
-        ),
-        "stance_coding": summarise_codes(study.config, result.stance_codes, result.probe_answers),
+            run.scoped.election.id: {"counts": run.scoped.counts} for run in state.elections
+        }
     }
+    for stage in study.stages:
+        merge(extra, stage.manifest(state))
+    return extra
 
 
-def _write_stage_outputs(result: StudyResult, items: list[EnvironmentItem]) -> list[dict]:
-    """evidence, answers and judge records as JSONL, and the release folders' items and
-    answers (their scores come later). Returns the run store's ``call_stats`` for the manifest."""
-    run_files = RunDir(result.run_dir)
-    run_files.write_evidence(ev for run in result.elections for ev in run.evidence)
-    run_files.write_answers(result.answers)
-    run_files.write_judge_records(result.verdicts)
-    if result.repeat_verdicts:
-        write_repeats(run_files.root, result.repeat_verdicts)
-    else:  # none this time: no stale file from an earlier config
-        run_files.judge_repeats.unlink(missing_ok=True)
-    run_files.write_release_answers(items, result.answers)
-    swapped = [item for run in result.elections for item in run.swapped_items]
-    run_files.write_mechanism_files(items, swapped, result.stance_codes, result.probe_answers)
-    with RunStore(run_files.store) as store:
+def merge(into: dict, part: dict) -> dict:
+    """``part`` merged into ``into`` in place: nested dicts key by key, anything else set."""
+    for key, value in part.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            merge(into[key], value)
+        else:
+            into[key] = value
+    return into
+
+
+def _call_stats(run_dir: Path) -> list[dict]:
+    """The run store's ``call_stats`` for the manifest."""
+    with RunStore(RunDir(run_dir).store) as store:
         return store.call_stats()
 
 

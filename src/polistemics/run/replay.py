@@ -3,31 +3,27 @@
 A dry-run on a run directory must agree with what a run would do. Standardisation and Vague
 generation drop observations (rejected evidence, rewrites that failed the audit on every try),
 and only their calls say which. When the store holds every call these stages would make, the
-stages' own code is run here against the store (``StoreReplay``), so the plan counts exactly the
-items a run would build; as soon as one call is missing the replay stops and the plan falls back
-to its estimate from the stances.
+stages' own code is run here against the store (``StoreReplay``; each per-election stage's
+``replay``), so the plan counts exactly the items a run would build; as soon as one call is
+missing the replay stops and the plan falls back to its estimate from the stances.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from polistemics.conditions import Environment
-from polistemics.environments.basis import EnvironmentInputError
-from polistemics.environments.vague import generate_vague_rewrites
-from polistemics.evidence.standardise import standardise
 from polistemics.llm.keys import call_key, request_params
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
 from polistemics.llm.types import CallResult, Message
-from polistemics.records import Evidence
-from polistemics.run.config import RunConfig
+from polistemics.run.stages.base import CannotReplay, Stage
+from polistemics.run.stages.planning import PlanState, Replayed
 from polistemics.sources.scope import ScopedElection
 
 
-class NotInStore(Exception):
+class NotInStore(CannotReplay):
     """A call the replayed stage would make is not in the store: a run would make it."""
 
 
@@ -56,51 +52,24 @@ class StoreReplay:
         return result
 
 
-@dataclass(frozen=True)
-class Replayed:
-    """One election's early stages as a run would find them in the store."""
-
-    evidence: list[Evidence]
-    vague_kept: int | None  # observations with an accepted Vague rewrite (None: no Vague)
-    calls: Counter[str]  # the calls these stages make per stage (all of them in the store)
-
-
-def replay_early_stages(
-    config: RunConfig,
-    scoped: ScopedElection,
-    endpoints: dict[str, ModelEndpoint],
-    store: RunStore,
+def replay_election(
+    stages: Sequence[Stage], plan: PlanState, scoped: ScopedElection, store: RunStore
 ) -> Replayed | None:
-    """The evidence and Vague survivors a run would get, or None when the store lacks a call."""
+    """What the per-election stages would produce for one election, or None when the store
+    lacks a call (or a stage cannot be replayed)."""
+    completer = StoreReplay(store)
+    replayed = Replayed(scoped)
     try:
-        return asyncio.run(_replay(config, scoped, endpoints, StoreReplay(store)))
-    except (NotInStore, EnvironmentInputError):
+        asyncio.run(_replay(stages, plan, replayed, completer))
+    except CannotReplay:
         return None
+    replayed.calls = completer.calls
+    return replayed
 
 
 async def _replay(
-    config: RunConfig,
-    scoped: ScopedElection,
-    endpoints: dict[str, ModelEndpoint],
-    completer: StoreReplay,
-) -> Replayed:
-    standardised = await standardise(
-        scoped.observations,
-        completer,
-        endpoints[config.standardiser],
-        excluded_missing_rationale=len(scoped.excluded_missing_rationale),
-        max_attempts=config.standardise_retries + 1,
-    )
-    evidence = list(standardised.evidence)
-    vague_kept = None
-    if Environment.VAGUE in config.environment_list and evidence:
-        outcome = await generate_vague_rewrites(
-            evidence,
-            completer,
-            endpoints[config.vague_generator],
-            endpoints[config.vague_auditor],
-            seed=config.seed,
-            max_attempts=config.vague_max_tries,
-        )
-        vague_kept = len(outcome.rewrites)
-    return Replayed(evidence, vague_kept, completer.calls)
+    stages: Sequence[Stage], plan: PlanState, replayed: Replayed, completer: StoreReplay
+) -> None:
+    for stage in stages:
+        if stage.per_election:
+            await stage.replay(plan, replayed, completer)

@@ -1,0 +1,187 @@
+"""The answers + judges stage: every target answers every item (``answers.generate``) and the
+judge panel judges each answer on its environment's rubrics (``judging.panel``). The two
+overlap: an answer is judged as soon as it exists, not after all answers are in. Swapped-order
+items are answered, never judged. Writes ``answers.jsonl``, ``judges.jsonl`` and the release
+folders' items and answers; run.json's ``judging`` and ``judge_parsing``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+
+from polistemics.answers.generate import STAGE as ANSWER_STAGE
+from polistemics.answers.generate import answer_items
+from polistemics.conditions import Environment, Variant
+from polistemics.judging.panel import STAGE as JUDGE_STAGE
+from polistemics.judging.panel import judge_answers
+from polistemics.judging.parsing_figures import judge_parsing
+from polistemics.llm.progress import declare_total
+from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.tasks import gather_or_cancel
+from polistemics.prompts import load
+from polistemics.rubrics import active_rubrics
+from polistemics.run.collector import survivors_frozen
+from polistemics.run.config import RunConfig
+from polistemics.run.stages.base import BaseStage, StudyState
+from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, same_calls, tokens
+from polistemics.runlog import Answer, JudgeVerdictRecord, RunDir
+
+OUTPUT_TOKENS = {ANSWER_STAGE: 150, JUDGE_STAGE: 20}
+# Evidence chunks a prompt shows per environment (one unless named).
+CHUNKS = {Environment.ABSENT: 0, Environment.NOISY: 5, Environment.CONTRADICTORY: 2}
+
+
+def panel(config: RunConfig, endpoints: Mapping[str, ModelEndpoint]) -> list[ModelEndpoint]:
+    return [endpoints[name] for name in config.judges]
+
+
+def answer_input_tokens(items_per_env: Mapping[tuple[Variant, Environment], int]) -> int:
+    """The estimated task prompt, averaged over the planned items."""
+    return sum(
+        n * (tokens(load("task_system")) + 40 + CHUNKS.get(env, 1) * EVIDENCE_TOKENS)
+        for (_, env), n in items_per_env.items()
+    ) // max(1, sum(items_per_env.values()))
+
+
+def judge_input_tokens(items_per_env: Mapping[tuple[Variant, Environment], int]) -> int:
+    """The estimated judge prompt: instructions, rubric and the answer's task prompt."""
+    return tokens(load("judge_system")) + 250 + answer_input_tokens(items_per_env)
+
+
+class AnswersAndJudges(BaseStage):
+    name = "answers+judges"
+
+    async def run(self, state: StudyState) -> None:
+        with survivors_frozen():
+            await self._answer_and_judge(state)
+
+    async def _answer_and_judge(self, state: StudyState) -> None:
+        """Every item answered and judged; swapped-order items are answered only."""
+        client, config = state.client, state.config
+        assert client is not None
+        items, swapped = state.items, state.swapped_items
+        targets = [state.endpoints[name] for name in config.targets]
+        judges = panel(config, state.endpoints)
+        per_item = len(targets) * config.samples
+        declare_total(client.listeners, ANSWER_STAGE, (len(items) + len(swapped)) * per_item)
+        # First tries only: a failed answer is not judged, an unparseable verdict is asked again.
+        rubric_calls = sum(len(active_rubrics(item.environment)) for item in items)
+        declare_total(client.listeners, JUDGE_STAGE, rubric_calls * len(judges) * per_item)
+        verdict_lists: list[list[JudgeVerdictRecord]] = []
+        skipped: dict[str, int] = {}
+
+        # Answers being judged at once: enough to keep every judge's slots busy, few enough that
+        # prompts are built shortly before their calls (not 100,000 of them up front).
+        in_flight = asyncio.Semaphore(2 * max(judge.max_concurrency for judge in judges))
+
+        async def judge_one(answer: Answer) -> None:
+            # Called as each answer arrives, so judging overlaps with answering.
+            if answer.item_key not in by_key:  # a swapped-order item: never judged
+                return
+            async with in_flight:
+                judged = await judge_answers(client, judges, [(by_key[answer.item_key], answer)])
+            verdict_lists.append(list(judged))
+            for why, n in judged.skipped.items():
+                skipped[why] = skipped.get(why, 0) + n
+
+        by_key = {item.key: item for item in items}
+        if config.overlap_judging:
+            pending: list[asyncio.Task] = []
+            answers = await answer_items(
+                client,
+                targets,
+                [*items, *swapped],
+                samples=config.samples,
+                on_result=lambda answer: pending.append(asyncio.ensure_future(judge_one(answer))),
+            )
+            await gather_or_cancel(pending)
+        else:
+            answers = await answer_items(
+                client, targets, [*items, *swapped], samples=config.samples
+            )
+            judged = await judge_answers(
+                client,
+                judges,
+                [(by_key[a.item_key], a) for a in answers if a.item_key in by_key],
+                prompt_order=True,
+                calls_at_once=min(client.calls_at_once(judge) for judge in judges),
+            )
+            verdict_lists.append(list(judged))
+            skipped.update(judged.skipped)
+        verdicts = [record for records in verdict_lists for record in records]
+        verdicts.sort(
+            key=lambda r: (r.item_key, r.model, r.sample_index, r.panel_position, r.rubric.value)
+        )
+        state.answers, state.verdicts, state.judges_skipped = answers, verdicts, skipped
+        state.log(
+            f"answers: {sum(a.ok for a in answers)} ok, {sum(not a.ok for a in answers)} failed; "
+            f"judge records: {len(verdicts)}"
+        )
+
+    def plan(self, plan: PlanState) -> list[PlanRow]:
+        config, endpoints, items_per_env = plan.config, plan.endpoints, plan.items_per_env
+        # Swapped-order items are answered (and coded) like the others, never judged.
+        answers = (sum(items_per_env.values()) + plan.swapped_items) * config.samples
+        answer_in = answer_input_tokens(items_per_env)
+        rows = [
+            plan.row(
+                ANSWER_STAGE,
+                endpoints[name],
+                answers,
+                plan.cached(ANSWER_STAGE, [name]),
+                answer_in,
+                OUTPUT_TOKENS[ANSWER_STAGE],
+            )
+            for name in config.targets
+        ]
+        # Every target's answer to every item is judged on each of its environment's rubrics.
+        judge_calls = (
+            sum(n * len(active_rubrics(env)) for (_, env), n in items_per_env.items())
+            * config.samples
+            * len(config.targets)
+        )
+        judge_in = judge_input_tokens(items_per_env)
+        for names in same_calls(config.judges, endpoints):
+            cached = plan.cached(JUDGE_STAGE, names)
+            endpoint = endpoints[names[0]]
+            rows.append(
+                plan.row(
+                    JUDGE_STAGE, endpoint, judge_calls, cached, judge_in, OUTPUT_TOKENS[JUDGE_STAGE]
+                )
+            )
+        plan.details["answers_total"] = len(config.targets) * answers
+        plan.details["judge_calls_total"] = sum(r.calls for r in rows if r.stage == JUDGE_STAGE)
+        return rows
+
+    def plan_notes(self, details: dict) -> list[str]:
+        return [
+            f"total: {details['answers_total']:,} answers, "
+            f"{details['judge_calls_total']:,} judge calls "
+            "(identical judge seats share calls); retries not counted"
+        ]
+
+    def write(self, state: StudyState, run: RunDir) -> None:
+        run.write_answers(state.answers)
+        run.write_judge_records(state.verdicts)
+        run.write_release_answers(state.items, state.answers)
+
+    def manifest(self, state: StudyState) -> dict:
+        scored = state.scored
+        assert scored is not None
+        config = state.config
+        return {
+            "judging": {
+                "panel": list(config.judges),
+                "answers_not_judged": state.judges_skipped,
+                "excluded_items": scored.n_excluded,
+                "ties": scored.n_ties,
+                "ignored_sub_questions": dict(scored.ignored),
+            },
+            # Attempts, retries and missing verdicts per judge and output mode (the exclusion
+            # rate).
+            "judge_parsing": judge_parsing(
+                state.verdicts,
+                {name: state.endpoints[name] for name in config.judges},
+                state.call_stats,
+            ),
+        }

@@ -1,0 +1,240 @@
+"""The environments stage: each election's evidence built into the information environments of
+every variant (``environments.build``; Vague's rewrites come from the generator and the auditor,
+``environments.vague``), and the swapped-order Contradictory items; run.json's ``environments``
+and ``vague`` per election.
+
+``build_variant`` is the one way items are built, shared with ``polistemics environments
+build``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from polistemics.conditions import Environment, Variant
+from polistemics.environments.basis import EnvironmentInputError
+from polistemics.environments.build import BuildResult, VagueSettings, build_environments
+from polistemics.environments.conflict import select_conflict_parties, swapped_order_items
+from polistemics.environments.embeddings import Embedder, make_embedder
+from polistemics.environments.vague import (
+    AUDIT_STAGE,
+    GENERATION_STAGE,
+    VagueRewrite,
+    generate_vague_rewrites,
+)
+from polistemics.llm.types import Completer
+from polistemics.prompts import load
+from polistemics.records import Evidence, Position
+from polistemics.run.config import RunConfig
+from polistemics.run.stages.base import BaseStage, CannotReplay, ElectionRun, StudyState
+from polistemics.run.stages.planning import (
+    EVIDENCE_TOKENS,
+    PlanRow,
+    PlanState,
+    Replayed,
+    tokens,
+)
+from polistemics.sources.scope import ScopedElection
+
+OUTPUT_TOKENS = {GENERATION_STAGE: 180, AUDIT_STAGE: 10}
+
+
+async def build_variant(
+    evidence: Sequence[Evidence],
+    environments: Iterable[Environment],
+    variant: Variant,
+    *,
+    seed: int,
+    positions: Iterable[Position] = (),
+    embedder: Embedder | None = None,
+    vague: VagueSettings | None = None,
+    rewrites: Sequence[VagueRewrite] | None = None,
+    counterbalance_contradictory_order: bool = False,
+) -> BuildResult:
+    """One variant's items: Vague's rewrites from ``rewrites`` when given, else generated with
+    ``vague``."""
+    return await build_environments(
+        evidence,
+        environments=list(environments),
+        variant=variant,
+        seed=seed,
+        positions=positions,
+        embedder=embedder,
+        vague=vague,
+        rewrites=rewrites,
+        counterbalance_contradictory_order=counterbalance_contradictory_order,
+    )
+
+
+class Environments(BaseStage):
+    name = "environments"
+    per_election = True
+
+    async def run_election(self, state: StudyState, run: ElectionRun) -> None:
+        assert state.client is not None
+        config, endpoints = state.config, state.endpoints
+        embedder = make_embedder(config.embeddings, cache_dir=state.run_dir / "embeddings")
+        vague = VagueSettings(
+            state.client,
+            endpoints[config.vague_generator],
+            endpoints[config.vague_auditor],
+            max_attempts=config.vague_max_tries,
+        )
+        positions: list[Position] = run.scoped.election.positions
+        full = await build_variant(
+            run.evidence,
+            config.environment_list,
+            Variant.FULL,
+            seed=config.seed,
+            positions=positions,
+            embedder=embedder,
+            vague=vague,
+        )
+        run.items = list(full.items)
+        run.swapped_items = swapped_order_items(
+            full.items, config.contradictory_swapped, config.seed
+        )
+        run.environments = [_summary(s, Variant.FULL) for s in full.summaries]
+        run.vague = full.vague.report.as_dict() if full.vague else {}
+        rewrites = full.vague.rewrites if full.vague else []
+        for variant in config.variants[1:]:
+            wanted = [e for e in variant.environments if e in config.environment_list]
+            if not wanted:
+                continue
+            built = await build_variant(
+                run.evidence,
+                wanted,
+                variant,
+                seed=config.seed,
+                positions=positions,
+                embedder=embedder,
+                rewrites=rewrites,
+            )
+            run.items.extend(built.items)
+            run.environments.extend(_summary(s, variant) for s in built.summaries)
+        election = run.scoped.election.id
+        for s in run.environments:
+            state.log(
+                f"environments: {election}: {s['variant']}/{s['environment']}: "
+                f"{s['kept']} kept, {s['dropped']} dropped"
+            )
+        if run.swapped_items:
+            state.log(
+                f"environments: {election}: swapped-order Contradictory: "
+                f"{len(run.swapped_items)} items (answered and coded, not judged)"
+            )
+
+    async def replay(self, plan: PlanState, replayed: Replayed, completer: Completer) -> None:
+        """Only the Vague rewrites: they decide how many Vague items the run gets."""
+        config, endpoints = plan.config, plan.endpoints
+        if Environment.VAGUE not in config.environment_list or not replayed.evidence:
+            return
+        try:
+            outcome = await generate_vague_rewrites(
+                replayed.evidence,
+                completer,
+                endpoints[config.vague_generator],
+                endpoints[config.vague_auditor],
+                seed=config.seed,
+                max_attempts=config.vague_max_tries,
+            )
+        except EnvironmentInputError as exc:
+            raise CannotReplay(str(exc)) from exc
+        replayed.vague_kept = len(outcome.rewrites)
+
+    def plan(self, plan: PlanState) -> list[PlanRow]:
+        config = plan.config
+        for scoped in plan.elections:
+            replayed = plan.replays.get(scoped.election.id)
+            counts = environment_counts(scoped, config, replayed)
+            full_contradictory = counts.get((Variant.FULL, Environment.CONTRADICTORY), 0)
+            n_swapped = swapped_count(config, full_contradictory)
+            election = plan.details["elections"][scoped.election.id]
+            election["items_from"] = "store" if replayed is not None else "stances"
+            election["items"] = {f"{v.value}/{e.value}": n for (v, e), n in counts.items()}
+            if n_swapped:
+                election["items"]["full/contradictory_swapped"] = n_swapped
+            for key, n in counts.items():
+                plan.items_per_env[key] = plan.items_per_env.get(key, 0) + n
+            plan.swapped_items += n_swapped
+        plan.details["items_per_environment"] = {
+            f"{v.value}/{e.value}": n for (v, e), n in plan.items_per_env.items()
+        }
+        if Environment.VAGUE not in config.environment_list:
+            return []
+        observations = sum(len(s.observations) for s in plan.elections)
+        rows = []
+        for stage, name, prompt in (
+            (GENERATION_STAGE, config.vague_generator, "vague_system"),
+            (AUDIT_STAGE, config.vague_auditor, "vague_audit_system"),
+        ):
+            rows.append(
+                plan.early_row(
+                    stage,
+                    plan.endpoints[name],
+                    observations,
+                    plan.cached(stage, [name]),
+                    tokens(load(prompt)) + EVIDENCE_TOKENS,
+                    OUTPUT_TOKENS[stage],
+                )
+            )
+        return rows
+
+    def plan_notes(self, details: dict) -> list[str]:
+        return [
+            f"{election}: {info['observations']} observations; items: "
+            + ", ".join(f"{k}={v}" for k, v in info["items"].items())
+            for election, info in details["elections"].items()
+        ]
+
+    def manifest(self, state: StudyState) -> dict:
+        return {
+            "elections": {
+                run.scoped.election.id: {"environments": run.environments, "vague": run.vague}
+                for run in state.elections
+            }
+        }
+
+
+def environment_counts(
+    scoped: ScopedElection, config: RunConfig, replayed: Replayed | None = None
+) -> dict[tuple[Variant, Environment], int]:
+    """Items per variant and environment: from the stances alone (no model needed), or, when
+    the store holds the early stages (``replayed``), from the evidence and Vague rewrites a run
+    would get (rejected observations and failed rewrites are no items)."""
+    if replayed is not None:
+        evidence = replayed.evidence
+    else:
+        evidence = [Evidence(position=p, text="[PARTY]") for p in scoped.observations]
+    kept_conflict = len(select_conflict_parties(evidence, scoped.election.positions).choices)
+    counts = {}
+    for variant in config.variants:
+        for env in variant.environments:
+            if env not in config.environment_list:
+                continue
+            n = len(evidence)
+            if env in (Environment.CONTRADICTORY, Environment.COUNTERFACTUAL):
+                n = kept_conflict
+            elif env is Environment.VAGUE and replayed is not None:
+                n = replayed.vague_kept or 0
+            counts[(variant, env)] = n
+    return counts
+
+
+def swapped_count(config: RunConfig, contradictory_items: int) -> int:
+    """Swapped-order Contradictory items of one election (``environments.conflict.
+    swapped_order_items``): all of them, the ceiling of half, or none."""
+    if config.contradictory_swapped == "all":
+        return contradictory_items
+    if config.contradictory_swapped == "half":
+        return (contradictory_items + 1) // 2
+    return 0
+
+
+def _summary(summary, variant: Variant) -> dict:
+    return {
+        "variant": variant.value,
+        "environment": summary.environment.value,
+        "kept": summary.kept,
+        "dropped": summary.dropped,
+        **summary.details,
+    }

@@ -50,6 +50,17 @@ def test_bounds_stay_in_the_unit_interval() -> None:
     assert wilson_interval(5, 5)[1] == 1.0
 
 
+@pytest.mark.parametrize("n", range(1, 400))
+def test_a_rate_of_0_or_1_is_its_own_bound_exactly(n: int) -> None:
+    """Rounding in the formula leaves bounds like 5.55e-17 or 0.9999999999999998 (n = 3 gives
+    both in some implementations), and a bar from the rate to such a bound has a negative
+    length: matplotlib refused to draw the mechanisms figure of a pilot with it."""
+    assert wilson_interval(0, n)[0] == 0.0
+    assert wilson_interval(n, n)[1] == 1.0
+    low, high = wilson_intervals(np.array([0.0, float(n)]), np.array([float(n), float(n)]))
+    assert low[0] == 0.0 and high[1] == 1.0
+
+
 def test_fractional_successes_are_an_effective_count() -> None:
     low, high = wilson_interval(2.5, 10)
     ref_low, ref_high = proportion_confint(2.5, 10, alpha=0.05, method="wilson")

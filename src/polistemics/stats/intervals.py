@@ -2,7 +2,9 @@
 
 ``statsmodels.stats.proportion.proportion_confint(method="wilson")`` computes the bounds
 (clipped to [0, 1]). What is added here: no data (n = 0) gives (NaN, NaN) rather than a
-division by zero, and a success count outside [0, n] is refused. ``successes`` may be
+division by zero, a success count outside [0, n] is refused, and the bound at an observed rate
+of 0 or 1 is that rate exactly (the formula's rounding leaves 1e-17 above 0 or below 1, and an
+error bar drawn from the rate to such a bound has a negative length). ``successes`` may be
 fractional (an effective count, as the flip rate's fallback uses). ``wilson_intervals`` does
 whole columns in one call (the same numbers).
 """
@@ -33,7 +35,7 @@ def wilson_interval(successes: float, n: int, alpha: float = _ALPHA_95) -> tuple
 @lru_cache(maxsize=65536)
 def _wilson(successes: float, n: int, alpha: float) -> tuple[float, float]:
     low, high = proportion_confint(successes, n, alpha=alpha, method="wilson")
-    return float(low), float(high)
+    return (0.0 if successes == 0 else float(low)), (1.0 if successes == n else float(high))
 
 
 def wilson_intervals(
@@ -53,4 +55,6 @@ def wilson_intervals(
         low[some], high[some] = proportion_confint(
             hits[some], trials[some], alpha=alpha, method="wilson"
         )
+    low[some & (hits == 0)] = 0.0
+    high[some & (hits == trials)] = 1.0
     return low, high

@@ -17,6 +17,7 @@ import pandas as pd
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.prompts import vague_modes
 from polistemics.report.caveats import shared_seats_note
+from polistemics.report.comparison_views import delta_columns, rank_views
 from polistemics.report.content import ReportContent
 from polistemics.report.finding_sections import (
     FINDING_SECTIONS,
@@ -377,8 +378,6 @@ def _ablations_side_by_side(content: ReportContent) -> list[dict]:
 
 def cross_election_view(content: ReportContent) -> dict:
     """App. I: every election after the first minus the first (NL - DE)."""
-    from polistemics.report.compare_page import rank_views  # the comparison page's rank tables
-
     parts = []
     for part in content.cross_elections:
         c = part.comparison
@@ -386,16 +385,7 @@ def cross_election_view(content: ReportContent) -> dict:
         if c is None:
             parts.append({"heading": heading, "reason": part.reason})
             continue
-        delta = [
-            Column("A", "value_a", _pct, numeric=True),
-            Column("B", "value_b", _pct, numeric=True),
-            Column("Δ (pp)", "delta", signed_points, numeric=True),
-            Column(
-                "95% CI (pp)",
-                lambda r: f"[{signed_points(r['ci_low'])}, {signed_points(r['ci_high'])}]",
-                numeric=True,
-            ),
-        ]
+        delta = delta_columns(False)
         full = c.deltas.emi["variant"] == c.ranks["variant"]
         adherence = c.deltas.adherence[c.deltas.adherence["variant"] == c.ranks["variant"]]
         parts.append(

@@ -40,7 +40,8 @@ from polistemics.report.figures import (
 from polistemics.report.figures.export import inline_svg, write_figure
 from polistemics.report.figures.heatmap import _tick_text, cell_text
 from polistemics.report.figures.text import BIDI_CONTROLS, MAX_LABEL_CHARS, display_label
-from polistemics.report.labels import RUBRIC_ORDER, ModelLabels, signed_points
+from polistemics.report.formatting import signed_points
+from polistemics.report.labels import RUBRIC_ORDER, ModelLabels
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import load_run_inputs
 from polistemics.report.tables import election_tables, elections_in

@@ -32,7 +32,8 @@ from polistemics.compare.bootstrap import DEFAULT_RESAMPLES
 from polistemics.compare.significance import DEFAULT_ALPHA
 from polistemics.report.compare_page import write_compare_page
 from polistemics.report.figures import FigureFormatError
-from polistemics.report.labels import ModelLabels, signed_points
+from polistemics.report.formatting import signed_points
+from polistemics.report.labels import ModelLabels
 
 
 def _print_summary(comparison: Comparison, console: Console) -> None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 
 from polistemics.compare.comparison import Comparison
-from polistemics.report.labels import ModelLabels, environment_label, number, percent, signed_points
+from polistemics.report.formatting import number, percent, signed_points
+from polistemics.report.labels import ModelLabels, environment_label
 from polistemics.report.view import Column, table_view
 
 

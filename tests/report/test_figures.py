@@ -13,6 +13,7 @@ from matplotlib.text import Text
 from PIL import Image
 from typer.testing import CliRunner
 
+from polistemics.analyses.elections import elections_in
 from polistemics.cli import app
 from polistemics.conditions import Variant
 from polistemics.paths import UnsafePathError
@@ -44,7 +45,7 @@ from polistemics.report.formatting import signed_points
 from polistemics.report.labels import RUBRIC_ORDER, ModelLabels
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import load_run_inputs
-from polistemics.report.tables import election_tables, elections_in
+from polistemics.report.tables import election_tables
 
 from .conftest import cells_frame, rate_cells
 from .synthetic_run import build_synthetic_run

@@ -133,11 +133,13 @@ def party_findings_view(content: ReportContent) -> dict:
 
 def failure_cooccurrence_view(content: ReportContent) -> dict:
     elections = []
+    cooccurrence = content.analyses.failure_cooccurrence
     for findings, figures in content.findings:
         phi = None
-        if not findings.cooccurrence.empty:
+        table = cooccurrence[cooccurrence["election_id"] == findings.election_id]
+        if not table.empty:
             phi = table_view(
-                order_rows(findings.cooccurrence),
+                order_rows(table.drop(columns=["election_id"])),
                 [
                     ENVIRONMENT,
                     Column("Answers", "n_answers", numeric=True),

@@ -13,6 +13,7 @@ from matplotlib.text import Text
 from PIL import Image
 from typer.testing import CliRunner
 
+from polistemics.analyses.elections import elections_in
 from polistemics.cli import app
 from polistemics.conditions import Variant
 from polistemics.paths import UnsafePathError
@@ -40,10 +41,11 @@ from polistemics.report.figures import (
 from polistemics.report.figures.export import inline_svg, write_figure
 from polistemics.report.figures.heatmap import _tick_text, cell_text
 from polistemics.report.figures.text import BIDI_CONTROLS, MAX_LABEL_CHARS, display_label
-from polistemics.report.labels import RUBRIC_ORDER, ModelLabels, signed_points
+from polistemics.report.formatting import signed_points
+from polistemics.report.labels import RUBRIC_ORDER, ModelLabels
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import load_run_inputs
-from polistemics.report.tables import election_tables, elections_in
+from polistemics.report.tables import election_tables
 
 from .conftest import cells_frame, rate_cells
 from .synthetic_run import build_synthetic_run

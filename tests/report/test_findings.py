@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from polistemics.analyses.failure_cooccurrence import failure_cooccurrence_table
 from polistemics.conditions import Environment, Variant
 from polistemics.report.findings import (
     expansion_table,
@@ -83,7 +84,8 @@ def test_dutch_release_findings(dutch) -> None:
         "nl_sp",
     )
     assert top["deviation"] < -0.15
-    phi = found.cooccurrence.set_index("environment")["phi"]
+    cooccurrence = failure_cooccurrence_table(inputs.cells)
+    phi = cooccurrence[cooccurrence["election_id"] == "nl_tk2025"].set_index("environment")["phi"]
     assert phi[Environment.CONTRADICTORY.value] > phi[Environment.VAGUE.value] > 0
     assert set(found.sanitisation["variant"]) == {"full", "anon", "en"}
     assert (found.sanitisation["ci_low"] <= found.sanitisation["pass_rate"]).all()

@@ -4,12 +4,13 @@ import math
 
 import pytest
 
+from polistemics.analyses.elections import elections_in
 from polistemics.conditions import Environment, Variant
-from polistemics.report.labels import order_rows, percent, signed_points
+from polistemics.report.formatting import percent, signed_points
+from polistemics.report.labels import order_rows
 from polistemics.report.tables import (
     ElectionTables,
     election_tables,
-    elections_in,
     user_assigned_country,
 )
 

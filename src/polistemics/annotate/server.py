@@ -40,6 +40,7 @@ from polistemics.annotate.item_view import ItemView, item_view, run_views
 from polistemics.annotate.run_data import RunDataError
 from polistemics.annotate.store import AnnotationStore, LabelRefused, SampleItem, clean_annotator
 from polistemics.annotate.views import blind_item, is_complete, reveal
+from polistemics.html_templates import page_environment
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -90,11 +91,7 @@ def check_host(host: str, allow_remote: bool) -> str | None:
 
 @cache
 def _templates() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("polistemics.annotate", "templates"),
-        autoescape=jinja2.select_autoescape(),
-        undefined=jinja2.StrictUndefined,
-    )
+    return page_environment("polistemics.annotate")
 
 
 class LabelBody(BaseModel):
@@ -149,7 +146,11 @@ async def page(request: web.Request) -> web.Response:
     html = (
         _templates()
         .get_template("app.html")
-        .render(run_name=request.app[RUN_DIR].name, sample_size=len(store.sample()))
+        .render(
+            csp=None,  # sent as a header by ``guard``, not in the page
+            run_name=request.app[RUN_DIR].name,
+            sample_size=len(store.sample()),
+        )
     )
     return web.Response(text=html, content_type="text/html")
 

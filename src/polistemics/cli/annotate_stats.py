@@ -7,7 +7,6 @@ the judges and the panel, and PPI-corrected scores next to the panel-only ones (
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Annotated
 
@@ -19,29 +18,14 @@ from rich.table import Table
 from polistemics.annotate.stats import AnnotationStats, annotation_stats
 from polistemics.cli.errors import user_errors
 from polistemics.cli.groups import group
+from polistemics.report.formatting import number, percent, row_interval
 from polistemics.rubrics import BY_KEY
 from polistemics.runlog import RunFileError
-
-
-def _pct(value: object) -> str:
-    number = float(value)  # type: ignore[arg-type]
-    return "–" if math.isnan(number) else f"{100 * number:.1f}"
-
-
-def _num(value: object) -> str:
-    number = float(value)  # type: ignore[arg-type]
-    return "–" if math.isnan(number) else f"{number:.3f}"
 
 
 def _sub_question(key: str) -> str:
     sq = BY_KEY.get(key)
     return key if sq is None else f"{sq.code} {sq.title}"
-
-
-def _ci(row: pd.Series) -> str:
-    if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
-        return "–"
-    return f"[{_pct(row['ci_low'])}, {_pct(row['ci_high'])}]"
 
 
 def _table(title: str, frame: pd.DataFrame, columns: dict[str, object]) -> Table:
@@ -76,9 +60,9 @@ def render(stats: AnnotationStats, console: Console) -> None:
                 "Sub-question": lambda r: _sub_question(r["sub_question"]),
                 "Items": "n_items",
                 "Ratings": "n_ratings",
-                "% agreement": lambda r: _pct(r["percent_agreement"]),
-                "Fleiss' κ": lambda r: _num(r["fleiss_kappa"]),
-                "AC1": lambda r: _num(r["gwet_ac1"]),
+                "% agreement": lambda r: percent(r["percent_agreement"], unit=""),
+                "Fleiss' κ": lambda r: number(r["fleiss_kappa"]),
+                "AC1": lambda r: number(r["gwet_ac1"]),
             },
         )
     )
@@ -95,20 +79,20 @@ def render(stats: AnnotationStats, console: Console) -> None:
                     "Group": group,
                     "n": "n",
                     "TP/FP/FN/TN": lambda r: f"{r['tp']}/{r['fp']}/{r['fn']}/{r['tn']}",
-                    "Accuracy %": lambda r: _pct(r["accuracy"]),
-                    "AC1": lambda r: _num(r["ac1"]),
-                    "Yes | human No %": lambda r: _pct(r["yes_when_human_no"]),
-                    "No | human Yes %": lambda r: _pct(r["no_when_human_yes"]),
+                    "Accuracy %": lambda r: percent(r["accuracy"], unit=""),
+                    "AC1": lambda r: number(r["ac1"]),
+                    "Yes | human No %": lambda r: percent(r["yes_when_human_no"], unit=""),
+                    "No | human Yes %": lambda r: percent(r["no_when_human_yes"], unit=""),
                 },
             )
         )
     scores = {
         "Answers": "n_answers",
         "Labelled": "n_labelled",
-        "Panel %": lambda r: _pct(r["panel"]),
-        "Corrected %": lambda r: _pct(r["corrected"]),
-        "95% CI": _ci,
-        "Difference (pp)": lambda r: _pct(r["difference"]),
+        "Panel %": lambda r: percent(r["panel"], unit=""),
+        "Corrected %": lambda r: percent(r["corrected"], unit=""),
+        "95% CI": row_interval(),
+        "Difference (pp)": lambda r: percent(r["difference"], unit=""),
     }
     console.print(
         _table(
@@ -133,10 +117,10 @@ def render(stats: AnnotationStats, console: Console) -> None:
                 "Variant": "variant",
                 "Model": "model",
                 "IEs": "n_environments",
-                "Panel %": lambda r: _pct(r["panel"]),
-                "Corrected %": lambda r: _pct(r["corrected"]),
-                "95% CI": _ci,
-                "Difference (pp)": lambda r: _pct(r["difference"]),
+                "Panel %": lambda r: percent(r["panel"], unit=""),
+                "Corrected %": lambda r: percent(r["corrected"], unit=""),
+                "95% CI": row_interval(),
+                "Difference (pp)": lambda r: percent(r["difference"], unit=""),
             },
         )
     )

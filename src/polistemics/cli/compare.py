@@ -30,7 +30,8 @@ from polistemics.compare import (
 )
 from polistemics.report.compare_page import write_compare_page
 from polistemics.report.figures import FigureFormatError
-from polistemics.report.labels import ModelLabels, signed_points
+from polistemics.report.formatting import signed_points
+from polistemics.report.labels import ModelLabels
 from polistemics.stats import DEFAULT_ALPHA, DEFAULT_RESAMPLES
 
 

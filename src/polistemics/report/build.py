@@ -2,7 +2,8 @@
 
 Writes, into the output folder: ``report.html`` (self-contained), ``figures/*.{svg,pdf,png}``
 (every figure in the formats of ``ReportOptions.figure_formats``, for papers) and
-``tables/*.csv`` (every table, fractions not %).
+``tables/*.csv`` (every table, fractions not %). The analysis tables (``polistemics.analyses``)
+are written to ``tables/`` first and the page is drawn from what those files hold.
 """
 
 from __future__ import annotations
@@ -11,6 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from polistemics.analyses.tables import (
+    analysis_tables,
+    read_analysis_tables,
+    write_analysis_tables,
+)
 from polistemics.csv_tables import write_csv_table
 from polistemics.report.combined_inputs import combine_inputs
 from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
@@ -83,11 +89,12 @@ def write_report(
     scores: ScoreContent | None = None,
 ) -> Path:
     """Write the report; ``scores``: ``score_content`` of the same inputs, when already made."""
-    content = build_content(inputs, options, scores=scores)
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_figures(content, out_dir / "figures")
     tables_dir = out_dir / "tables"
-    tables_dir.mkdir(exist_ok=True)
+    write_analysis_tables(analysis_tables(inputs.cells), tables_dir)
+    analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
+    content = build_content(inputs, options, analyses=analyses, scores=scores)
+    write_figures(content, out_dir / "figures")
     for name, table in table_exports(content).items():
         write_csv_table(table, tables_dir / f"{name}.csv")
     path = out_dir / REPORT_FILE
@@ -152,7 +159,6 @@ FINDING_TABLES = {
     "party_vs_rest": "party_vs_rest",
     "i4_by_variant": "sanitisation",
     "impartiality_pooled": "impartiality",
-    "failure_cooccurrence": "cooccurrence",
     "expansion_vs_i4": "expansion",
 }
 

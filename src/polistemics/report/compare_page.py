@@ -20,16 +20,14 @@ from polistemics import __version__
 from polistemics.compare.comparison import Comparison
 from polistemics.csv_tables import write_csv_table
 from polistemics.paths import inside
+from polistemics.report.comparison_views import delta_columns, rank_views
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.figures.delta import comparison_figures
 from polistemics.report.figures.paper import ReportFigure
 from polistemics.report.labels import (
     ModelLabels,
     environment_label,
-    number,
-    percent,
     rubric_label,
-    signed_points,
     sub_question_label,
     variant_label,
 )
@@ -56,28 +54,6 @@ class ComparisonPart:
     prefix: str
 
 
-def _delta_columns(paired: bool) -> list[Column]:
-    columns = [
-        Column("A", "value_a", percent, numeric=True),
-        Column("B", "value_b", percent, numeric=True),
-        Column("Δ (pp)", "delta", signed_points, numeric=True),
-        Column(
-            "95% CI (pp)",
-            lambda r: f"[{signed_points(r['ci_low'])}, {signed_points(r['ci_high'])}]",
-            numeric=True,
-        ),
-    ]
-    if paired:
-        columns += [
-            Column("Only A passed", "only_a_passed", numeric=True, title="discordant pairs"),
-            Column("Only B passed", "only_b_passed", numeric=True, title="discordant pairs"),
-            Column("p (McNemar)", "p_value", lambda v: number(v, 4), numeric=True),
-            Column("p (Holm)", "p_holm", lambda v: number(v, 4), numeric=True),
-            Column("Significant", lambda r: "yes" if r["significant"] else "no"),
-        ]
-    return columns
-
-
 def _shown(table: pd.DataFrame, paired: bool) -> tuple[pd.DataFrame, str]:
     """The rows a long table shows: the significant ones (paired) or the largest |delta|."""
     if table.empty:
@@ -93,48 +69,6 @@ def _shown(table: pd.DataFrame, paired: bool) -> tuple[pd.DataFrame, str]:
     return ranked.head(MAX_LISTED_ROWS), (
         f"the {min(MAX_LISTED_ROWS, len(table))} largest |Δ| of {len(table)} rows"
     )
-
-
-def rank_views(c: Comparison, labels: ModelLabels) -> list[dict]:
-    """The three rank agreements of a comparison: coefficients and a table of the ranks."""
-    rank_tables = []
-    for what, title, item in (
-        ("leaderboard", "Leaderboard (EMI, rank 1 = highest)", "Model"),
-        ("environment_difficulty", "Environment difficulty (rank 1 = easiest)", "Environment"),
-        ("dispersion", "Model dispersion (SD across active IEs, rank 1 = most robust)", "Model"),
-    ):
-        found = c.ranks[what]
-        name = (
-            (lambda r: environment_label(r["item"]))
-            if what == "environment_difficulty"
-            else (lambda r: labels(r["item"]))
-        )
-        value = percent
-        rank_tables.append(
-            {
-                "title": title,
-                "spearman": number(found["spearman"]),
-                "spearman_p": number(found["spearman_p"], 4),
-                "kendall": number(found["kendall"]),
-                "kendall_p": number(found["kendall_p"], 4),
-                "n": found["n"],
-                "reason": found["reason"],
-                "table": table_view(
-                    pd.DataFrame(
-                        found["ranks"], columns=["item", "rank_a", "rank_b", "value_a", "value_b"]
-                    ),
-                    [
-                        Column(item, name),
-                        Column("Rank A", "rank_a", lambda v: f"{v:g}", numeric=True),
-                        Column("Rank B", "rank_b", lambda v: f"{v:g}", numeric=True),
-                        Column("A", "value_a", value, numeric=True),
-                        Column("B", "value_b", value, numeric=True),
-                    ],
-                    caption=title,
-                ),
-            }
-        )
-    return rank_tables
 
 
 def _figures(part: ComparisonPart, refs: tuple[str, ...]) -> list:
@@ -182,7 +116,7 @@ def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
     sub_rows, sub_note = _shown(deltas.sub_questions, paired)
     pooled_rows, pooled_note = _shown(deltas.sub_questions_pooled, paired)
     party_rows, party_note = _shown(deltas.parties, paired)
-    plain = _delta_columns(False)
+    plain = delta_columns(False)
     return {
         "heading": c.title,
         "mode": m.mode,
@@ -209,12 +143,12 @@ def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
         "sub_figures": _figures(part, ("Fig. 22b", "Fig. 24b", "Fig. 25b", "Fig. 26b", "Fig. 27b")),
         "sub_questions": table_view(
             sub_rows,
-            [variant, model, env, sq, *_delta_columns(paired)],
+            [variant, model, env, sq, *delta_columns(paired)],
             caption=f"Sub-question pass rate per environment: {sub_note}",
         ),
         "pooled": table_view(
             pooled_rows,
-            [variant, model, sq, *_delta_columns(paired)],
+            [variant, model, sq, *delta_columns(paired)],
             caption=f"Sub-question pass rate pooled over environments: {pooled_note}",
         ),
         "party_figures": _figures(part, ("As Figs. 36-38",)),
@@ -222,7 +156,7 @@ def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
         if deltas.parties.empty
         else table_view(
             party_rows,
-            [variant, party, env, sq, *_delta_columns(paired)],
+            [variant, party, env, sq, *delta_columns(paired)],
             caption=f"Pass rate per party (pooled over models): {party_note}",
         ),
         "prefix": part.prefix,

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
+from polistemics.analyses.elections import elections_in
+from polistemics.analyses.tables import AnalysisTables
 from polistemics.annotate.stats import AnnotationStats
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS, browser_payload
 from polistemics.report.cross_election import CrossElection, cross_elections
@@ -32,7 +34,7 @@ from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
 from polistemics.report.mechanisms import MechanismContent, mechanism_content
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
-from polistemics.report.tables import ElectionTables, election_tables, elections_in
+from polistemics.report.tables import ElectionTables, election_tables
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 
 
@@ -73,6 +75,7 @@ class ReportContent:
     data: DataTables
     browser: dict
     generated: str
+    analyses: AnalysisTables  # the analysis tables, as read back from tables/ (analyses/)
     cross_elections: list[CrossElection] = field(default_factory=list)  # App. I deltas
     findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
     judges: JudgeTables | None = None  # per-judge analyses; None: no raw verdicts
@@ -166,10 +169,12 @@ def build_content(
     inputs: ReportInputs,
     options: ReportOptions | None = None,
     *,
+    analyses: AnalysisTables,
     scores: ScoreContent | None = None,
 ) -> ReportContent:
     """Everything the page shows; ``scores``, when given, is ``score_content`` of the same inputs
-    and options (computed earlier, before the manifest was written)."""
+    and options (computed earlier, before the manifest was written); ``analyses``: the analysis
+    tables of the same inputs, as read back from ``tables/``."""
     options = options or ReportOptions()
     scores = scores or score_content(inputs, options)
     environments, environments_source = environment_counts(inputs.manifest, inputs.items)
@@ -202,4 +207,5 @@ def build_content(
         judges=scores.judges,
         human_validation=human_validation_stats(inputs),
         mechanisms=scores.mechanisms,
+        analyses=analyses,
     )

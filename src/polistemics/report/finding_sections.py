@@ -7,19 +7,21 @@ and the App. D.4 expansion check. Markup is in ``templates/sections/<section id>
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pandas as pd
 
 from polistemics.conditions import ALL_ENVIRONMENTS
 from polistemics.report.content import ReportContent
+from polistemics.report.formatting import (
+    number,
+    percent,
+    row_interval,
+    signed_points,
+    with_interval,
+)
 from polistemics.report.labels import (
     environment_label,
-    number,
     order_rows,
-    percent,
     rubric_label,
-    signed_points,
     sub_question_label,
 )
 from polistemics.report.view import Column, TableView, figure_view, table_view
@@ -34,16 +36,6 @@ FINDING_SECTIONS: tuple[tuple[str, str], ...] = (
     ("judge-strictness", "Judge strictness"),
     ("expansion-i4", "Expansion and I4"),
 )
-
-
-def _pct(value: object) -> str:
-    return percent(float(value))  # type: ignore[arg-type]
-
-
-def _ci(row: pd.Series) -> str:
-    if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
-        return "–"
-    return f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
 
 
 def _party(row: pd.Series) -> str:
@@ -65,17 +57,13 @@ def _model(content: ReportContent) -> Column:
 ENVIRONMENT = Column("Environment", lambda r: environment_label(r["environment"]))
 
 
-def _with_ci(value: str) -> Callable[[pd.Series], str]:
-    return lambda r: f"{percent(r[value])} {_ci(r)}"
-
-
 def _party_adherence_tables(content: ReportContent, table: pd.DataFrame) -> list[TableView]:
     """One wide table per model: parties x environments, Adherence Index with its CI."""
     views = []
     environments = [e.value for e in ALL_ENVIRONMENTS if e.value in set(table["environment"])]
     for model, part in table.groupby("model", sort=True):
         text = part.assign(
-            text=part.apply(_with_ci("adherence"), axis=1), party=part.apply(_party, axis=1)
+            text=part.apply(with_interval("adherence"), axis=1), party=part.apply(_party, axis=1)
         )
         wide = text.pivot(index="party", columns="environment", values="text")
         wide = wide.reindex(columns=environments).reset_index()
@@ -100,7 +88,7 @@ def party_findings_view(content: ReportContent) -> dict:
                 Column(
                     "Mean party spread (pp)",
                     "mean_party_spread",
-                    lambda v: f"{100 * float(v):.1f}",
+                    lambda v: percent(v, unit=""),
                     numeric=True,
                 ),
                 Column("Environments", "n_environments", numeric=True),
@@ -114,8 +102,8 @@ def party_findings_view(content: ReportContent) -> dict:
                 Column("Party", _party),
                 _model(content),
                 ENVIRONMENT,
-                Column("Adherence Index", "adherence", _pct, numeric=True),
-                Column("Other parties (mean)", "rest_mean", _pct, numeric=True),
+                Column("Adherence Index", "adherence", percent, numeric=True),
+                Column("Other parties (mean)", "rest_mean", percent, numeric=True),
                 Column("Party vs rest (pp)", "deviation", signed_points, numeric=True),
                 Column("Observations", "n_observations", numeric=True),
             ],
@@ -145,12 +133,13 @@ def party_findings_view(content: ReportContent) -> dict:
 
 def failure_cooccurrence_view(content: ReportContent) -> dict:
     elections = []
-    three = lambda v: number(float(v))  # noqa: E731
+    cooccurrence = content.analyses.failure_cooccurrence
     for findings, figures in content.findings:
         phi = None
-        if not findings.cooccurrence.empty:
+        table = cooccurrence[cooccurrence["election_id"] == findings.election_id]
+        if not table.empty:
             phi = table_view(
-                order_rows(findings.cooccurrence),
+                order_rows(table.drop(columns=["election_id"])),
                 [
                     ENVIRONMENT,
                     Column("Answers", "n_answers", numeric=True),
@@ -158,9 +147,9 @@ def failure_cooccurrence_view(content: ReportContent) -> dict:
                     Column("F only", "faithfulness_only", numeric=True),
                     Column("EC only", "calibration_only", numeric=True),
                     Column("Neither", "neither", numeric=True),
-                    Column("F fails", "faithfulness_failure_rate", _pct, numeric=True),
-                    Column("EC fails", "calibration_failure_rate", _pct, numeric=True),
-                    Column("φ", "phi", three, numeric=True),
+                    Column("F fails", "faithfulness_failure_rate", percent, numeric=True),
+                    Column("EC fails", "calibration_failure_rate", percent, numeric=True),
+                    Column("φ", "phi", number, numeric=True),
                 ],
                 caption="Faithfulness and Epistemic Calibration failures per answer, pooled over models",
                 table_id=f"failure-cooccurrence-{findings.election_id}",
@@ -192,9 +181,9 @@ def judge_strictness_view(content: ReportContent) -> dict:
             Column("Rank", "rank", numeric=True, title="1 = strictest (lowest pass rate)"),
             Column("Judge (panel seat)", "judge"),
             Column("Votes", "n", numeric=True),
-            Column("Pass rate", "pass_rate", _pct, numeric=True),
+            Column("Pass rate", "pass_rate", percent, numeric=True),
             Column("I4 votes", "i4_n", numeric=True),
-            Column("I4 pass rate", "i4_pass_rate", _pct, numeric=True),
+            Column("I4 pass rate", "i4_pass_rate", percent, numeric=True),
         ],
         caption="Strictness ranking: pooled pass rate over all votes, strictest first",
         table_id="judge-strictness-ranking",
@@ -212,14 +201,14 @@ def judge_strictness_view(content: ReportContent) -> dict:
                 ),
             ),
             Column("Votes", "n", numeric=True),
-            Column("Agreement with majority", "agreement", _pct, numeric=True),
-            Column("95% CI", _ci, numeric=True),
+            Column("Agreement with majority", "agreement", percent, numeric=True),
+            Column("95% CI", row_interval(), numeric=True),
         ],
         caption="Each judge's agreement with the panel's strict majority (Wilson 95% CI)",
         table_id="judge-majority-agreement",
     )
     rates = judges.pass_rates
-    rates = rates.assign(text=rates.apply(_with_ci("pass_rate"), axis=1))
+    rates = rates.assign(text=rates.apply(with_interval("pass_rate"), axis=1))
     wide = rates.pivot_table(
         index=["variant", "environment", "rubric", "sub_question"],
         columns="judge",
@@ -262,15 +251,13 @@ def expansion_view(content: ReportContent) -> dict:
                 frame,
                 [
                     Column("Language", "language"),
-                    Column(
-                        "Spearman ρ", "spearman_rho", lambda v: number(float(v), 2), numeric=True
-                    ),
-                    Column("p", "p_value", lambda v: number(float(v), 3), numeric=True),
+                    Column("Spearman ρ", "spearman_rho", lambda v: number(v, 2), numeric=True),
+                    Column("p", "p_value", number, numeric=True),
                     Column("Items", "n_items", numeric=True),
                     Column("Tercile", "tercile", numeric=True, title="1 = least expanded"),
                     Column("Items in tercile", "tercile_items", numeric=True),
                     Column("Expansion", "expansion", numeric=True),
-                    Column("I4 pass rate", "i4_pass_rate", _pct, numeric=True),
+                    Column("I4 pass rate", "i4_pass_rate", percent, numeric=True),
                     Column(
                         "Party range",
                         "party_range",

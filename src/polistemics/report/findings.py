@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from polistemics.analyses.elections import election_cells
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.items import EnvironmentItem
 from polistemics.evidence.fidelity import InvalidScore, expansion_vs_sanitisation
@@ -30,7 +31,6 @@ from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.cells import scoreable_cells
-from polistemics.scoring.cooccurrence import failure_cooccurrence
 from polistemics.scoring.judge_analyses import (
     judge_pass_rates,
     majority_agreement,
@@ -60,7 +60,6 @@ class FindingTables:
     party_vs_rest: pd.DataFrame
     sanitisation: pd.DataFrame  # Figs. 39/40: I4 per party x variant (Baseline)
     impartiality: pd.DataFrame  # Fig. 22: I1-I5 per model pooled over environments
-    cooccurrence: pd.DataFrame
     expansion: pd.DataFrame | None  # App. D.4 terciles (with rho); None: see expansion_reason
     expansion_reason: str | None
     loo_min_items: int | None  # the minimum-items gate of the LOO flags; None: off (the paper)
@@ -141,10 +140,7 @@ def finding_tables(
     seed: int = 0,
     loo_min_items: int | None = None,
 ) -> FindingTables:
-    everything = cells[cells["election_id"] == election_id]
-    full = everything[everything["variant"] == FULL]
-    if full.empty:
-        full = everything[everything["variant"] == everything["variant"].iloc[0]]
+    everything, full = election_cells(cells, election_id)
     election_evidence = [
         e for e in evidence or [] if e.observation_id in set(everything["observation_id"])
     ]
@@ -159,7 +155,6 @@ def finding_tables(
         party_vs_rest=party_vs_rest(full).drop(columns=["variant"]),
         sanitisation=sanitisation_by_variant(everything),
         impartiality=impartiality_pooled(full),
-        cooccurrence=failure_cooccurrence(full).drop(columns=["variant"]),
         expansion=expansion,
         expansion_reason=reason,
         loo_min_items=loo_min_items,

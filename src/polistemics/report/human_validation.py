@@ -12,14 +12,12 @@ import pandas as pd
 
 from polistemics.annotate.agreement import POOLED
 from polistemics.annotate.stats import AnnotationStats, annotation_stats
+from polistemics.report.formatting import number, percent, row_interval, signed_points
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import (
     environment_label,
-    number,
     order_rows,
-    percent,
     rubric_label,
-    signed_points,
     sub_question_label,
 )
 from polistemics.report.view import Column, TableView, table_view
@@ -45,23 +43,6 @@ def _or_all(label: Callable[[str], str]) -> Callable[[object], str]:
     return lambda value: "All" if value == POOLED else label(value)
 
 
-def _pct(value: object) -> str:
-    return percent(float(value))  # type: ignore[arg-type]
-
-
-def _three(value: object) -> str:
-    return number(float(value))  # type: ignore[arg-type]
-
-
-def _ci(low: str, high: str) -> Callable[[pd.Series], str]:
-    def text(row: pd.Series) -> str:
-        if pd.isna(row[low]) or pd.isna(row[high]):
-            return "–"
-        return f"[{100 * row[low]:.1f}, {100 * row[high]:.1f}]"
-
-    return text
-
-
 def _pooled_last(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     pooled = frame[column] == POOLED
     return pd.concat([order_rows(frame[~pooled]), frame[pooled]], ignore_index=True)
@@ -72,9 +53,9 @@ ENVIRONMENT = Column("Environment", "environment", _or_all(environment_label))
 SCORE_COLUMNS = [
     Column("Answers", "n_answers", numeric=True),
     Column("Labelled", "n_labelled", numeric=True, title="labelled sample answers used"),
-    Column("Panel only", "panel", _pct, numeric=True),
-    Column("Corrected (PPI)", "corrected", _pct, numeric=True),
-    Column("95% CI", _ci("ci_low", "ci_high"), numeric=True),
+    Column("Panel only", "panel", percent, numeric=True),
+    Column("Corrected (PPI)", "corrected", percent, numeric=True),
+    Column("95% CI", row_interval(), numeric=True),
     Column("Difference (pp)", "difference", signed_points, numeric=True),
 ]
 
@@ -88,7 +69,7 @@ def _design(stats: AnnotationStats) -> TableView:
             Column("Judges", "judges_agreed", lambda v: "agreed" if v else "split"),
             Column("Drawn", "drawn", numeric=True),
             Column("Stratum size", "population", numeric=True),
-            Column("Weight", "weight", lambda v: f"{float(v):.2f}", numeric=True),
+            Column("Weight", "weight", lambda v: number(v, 2), numeric=True),
             Column("Annotators wanted", "annotators_wanted", numeric=True),
             Column("Fully labelled", "labelled", numeric=True),
             Column("Labels", "labels", numeric=True),
@@ -109,9 +90,9 @@ def _agreement(stats: AnnotationStats) -> TableView:
             Column("Items", "n_items", numeric=True, title="item x sub-question, >= 2 annotators"),
             Column("Ratings", "n_ratings", numeric=True),
             Column("Annotators", "n_annotators", numeric=True),
-            Column("% agreement", "percent_agreement", _pct, numeric=True),
-            Column("Fleiss' κ", "fleiss_kappa", _three, numeric=True),
-            Column("Gwet's AC1", "gwet_ac1", _three, numeric=True),
+            Column("% agreement", "percent_agreement", percent, numeric=True),
+            Column("Fleiss' κ", "fleiss_kappa", number, numeric=True),
+            Column("Gwet's AC1", "gwet_ac1", number, numeric=True),
         ],
         caption="Human-human agreement on the items several annotators labelled",
         table_id="human-agreement",
@@ -145,18 +126,18 @@ def _versus(stats: AnnotationStats, grain: str) -> TableView:
             Column("FP", "fp", numeric=True, title="judge Yes, human No"),
             Column("FN", "fn", numeric=True, title="judge No, human Yes"),
             Column("TN", "tn", numeric=True, title="judge No, human No"),
-            Column("Accuracy", "accuracy", _pct, numeric=True),
-            Column("95% CI", _ci("accuracy_ci_low", "accuracy_ci_high"), numeric=True),
+            Column("Accuracy", "accuracy", percent, numeric=True),
+            Column("95% CI", row_interval("accuracy_ci_low", "accuracy_ci_high"), numeric=True),
             Column(
                 "Weighted accuracy",
                 "weighted_accuracy",
-                _pct,
+                percent,
                 numeric=True,
                 title="items weighted by inverse inclusion probability",
             ),
-            Column("AC1", "ac1", _three, numeric=True),
-            Column("Yes | human No", "yes_when_human_no", _pct, numeric=True),
-            Column("No | human Yes", "no_when_human_yes", _pct, numeric=True),
+            Column("AC1", "ac1", number, numeric=True),
+            Column("Yes | human No", "yes_when_human_no", percent, numeric=True),
+            Column("No | human Yes", "no_when_human_yes", percent, numeric=True),
         ],
         caption=f"Humans (annotators' majority) vs each judge and the panel, "
         f"{VERSUS_CAPTIONS[grain]}",
@@ -193,9 +174,9 @@ def _scores(stats: AnnotationStats, content_labels) -> dict[str, TableView]:
                 variant,
                 model,
                 Column("Environments", "n_environments", numeric=True),
-                Column("Panel only", "panel", _pct, numeric=True),
-                Column("Corrected", "corrected", _pct, numeric=True),
-                Column("95% CI", _ci("ci_low", "ci_high"), numeric=True),
+                Column("Panel only", "panel", percent, numeric=True),
+                Column("Corrected", "corrected", percent, numeric=True),
+                Column("95% CI", row_interval(), numeric=True),
                 Column("Difference (pp)", "difference", signed_points, numeric=True),
             ],
             caption="EMI: geometric mean of the corrected Adherence Indices (delta-method CI)",

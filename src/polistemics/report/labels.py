@@ -2,12 +2,11 @@
 
 Environments use the Table 1 labels, rubrics their names and F/I/EC abbreviations, sub-questions
 their App. F codes with titles. Sub-question blocks follow the paper's party figures (Fig. 13:
-F, EC, I). Scores are shown in percent with one decimal.
+F, EC, I). How numbers are written is ``formatting.py``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 
 import pandas as pd
@@ -95,24 +94,3 @@ class ModelLabels:
 
     def __call__(self, model: str) -> str:
         return self._labels.get(model, model)
-
-
-def percent(value: float | None, digits: int = 1) -> str:
-    """0.9512 -> ``95.1%``; missing -> en dash."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{100 * value:.{digits}f}%"
-
-
-def signed_points(value: float | None) -> str:
-    """A difference of two rates in percentage points: 0.034 -> ``+3.4``."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    text = f"{100 * value:+.1f}"
-    return "0.0" if text in ("+0.0", "-0.0") else text
-
-
-def number(value: float | None, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{value:.{digits}f}"

@@ -15,8 +15,16 @@ import pandas as pd
 
 from polistemics.report.figures.findings import PlotFigure
 from polistemics.report.figures.mechanisms import mechanism_figures
+from polistemics.report.formatting import (
+    MISSING,
+    interval,
+    number,
+    percent,
+    row_interval,
+    signed_points,
+)
 from polistemics.report.inputs import ReportInputs
-from polistemics.report.labels import ModelLabels, environment_label, number, percent
+from polistemics.report.labels import ModelLabels, environment_label
 from polistemics.report.view import Column, TableView, figure_view, table_view
 from polistemics.scoring.mechanisms import MechanismTables, mechanism_tables
 from polistemics.scoring.mechanisms.coded import OK
@@ -88,19 +96,6 @@ def mechanism_csv_tables(content: MechanismContent | None) -> dict[str, pd.DataF
     }
 
 
-def _ci(low: str = "ci_low", high: str = "ci_high") -> Callable[[pd.Series], str]:
-    def text(row: pd.Series) -> str:
-        if pd.isna(row[low]) or pd.isna(row[high]):
-            return "–"
-        return f"[{100 * row[low]:.1f}, {100 * row[high]:.1f}]"
-
-    return text
-
-
-def _pct(value: object) -> str:
-    return percent(float(value))  # type: ignore[arg-type]
-
-
 def _party(row: pd.Series) -> str:
     name, pid = row.get("party_name"), row.get("party_id")
     if pid is None or pd.isna(pid):
@@ -112,8 +107,8 @@ def _share_columns(what: str) -> list[Column]:
     return [
         Column("n", "n", numeric=True),
         Column(what, "successes", numeric=True),
-        Column("Rate", "rate", _pct, numeric=True),
-        Column("95% CI", _ci(), numeric=True, title="Wilson score interval"),
+        Column("Rate", "rate", percent, numeric=True),
+        Column("95% CI", row_interval(), numeric=True, title="Wilson score interval"),
     ]
 
 
@@ -220,7 +215,7 @@ def mechanisms_view(content) -> dict:  # content: report.content.ReportContent
                 Column("Pairs", "pairs", numeric=True),
                 Column("Discordant for", "discordant_for", numeric=True),
                 Column("Discordant against", "discordant_against", numeric=True),
-                Column("p (McNemar exact)", "p_value", lambda v: number(float(v), 3), numeric=True),
+                Column("p (McNemar exact)", "p_value", number, numeric=True),
             ],
             caption="Paired tests over answers committed in both orders",
             table_id="mechanisms-paired",
@@ -232,7 +227,7 @@ def mechanisms_view(content) -> dict:  # content: report.content.ReportContent
                 model,
                 party,
                 *_share_columns("State the VAA stance"),
-                Column("Abstain", "abstention_rate", _pct, numeric=True),
+                Column("Abstain", "abstention_rate", percent, numeric=True),
             ],
             caption="Closed-book prior accuracy (no_position / both: not accurate, and abstaining)",
             table_id="mechanisms-prior",
@@ -265,17 +260,19 @@ def _conditional_view(t: MechanismTables, labels: ModelLabels) -> TableView | No
         def text(row: pd.Series) -> str:
             n = row[f"{condition}_n"]
             if not n:
-                return "– (n 0)"
-            ci = _ci(f"{condition}_ci_low", f"{condition}_ci_high")(row)
-            return f"{percent(float(row[f'{condition}_rate']))} {ci} (n {int(n)})"
+                return f"{MISSING} (n 0)"
+            ci = interval(row[f"{condition}_ci_low"], row[f"{condition}_ci_high"])
+            return f"{percent(row[f'{condition}_rate'])} {ci} (n {int(n)})"
 
         return text
 
     def difference(row: pd.Series) -> str:
         if pd.isna(row["difference"]):
-            return "–"
-        low, high = row["difference_low"], row["difference_high"]
-        return f"{100 * row['difference']:+.1f} pp [{100 * low:+.1f}, {100 * high:+.1f}]"
+            return MISSING
+        low, high = (
+            signed_points(row[f"difference_{end}"], plain_zero=False) for end in ("low", "high")
+        )
+        return f"{signed_points(row['difference'], plain_zero=False)} pp [{low}, {high}]"
 
     return table_view(
         table,
@@ -299,7 +296,7 @@ def _correlations_view(t: MechanismTables, labels: ModelLabels) -> TableView | N
         return None
 
     def value(name: str) -> Callable[[object], str]:
-        return lambda v: number(float(v), 2 if name == "rho" else 3)  # type: ignore[arg-type]
+        return lambda v: number(v, 2 if name == "rho" else 3)
 
     return table_view(
         table,
@@ -319,7 +316,7 @@ def _correlations_view(t: MechanismTables, labels: ModelLabels) -> TableView | N
             Column("p", "p_value", value("p"), numeric=True),
             Column(
                 "95% CI",
-                _ci(),
+                row_interval(),
                 numeric=True,
                 title="Fisher z, standard error sqrt(1.06 / (n - 3))",
             ),

@@ -1,6 +1,7 @@
 """The report document: one self-contained HTML page (inline CSS, JS, SVG and JSON data),
-rendered from the Jinja2 templates in ``report/templates/`` (``page.html`` and one template per
-section under ``sections/``).
+rendered from the Jinja2 templates in ``report/templates/`` (``page.html``, which extends the
+skeleton every page shares, ``polistemics/templates/base.html``, and one template per section
+under ``sections/``).
 
 Autoescaping is on for every template and undefined names are errors. What the templates insert
 unescaped is marked here or in ``macros.html``, never elsewhere: the package's own CSS and script
@@ -21,6 +22,7 @@ import jinja2
 from markupsafe import Markup
 
 from polistemics import __version__
+from polistemics.html_templates import page_environment
 from polistemics.report.browser import embed_json
 from polistemics.report.caveats import demo_banner
 from polistemics.report.content import ReportContent
@@ -35,13 +37,7 @@ def asset(name: str) -> str:
 
 @cache
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("polistemics.report", "templates"),
-        autoescape=jinja2.select_autoescape(),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    env = page_environment("polistemics.report")
     env.globals["no_cells"] = NO_CELLS
     return env
 

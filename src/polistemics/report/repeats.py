@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.report.labels import order_rows, percent, rubric_label, sub_question_label
+from polistemics.report.formatting import percent, row_interval
+from polistemics.report.labels import order_rows, rubric_label, sub_question_label
 from polistemics.report.view import Column, TableView, table_view
 from polistemics.runlog import FlipRow, JudgeRepeats, RunManifest, Unreadable
 
@@ -78,15 +79,8 @@ def _table(rows: list[FlipRow], extra: list[Column], caption: str) -> TableView 
         Column("Rubric", lambda r: rubric_label(r["rubric"])),
         *extra,
         Column("Flip rate", lambda r: percent(r["rate"]), numeric=True),
-        Column("95% CI", _ci),
+        Column("95% CI", row_interval()),
         Column("Verdicts", "n", numeric=True),
         Column("Items", "n_items", numeric=True),
     ]
     return table_view(frame, columns, caption=caption)
-
-
-def _ci(row: pd.Series) -> str:
-    low, high = row["ci_low"], row["ci_high"]
-    if low is None or high is None or pd.isna(low) or pd.isna(high):
-        return "–"
-    return f"[{100 * low:.1f}, {100 * high:.1f}]"

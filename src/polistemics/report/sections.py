@@ -17,6 +17,7 @@ import pandas as pd
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.prompts import vague_modes
 from polistemics.report.caveats import shared_seats_note
+from polistemics.report.comparison_views import delta_columns, rank_views
 from polistemics.report.content import ReportContent
 from polistemics.report.finding_sections import (
     FINDING_SECTIONS,
@@ -25,17 +26,21 @@ from polistemics.report.finding_sections import (
     judge_strictness_view,
     party_findings_view,
 )
+from polistemics.report.formatting import (
+    number,
+    percent,
+    row_interval,
+    signed_points,
+    with_interval,
+)
 from polistemics.report.human_validation import SECTION as HUMAN_VALIDATION
 from polistemics.report.human_validation import SECTION_TITLE as HUMAN_VALIDATION_TITLE
 from polistemics.report.human_validation import human_validation_view
 from polistemics.report.labels import (
     RUBRIC_ORDER,
     environment_label,
-    number,
     order_rows,
-    percent,
     rubric_label,
-    signed_points,
     sub_question_label,
     variant_label,
 )
@@ -81,16 +86,6 @@ def _party(name: object, party_id: object) -> str:
     return str(party_id) if name is None or pd.isna(name) or not str(name) else str(name)
 
 
-def _pct(value: object) -> str:
-    return percent(float(value))  # type: ignore[arg-type]
-
-
-def _ci(row: pd.Series, low: str = "ci_low", high: str = "ci_high") -> str:
-    if pd.isna(row[low]) or pd.isna(row[high]):
-        return "–"
-    return f"[{100 * row[low]:.1f}, {100 * row[high]:.1f}]"
-
-
 # Columns many tables share (a frozen Column is safe to reuse).
 ENVIRONMENT_COLUMN = Column("Environment", lambda r: environment_label(r["environment"]))
 RUBRIC_COLUMN = Column("Rubric", lambda r: rubric_label(r["rubric"]))
@@ -105,10 +100,12 @@ def leaderboard_view(content: ReportContent) -> dict:
     for tables, figures in content.elections:
         columns = [
             _model(content),
-            Column("EMI", "emi", _pct, numeric=True),
-            Column("EMI 95% CI", lambda r: _ci(r, "emi_ci_low", "emi_ci_high"), numeric=True),
+            Column("EMI", "emi", percent, numeric=True),
+            Column("EMI 95% CI", row_interval("emi_ci_low", "emi_ci_high"), numeric=True),
             *(
-                Column(r.label, r.value, _pct, numeric=True, title="mean Rubric Score across IEs")
+                Column(
+                    r.label, r.value, percent, numeric=True, title="mean Rubric Score across IEs"
+                )
                 for r in RUBRIC_ORDER
             ),
             Column("Environments", "n_environments", numeric=True),
@@ -137,7 +134,7 @@ def robustness_view(content: ReportContent) -> dict:
     elections = []
     for tables, figures in content.elections:
         wide = tables.robustness.assign(
-            text=tables.robustness.apply(lambda r: f"{percent(r['adherence'])} {_ci(r)}", axis=1)
+            text=tables.robustness.apply(with_interval("adherence"), axis=1)
         ).pivot(index="model", columns="environment", values="text")
         wide = wide.reindex(index=tables.models, columns=tables.environments).reset_index()
         adherence = table_view(
@@ -151,7 +148,9 @@ def robustness_view(content: ReportContent) -> dict:
             [
                 ENVIRONMENT_COLUMN,
                 Column("Condition", "kind"),
-                Column("Mean Adherence Index across models", "mean_adherence", _pct, numeric=True),
+                Column(
+                    "Mean Adherence Index across models", "mean_adherence", percent, numeric=True
+                ),
                 Column("Models", "n_models", numeric=True),
             ],
             caption="Environment difficulty (easiest first)",
@@ -183,7 +182,7 @@ def even_handedness_view(content: ReportContent) -> dict:
                     _model(content),
                     ENVIRONMENT_COLUMN,
                     RUBRIC_COLUMN,
-                    Column("Spread", "spread", _pct, numeric=True),
+                    Column("Spread", "spread", percent, numeric=True),
                     Column(
                         "Highest party",
                         _party_with_score("max_party_name", "max_party_id", "max_score"),
@@ -207,8 +206,8 @@ def even_handedness_view(content: ReportContent) -> dict:
                         Column("Sub-question", lambda r: sub_question_label(r["sub_question"])),
                         _model(content),
                         ENVIRONMENT_COLUMN,
-                        Column("Pass rate", "pass_rate", _pct, numeric=True),
-                        Column("Other parties", "others_mean", _pct, numeric=True),
+                        Column("Pass rate", "pass_rate", percent, numeric=True),
+                        Column("Other parties", "others_mean", percent, numeric=True),
                         Column("Deviation (pp)", "deviation", signed_points, numeric=True),
                         Column("Items", "n_items", numeric=True),
                     ],
@@ -246,7 +245,7 @@ def sub_questions_view(content: ReportContent) -> dict:
                     Column(
                         "Pass rate (all sub-questions, all models)",
                         "pass_rate",
-                        _pct,
+                        percent,
                         numeric=True,
                     ),
                     Column("Cells", "n_cells", numeric=True),
@@ -330,8 +329,8 @@ def ablations_view(content: ReportContent) -> dict:
             [
                 Column("Variant", lambda r: variant_label(r["variant"])),
                 _model(content),
-                Column("EMI over the variant's environments", "emi", _pct, numeric=True),
-                Column("95% CI", _ci, numeric=True),
+                Column("EMI over the variant's environments", "emi", percent, numeric=True),
+                Column("95% CI", row_interval(), numeric=True),
                 Column("Environments", "n_environments", numeric=True),
             ],
             caption="EMI per variant (ablations cover fewer environments: compare within a variant)",
@@ -377,8 +376,6 @@ def _ablations_side_by_side(content: ReportContent) -> list[dict]:
 
 def cross_election_view(content: ReportContent) -> dict:
     """App. I: every election after the first minus the first (NL - DE)."""
-    from polistemics.report.compare_page import rank_views  # the comparison page's rank tables
-
     parts = []
     for part in content.cross_elections:
         c = part.comparison
@@ -386,16 +383,7 @@ def cross_election_view(content: ReportContent) -> dict:
         if c is None:
             parts.append({"heading": heading, "reason": part.reason})
             continue
-        delta = [
-            Column("A", "value_a", _pct, numeric=True),
-            Column("B", "value_b", _pct, numeric=True),
-            Column("Δ (pp)", "delta", signed_points, numeric=True),
-            Column(
-                "95% CI (pp)",
-                lambda r: f"[{signed_points(r['ci_low'])}, {signed_points(r['ci_high'])}]",
-                numeric=True,
-            ),
-        ]
+        delta = delta_columns(False)
         full = c.deltas.emi["variant"] == c.ranks["variant"]
         adherence = c.deltas.adherence[c.deltas.adherence["variant"] == c.ranks["variant"]]
         parts.append(
@@ -441,13 +429,12 @@ def _no_ablations_reason(content: ReportContent) -> str:
 
 
 def _agreement_columns(first: list[Column]) -> list[Column]:
-    three = lambda v: number(float(v))  # noqa: E731
     return first + [
         Column("n", "n", numeric=True),
-        Column("Prev.", "prevalence", three, numeric=True, title="marginal pass rate"),
-        Column("Unan.", "unanimity", three, numeric=True, title="share of unanimous items"),
-        Column("Fleiss' κ", "fleiss_kappa", three, numeric=True),
-        Column("Gwet's AC1", "gwet_ac1", three, numeric=True),
+        Column("Prev.", "prevalence", number, numeric=True, title="marginal pass rate"),
+        Column("Unan.", "unanimity", number, numeric=True, title="share of unanimous items"),
+        Column("Fleiss' κ", "fleiss_kappa", number, numeric=True),
+        Column("Gwet's AC1", "gwet_ac1", number, numeric=True),
     ]
 
 
@@ -481,11 +468,7 @@ def _agreement(content: ReportContent) -> Agreement | None:
         ),
         by_language=table_view(
             wide,
-            [RUBRIC_COLUMN]
-            + [
-                Column(str(lang), lang, lambda v: number(float(v)), numeric=True)
-                for lang in languages
-            ],
+            [RUBRIC_COLUMN] + [Column(str(lang), lang, number, numeric=True) for lang in languages],
             caption="Gwet's AC1 by answer language (Table 13; English output is the English-output ablation where the evidence is not English)",
             table_id="agreement-language",
         ),
@@ -558,7 +541,7 @@ def _count(value: object) -> str:
 
 def _share(value: object) -> str:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    return percent(float(value), 2) if ok else str(value)
+    return percent(value, 2) if ok else str(value)
 
 
 def _judge_parsing(frame: pd.DataFrame) -> TableView:
@@ -615,7 +598,7 @@ def _standardisation(frame: pd.DataFrame) -> TableView:
 
 
 def _fidelity(frame: pd.DataFrame) -> TableView:
-    dens = lambda v: number(float(v), 2)  # noqa: E731
+    dens = lambda v: number(v, 2)  # noqa: E731
     times = lambda v: f"{float(v):.2f}×"  # noqa: E731
     return table_view(
         frame,
@@ -665,9 +648,7 @@ def _calls(frame: pd.DataFrame) -> TableView:
             Column("Output tokens", "output_tokens", count, numeric=True),
             Column("Reasoning tokens", "reasoning_tokens", count, numeric=True),
             Column("Cost", "cost", lambda v: f"${float(v):.4f}", numeric=True),
-            Column(
-                "Mean latency (ms)", "mean_latency_ms", lambda v: f"{float(v):.0f}", numeric=True
-            ),
+            Column("Mean latency (ms)", "mean_latency_ms", lambda v: number(v, 0), numeric=True),
         ],
         caption="Calls per stage and model (from the run store)",
         table_id="calls",
@@ -707,7 +688,7 @@ def data_view(content: ReportContent) -> dict:
             times.table,
             [
                 Column("Stage", "stage"),
-                Column("Seconds", "seconds", lambda v: f"{float(v):.1f}", numeric=True),
+                Column("Seconds", "seconds", lambda v: number(v, 1), numeric=True),
             ],
             caption=f"Wall-clock time per stage{which}; {times.calls_made:,} model calls made",
             table_id="stage-seconds",
@@ -719,7 +700,7 @@ def data_view(content: ReportContent) -> dict:
                 Column("#", "invocation", numeric=True),
                 Column("Started", "started"),
                 Column("Finished", "finished"),
-                Column("Stage seconds", "seconds", lambda v: f"{float(v):.1f}", numeric=True),
+                Column("Stage seconds", "seconds", lambda v: number(v, 1), numeric=True),
                 Column("Model calls made", "calls_made", lambda v: f"{int(v):,}", numeric=True),
                 Column("Version", "version"),
                 Column("Git revision", "git_revision"),

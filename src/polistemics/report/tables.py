@@ -81,10 +81,6 @@ def user_assigned_country(code: str) -> bool:
     return code in ("AA", "ZZ") or code[0] == "X" or (code[0] == "Q" and code[1] >= "M")
 
 
-def elections_in(cells: pd.DataFrame) -> list[str]:
-    return sorted(cells["election_id"].dropna().astype(str).unique())
-
-
 def country_of(cells: pd.DataFrame) -> str | None:
     countries = cells["country"].dropna().astype(str).unique()
     return str(countries[0]) if len(countries) == 1 and countries[0] else None

@@ -24,12 +24,12 @@ from polistemics.report.figures.paper import (
     _rubric_groups,
     diverging_limit,
 )
+from polistemics.report.formatting import signed_points
 from polistemics.report.labels import (
     PARTY_FIGURE_RUBRICS,
     RUBRIC_ORDER,
     ModelLabels,
     environment_label,
-    signed_points,
     sub_question,
     sub_question_order,
 )

@@ -28,10 +28,10 @@ from polistemics.report.figures.paper import (
 )
 from polistemics.report.figures.text import display_label, display_text
 from polistemics.report.findings import FindingTables
+from polistemics.report.formatting import signed_points
 from polistemics.report.labels import (
     ModelLabels,
     environment_label,
-    signed_points,
     sub_question,
     sub_question_order,
     variant_label,

@@ -25,7 +25,7 @@ from matplotlib.transforms import ScaledTranslation
 
 from polistemics.report.colours import ColourScale
 from polistemics.report.figures.text import display_label, display_text
-from polistemics.report.labels import percent
+from polistemics.report.formatting import percent
 
 FONT_SIZE = 8.0  # points: cell values and labels
 TITLE_SIZE = 10.0

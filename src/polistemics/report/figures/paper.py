@@ -24,12 +24,12 @@ from polistemics.report.colours import (
 )
 from polistemics.report.figures.export import FigureFiles
 from polistemics.report.figures.heatmap import ColumnGroup, Heatmap, Strip, draw_heatmap
+from polistemics.report.formatting import signed_points
 from polistemics.report.labels import (
     PARTY_FIGURE_RUBRICS,
     RUBRIC_ORDER,
     ModelLabels,
     environment_label,
-    signed_points,
     sub_question,
     sub_question_order,
 )

@@ -1,0 +1,22 @@
+"""Which cells an election's analyses use."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from polistemics.conditions import Variant
+
+
+def election_cells(cells: pd.DataFrame, election_id: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(every variant's cells, the headline variant's cells) of one election. The headline
+    variant is the full one, or the first variant found when the source has no full variant."""
+    everything = cells[cells["election_id"] == election_id]
+    headline = everything[everything["variant"] == Variant.FULL.value]
+    if headline.empty:
+        headline = everything[everything["variant"] == everything["variant"].iloc[0]]
+    return everything, headline
+
+
+def elections_in(cells: pd.DataFrame) -> list[str]:
+    """The source's election ids, sorted: the order of every per-election table."""
+    return sorted(cells["election_id"].dropna().astype(str).unique())

@@ -1,0 +1,53 @@
+"""Failure co-occurrence of Faithfulness and Epistemic Calibration per election and environment
+(paper Sec. 7.2; the statistic is ``scoring.cooccurrence``): the report's "Failure
+co-occurrence" section shows this table and nothing else of it.
+
+Computed from the headline variant's cells of each election (``elections.election_cells``),
+pooled over models.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from polistemics.analyses.elections import election_cells, elections_in
+from polistemics.analyses.schema import TableColumn, TableSchema
+from polistemics.scoring.cooccurrence import failure_cooccurrence
+
+FAILURE_COOCCURRENCE = TableSchema(
+    name="failure_cooccurrence",
+    meaning="Answers scored on both Faithfulness (F) and Epistemic Calibration (EC), per "
+    "election and environment: the 2 x 2 table of rubric failures and its phi coefficient",
+    columns=(
+        TableColumn("election_id", "text", "the election"),
+        TableColumn("environment", "text", "the information environment (Environment value)"),
+        TableColumn("n_answers", "int", "answers scored on both rubrics"),
+        TableColumn("both_fail", "int", "answers failing F and EC"),
+        TableColumn("faithfulness_only", "int", "answers failing F only"),
+        TableColumn("calibration_only", "int", "answers failing EC only"),
+        TableColumn("neither", "int", "answers failing neither"),
+        TableColumn("faithfulness_failure_rate", "float", "share of answers failing F"),
+        TableColumn("calibration_failure_rate", "float", "share of answers failing EC"),
+        TableColumn(
+            "phi",
+            "float",
+            "phi coefficient of the two failure indicators; NaN when "
+            "one rubric never or always fails",
+        ),
+    ),
+)
+
+
+def failure_cooccurrence_table(cells: pd.DataFrame) -> pd.DataFrame:
+    """``FAILURE_COOCCURRENCE`` of scored cells: one row per election x environment."""
+    frames = []
+    for election_id in elections_in(cells):
+        _, headline = election_cells(cells, election_id)
+        found = failure_cooccurrence(headline).drop(columns=["variant"])
+        if not found.empty:
+            frames.append(found.assign(election_id=election_id))
+    if not frames:
+        return FAILURE_COOCCURRENCE.empty()
+    return FAILURE_COOCCURRENCE.check(
+        pd.concat(frames, ignore_index=True)[FAILURE_COOCCURRENCE.names]
+    )

@@ -1,0 +1,79 @@
+"""A typed table: named columns with a type and a meaning, written to and read back from
+``<folder>/<name>.csv`` exactly (``csv_tables``: spreadsheet-safe text, floats round-trip).
+
+Reading checks the header against the schema and gives every column its declared type: a text
+column stays text even when its values look like numbers or like ``NA``, and an empty numeric
+field is NaN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+from polistemics.csv_tables import read_csv_table, write_csv_table
+from polistemics.paths import inside
+
+ColumnType = Literal["text", "int", "float"]
+_DTYPES: dict[ColumnType, str] = {"text": "object", "int": "int64", "float": "float64"}
+
+
+class TableSchemaError(ValueError):
+    """A table whose columns are not its schema's."""
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    name: str
+    type: ColumnType
+    meaning: str
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    name: str  # the file's stem in tables/
+    meaning: str
+    columns: tuple[TableColumn, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def empty(self) -> pd.DataFrame:
+        return pd.DataFrame({c.name: pd.Series(dtype=_DTYPES[c.type]) for c in self.columns})
+
+    def check(self, table: pd.DataFrame) -> pd.DataFrame:
+        """``table`` with the schema's columns in order and types; an error if they differ."""
+        if list(table.columns) != self.names:
+            raise TableSchemaError(
+                f"{self.name}: columns {list(table.columns)}, expected {self.names}"
+            )
+        if table.empty:
+            return self.empty()
+        for column in self.columns:
+            if column.type == "int":
+                values = pd.to_numeric(table[column.name]).astype("float64")
+                if values.isna().any() or (values != values.round()).any():
+                    raise TableSchemaError(f"{self.name}.{column.name}: not whole numbers")
+        return table.astype({c.name: _DTYPES[c.type] for c in self.columns})
+
+    def path(self, folder: Path) -> Path:
+        return inside(folder, f"{self.name}.csv")
+
+    def write(self, table: pd.DataFrame, folder: Path) -> Path:
+        return write_csv_table(self.check(table), self.path(folder))
+
+    def read(self, folder: Path) -> pd.DataFrame:
+        path = self.path(folder)
+        text = [c.name for c in self.columns if c.type == "text"]
+        table = read_csv_table(
+            path,
+            dtype=dict.fromkeys(text, str),
+            keep_default_na=False,  # a party or election called "NA" is text
+            na_values={c.name: [""] for c in self.columns if c.type != "text"},
+            float_precision="round_trip",
+        )
+        return self.check(table)

@@ -25,6 +25,7 @@ test: setup
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/lint-imports --no-cache
 
 format: setup
 	$(BIN)/ruff format src tests benchmarks

@@ -20,7 +20,7 @@ demo: setup
 	$(BIN)/polistemics run
 
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks

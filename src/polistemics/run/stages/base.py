@@ -96,6 +96,10 @@ class StudyState:
         return [item for run in self.elections for item in run.swapped_items]
 
     @property
+    def election_ids(self) -> list[str]:
+        return [run.scoped.election.id for run in self.elections]
+
+    @property
     def observations(self) -> list[Position]:
         return [p for run in self.elections for p in run.scoped.observations]
 

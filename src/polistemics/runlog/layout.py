@@ -11,8 +11,9 @@
   (issue 16): every coder seat's reading, the closed-book probe answers, and the swapped-order
   Contradictory items (answered and coded, never judged: they are in no release export's items);
 - ``exports/<election>/``: the authors' release formats (``ground_truth.jsonl``,
-  ``outputs.jsonl``, ``scores/<rubric>/aggregated_scores.jsonl``; ablations in ``anon_v1/`` and
-  ``en_v1/``), so results can be exchanged with the paper's data.
+  ``outputs.jsonl``, ``scores/<rubric>/aggregated_scores.jsonl`` and ``scoring_config.json``;
+  ablations in ``anon_v1/`` and ``en_v1/``), so results can be exchanged with the paper's data
+  (``scoring.release`` reads and writes the authors' folders by the same names).
 """
 
 from __future__ import annotations
@@ -24,16 +25,20 @@ from polistemics.llm.store import STORE_FILE
 from polistemics.paths import check_name, inside
 
 __all__ = [
+    "AGGREGATED_SCORES_FILE",
     "ANSWERS_FILE",
     "CELLS_FILE",
     "EVIDENCE_FILE",
     "EXPORTS_FOLDER",
     "ITEMS_FILE",
+    "ITEM_SCORES_FILE",
     "JUDGES_FILE",
     "MANIFEST_FILE",
     "OUTPUTS_FILE",
     "PRIOR_PROBE_FILE",
+    "RELEASE_SCORES_FOLDER",
     "REPEATS_FILE",
+    "SCORING_CONFIG_FILE",
     "STANCE_CODES_FILE",
     "STORE_FILE",
     "SUMMARY_FILE",
@@ -57,8 +62,15 @@ STANCE_CODES_FILE = "stance_codes.jsonl"
 PRIOR_PROBE_FILE = "prior_probe.jsonl"
 EXPORTS_FOLDER = "exports"
 SWAPPED_ITEMS_FILE = "swapped_items.jsonl"
+# A release folder (``exports/<election>/[anon_v1|en_v1]``, or the authors' experiment folder):
+# its items, its answers and, per rubric, ``scores/<rubric>/`` with the aggregated verdicts (or
+# the single-run ones) and the scoring config.
 ITEMS_FILE = "ground_truth.jsonl"
 OUTPUTS_FILE = "outputs.jsonl"
+RELEASE_SCORES_FOLDER = "scores"
+AGGREGATED_SCORES_FILE = "aggregated_scores.jsonl"
+ITEM_SCORES_FILE = "item_scores.jsonl"
+SCORING_CONFIG_FILE = "scoring_config.json"
 VARIANT_FOLDERS = {Variant.FULL: "", Variant.ANONYMIZED: "anon_v1", Variant.ENGLISH: "en_v1"}
 
 

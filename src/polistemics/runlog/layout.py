@@ -1,7 +1,7 @@
 """The name of every file of a run directory (``RunDir`` joins them to a run's root).
 
-- ``store.sqlite``: the SQLite store (``llm.store`` names it, as it is below this package):
-  every model call and, beside them, the human annotation sample and labels (``annotate.store``);
+- ``store.sqlite``: the SQLite store (``llm.store``; ``llm.session`` opens it here): every model
+  call and, beside them, the human annotation sample and labels (``annotate.store``);
 - ``run.json``: what the run was and what it cost (``run/manifest.py`` writes it);
 - ``scores/cells.csv``: every majority-voted cell (the input of all scores and the report);
 - ``scores/summary.json``: per model and variant, EMI, Adherence Indices and rubric scores;
@@ -21,7 +21,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from polistemics.conditions import Variant
-from polistemics.llm.store import STORE_FILE
 from polistemics.paths import check_name, inside
 
 __all__ = [
@@ -50,6 +49,7 @@ __all__ = [
     "release_folder",
     "release_item_files",
 ]
+STORE_FILE = "store.sqlite"
 MANIFEST_FILE = "run.json"
 CELLS_FILE = Path("scores") / "cells.csv"
 SUMMARY_FILE = Path("scores") / "summary.json"

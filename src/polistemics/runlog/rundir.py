@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 from pydantic import TypeAdapter
 
 from polistemics.conditions import Variant
-from polistemics.environments.items import EnvironmentItem
-from polistemics.environments.release_io import read_release_items
 from polistemics.records import Evidence
 from polistemics.runlog import layout, read, write
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import StanceCodeRecord
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.runlog.manifest import RunManifest
+from polistemics.runlog.release_io import read_release_items
 from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
 
 if TYPE_CHECKING:

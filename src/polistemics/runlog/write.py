@@ -11,11 +11,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.items import EnvironmentItem
-from polistemics.environments.release_io import write_items
 from polistemics.rubrics import Rubric
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import StanceCodeRecord
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.runlog.layout import (
     ITEMS_FILE,
     OUTPUTS_FILE,
@@ -27,6 +26,7 @@ from polistemics.runlog.layout import (
     mechanism_export_folder,
     release_folder,
 )
+from polistemics.runlog.release_io import write_items
 from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
 
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # one encoder for all rows

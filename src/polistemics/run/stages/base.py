@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer
 from polistemics.records import Evidence, Position
@@ -31,6 +30,7 @@ from polistemics.runlog import (
     RunDir,
     StanceCodeRecord,
 )
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.sources.scope import ScopedElection
 
 if TYPE_CHECKING:

@@ -15,7 +15,6 @@ from collections.abc import Iterable, Mapping, Sequence
 import pandas as pd
 
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import REPEAT_STAGE
 from polistemics.judging.panel import STAGE as JUDGE_STAGE
 from polistemics.judging.repeats import (
@@ -34,6 +33,7 @@ from polistemics.run.stages.answers import judge_input_tokens
 from polistemics.run.stages.base import BaseStage, StudyState
 from polistemics.run.stages.planning import PlanRow, PlanState
 from polistemics.runlog import Answer, JudgeVerdictRecord, RepeatVerdictRecord, RunDir
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.flips import DEFAULT_RESAMPLES, flip_table, paired_flips, pooled_flip_rate
 from polistemics.scoring.verdict_table import verdict_table
 

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from polistemics.coding.coder import STAGE, code_subjects
 from polistemics.coding.records import majority_codes
 from polistemics.coding.subjects import CodingSubject
-from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.progress import declare_total
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer
@@ -24,6 +23,7 @@ from polistemics.run.config import RunConfig
 from polistemics.run.stages.base import BaseStage, StudyState
 from polistemics.run.stages.planning import PlanRow, PlanState, same_calls, tokens
 from polistemics.runlog import Answer, ProbeAnswer, RunDir, StanceCodeRecord
+from polistemics.runlog.items import EnvironmentItem
 
 OUTPUT_TOKENS = 20
 

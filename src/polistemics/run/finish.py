@@ -15,8 +15,7 @@ from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.run.stages.base import StudyState
-from polistemics.runlog import RunDir
-from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.run_scores import summary_rows, write_release_score_files
 from polistemics.scoring.verdicts import MajorityResult

@@ -24,13 +24,13 @@ from polistemics.records import Evidence, Position
 from polistemics.run.config import RunConfig
 from polistemics.runlog import (
     Answer,
+    EnvironmentItem,
     JudgeVerdictRecord,
     ProbeAnswer,
     RepeatVerdictRecord,
     RunDir,
     StanceCodeRecord,
 )
-from polistemics.runlog.items import EnvironmentItem
 from polistemics.sources.scope import ScopedElection
 
 if TYPE_CHECKING:

@@ -32,8 +32,13 @@ from polistemics.run.stages.answers import OUTPUT_TOKENS as PANEL_OUTPUT_TOKENS
 from polistemics.run.stages.answers import judge_input_tokens
 from polistemics.run.stages.base import BaseStage, StudyState
 from polistemics.run.stages.planning import PlanRow, PlanState
-from polistemics.runlog import Answer, JudgeVerdictRecord, RepeatVerdictRecord, RunDir
-from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog import (
+    Answer,
+    EnvironmentItem,
+    JudgeVerdictRecord,
+    RepeatVerdictRecord,
+    RunDir,
+)
 from polistemics.scoring.flips import DEFAULT_RESAMPLES, flip_table, paired_flips, pooled_flip_rate
 from polistemics.scoring.verdict_table import verdict_table
 

@@ -22,8 +22,7 @@ from polistemics.records import Position
 from polistemics.run.config import RunConfig
 from polistemics.run.stages.base import BaseStage, StudyState
 from polistemics.run.stages.planning import PlanRow, PlanState, same_calls, tokens
-from polistemics.runlog import Answer, ProbeAnswer, RunDir, StanceCodeRecord
-from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog import Answer, EnvironmentItem, ProbeAnswer, RunDir, StanceCodeRecord
 
 OUTPUT_TOKENS = 20
 

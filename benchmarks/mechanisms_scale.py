@@ -20,8 +20,8 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.release_io import read_release_items
 from polistemics.runlog import CodedStance, StanceCodeRecord
+from polistemics.runlog.release_io import read_release_items
 from polistemics.scoring.mechanisms import mechanism_tables
 
 CODED = (

@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.records import Stance
 from polistemics.rubrics import BY_KEY
 from polistemics.runlog import CodedStance, StanceCodeRecord
+from polistemics.runlog.items import Chunk, EnvironmentItem
 
 A, D, N = Stance.AGREE, Stance.DISAGREE, Stance.NEUTRAL
 ELECTION = "e"
@@ -187,7 +187,6 @@ def mechanism_scenario() -> tuple[list[EnvironmentItem], list[StanceCodeRecord],
 def write_mechanism_run(target: Path, *, coded: bool = True) -> Path:
     """A finished run directory of the scenario: every active sub-question passes except EC4
     fallback cells as the scenario says; answers, exports, stance codes and probe answers."""
-    from polistemics.environments.release_io import write_items
     from polistemics.rubrics import active_rubrics, sub_questions
     from polistemics.runlog import (
         PRIOR_PROBE_FILE,
@@ -197,6 +196,7 @@ def write_mechanism_run(target: Path, *, coded: bool = True) -> Path:
         RunDir,
         write_jsonl,
     )
+    from polistemics.runlog.release_io import write_items
     from polistemics.scoring.cells import CELL_COLUMNS, validate_cells
 
     items, records, ec4 = mechanism_scenario()

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from polistemics.annotate.store import AnnotationStore, SampleItem, sample_id_for
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.items import Chunk, EnvironmentItem
-from polistemics.environments.release_io import write_items
 from polistemics.records import Stance
 from polistemics.rubrics import active_rubrics, sub_questions
 from polistemics.runlog import JudgeVerdictRecord, RunDir, write_jsonl
+from polistemics.runlog.items import Chunk, EnvironmentItem
+from polistemics.runlog.release_io import write_items
 from polistemics.scoring.verdict_table import item_metadata, verdict_table
 from polistemics.scoring.verdicts import majority
 

@@ -8,11 +8,11 @@ import pytest
 from fakes import Call, Script, ScriptedCompleter, call_key
 from polistemics.answers.generate import AnswerInputError, answer_items, is_refusal
 from polistemics.conditions import Environment
-from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import BudgetExceeded, CallResult
 from polistemics.records import Stance
 from polistemics.runlog import Answer
+from polistemics.runlog.items import Chunk, EnvironmentItem
 
 
 def item(observation: str, env: Environment = Environment.BASELINE) -> EnvironmentItem:

@@ -12,7 +12,7 @@ from polistemics.environments.build import (
     parse_environments,
 )
 from polistemics.environments.embeddings import CachedEmbedder, TfidfEmbedder, UseEmbedder
-from polistemics.environments.release_io import write_items
+from polistemics.runlog.release_io import write_items
 
 from .helpers import AUDITOR, ENDPOINT, always_vague, mini_election
 

@@ -8,8 +8,8 @@ from polistemics.environments.conflict import (
     select_conflict_parties,
     swapped_order_items,
 )
-from polistemics.environments.items import is_swapped_key
 from polistemics.records import Stance
+from polistemics.runlog.items import is_swapped_key
 
 from .helpers import evidence, obs, position, table
 

@@ -8,7 +8,7 @@ import pytest
 from polistemics.conditions import Environment
 from polistemics.environments.build import build_environments
 from polistemics.environments.conflict import select_conflict_parties
-from polistemics.environments.release_io import read_release_evidence
+from polistemics.runlog.release_io import read_release_evidence
 
 pytestmark = pytest.mark.shared
 

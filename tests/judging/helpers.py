@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fakes import Call
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.records import Stance
 from polistemics.runlog import Answer
+from polistemics.runlog.items import Chunk, EnvironmentItem
 
 STATEMENT = "Deutschland soll die Ukraine weiterhin militärisch unterstützen."
 TARGET_TEXT = "SPD unterstützt diese Maßnahme und befürwortet weitere Waffenlieferungen."

@@ -13,13 +13,13 @@ import random
 from pathlib import Path
 
 from polistemics.conditions import Variant
-from polistemics.environments.release_io import (
+from polistemics.rubrics import active_rubrics, sub_questions
+from polistemics.runlog import VARIANT_FOLDERS, Answer, JudgeVerdictRecord, RunDir, write_jsonl
+from polistemics.runlog.release_io import (
     read_release_evidence,
     read_release_items,
     write_items,
 )
-from polistemics.rubrics import active_rubrics, sub_questions
-from polistemics.runlog import VARIANT_FOLDERS, Answer, JudgeVerdictRecord, RunDir, write_jsonl
 from polistemics.scoring.verdict_table import item_metadata, verdict_table
 from polistemics.scoring.verdicts import majority
 

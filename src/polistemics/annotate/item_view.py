@@ -34,9 +34,9 @@ from polistemics.annotate.run_data import (
 )
 from polistemics.annotate.store import AnnotationStore, SampleItem
 from polistemics.conditions import ABSENT_SENTINEL, Environment
-from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.prompt import judge_query, property_of_context
 from polistemics.runlog import RunDir
+from polistemics.runlog.items import EnvironmentItem
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from polistemics.conditions import Environment
-from polistemics.environments.items import EnvironmentItem
-from polistemics.environments.release_io import read_release_items
 from polistemics.rubrics import BY_KEY, Rubric
 from polistemics.runlog import Answer, RunDir, RunFileError
+from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog.release_io import read_release_items
 
 _DECODER = json.JSONDecoder()
 

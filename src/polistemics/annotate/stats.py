@@ -41,9 +41,9 @@ from polistemics.annotate.run_data import (
 )
 from polistemics.annotate.store import SAMPLE_COLUMNS, AnnotationStore, Label, SampleItem
 from polistemics.annotate.versus import human_majority, versus_tables
-from polistemics.environments.items import EnvironmentItem
 from polistemics.rubrics import BY_CODE, BY_KEY, Rubric
 from polistemics.runlog import CELLS_FILE, JudgeVerdictRecord, RunDir, RunFileError
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.cells import ITEM_COLUMNS
 from polistemics.scoring.verdict_table import panel_judge_id
 

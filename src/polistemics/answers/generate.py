@@ -13,11 +13,11 @@ import re
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import CallResult, Completer, Message
 from polistemics.runlog import Answer
+from polistemics.runlog.items import EnvironmentItem
 
 STAGE = "answer"
 

@@ -16,15 +16,15 @@ from polistemics.environments.basis import EnvironmentInputError
 from polistemics.environments.build import BuildResult, VagueSettings, parse_environments
 from polistemics.environments.embeddings import EmbeddingBackendError, make_embedder
 from polistemics.environments.evidence_file import EvidenceFileError, read_evidence_jsonl
-from polistemics.environments.release_io import (
-    ReleaseFormatError,
-    read_release_evidence,
-    write_items,
-)
 from polistemics.environments.vague import DEFAULT_MAX_ATTEMPTS
 from polistemics.llm.registry import RegistryError, default_registry
 from polistemics.records import Evidence, Position
 from polistemics.run.stages.environments import build_variant
+from polistemics.runlog.release_io import (
+    ReleaseFormatError,
+    read_release_evidence,
+    write_items,
+)
 
 _ENV_NAMES = ", ".join(e.value for e in Environment)
 _ERRORS = (

@@ -16,12 +16,12 @@ from typing import Annotated
 import typer
 
 from polistemics.cli.errors import UserError, user_errors
-from polistemics.environments.release_io import ReleaseFormatError as ItemsFormatError
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS
 from polistemics.report.build import build_any, build_combined
 from polistemics.report.content import ReportOptions
 from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
 from polistemics.report.inputs import ReportInputError
+from polistemics.runlog.release_io import ReleaseFormatError as ItemsFormatError
 from polistemics.scoring.analyses import LOO_MIN_ITEMS
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.errors import ScoringError

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from polistemics.conditions import Variant
 from polistemics.environments.baseline import build_baseline_items
 from polistemics.environments.basis import observation_major
-from polistemics.environments.items import EnvironmentItem
 from polistemics.environments.vague import VagueRewrite, build_vague_items
 from polistemics.records import Evidence
+from polistemics.runlog.items import EnvironmentItem
 
 
 def anonymized_items(

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import check_evidence, make_item
-from polistemics.environments.items import EnvironmentItem
 from polistemics.records import Evidence
+from polistemics.runlog.items import EnvironmentItem
 
 
 def build_absent_items(

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
-from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.records import Evidence, Party, Position, Stance
-
-ENGLISH = "English"
+from polistemics.runlog.items import ENGLISH, Chunk, EnvironmentItem
 
 
 class EnvironmentInputError(ValueError):

@@ -15,7 +15,6 @@ from polistemics.environments.conflict import (
     select_conflict_parties,
 )
 from polistemics.environments.embeddings import Embedder
-from polistemics.environments.items import EnvironmentItem
 from polistemics.environments.noisy import build_noisy_items
 from polistemics.environments.vague import (
     DEFAULT_MAX_ATTEMPTS,
@@ -27,6 +26,7 @@ from polistemics.environments.vague import (
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer
 from polistemics.records import Evidence, Position
+from polistemics.runlog.items import EnvironmentItem
 
 
 @dataclass

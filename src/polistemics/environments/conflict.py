@@ -25,8 +25,8 @@ from typing import Literal
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import check_evidence, make_item, party_label, target_chunk
 from polistemics.environments.distance import PartyDistances
-from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.records import Evidence, Position
+from polistemics.runlog.items import Chunk, EnvironmentItem
 
 
 @dataclass(frozen=True)

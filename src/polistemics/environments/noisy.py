@@ -38,8 +38,8 @@ from polistemics.environments.basis import (
     target_chunk,
 )
 from polistemics.environments.embeddings import Embedder
-from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.records import Evidence
+from polistemics.runlog.items import Chunk, EnvironmentItem
 
 TARGET_INDEX = 2
 PER_POOL = 2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from polistemics import prompts
 from polistemics.conditions import ABSENT_SENTINEL
-from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.types import Message
+from polistemics.runlog.items import EnvironmentItem
 
 
 def render_context(item: EnvironmentItem) -> str:

@@ -30,11 +30,11 @@ from polistemics.environments.basis import (
     make_item,
     party_label,
 )
-from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.llm.grammar import sentences_gbnf
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer, Message
 from polistemics.records import PARTY_PLACEHOLDER, Evidence
+from polistemics.runlog.items import Chunk, EnvironmentItem
 
 DEFAULT_MAX_ATTEMPTS = 3
 GENERATION_STAGE = "vague"

@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.parse import parse_verdicts
 from polistemics.judging.prompt import (
     VERDICT_SCHEMA_MODES,
@@ -27,6 +26,7 @@ from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import CallResult, Completer
 from polistemics.rubrics import Rubric, active_rubrics
 from polistemics.runlog import Answer, JudgeVerdictRecord
+from polistemics.runlog.items import EnvironmentItem
 
 STAGE = "judge"
 REPEAT_STAGE = "judge_repeat"  # repeat judging (``judging.repeats``), stored apart

@@ -25,11 +25,11 @@ from functools import cache
 from typing import Literal
 
 from polistemics.conditions import ABSENT_SENTINEL, PROPERTY_OF_CONTEXT, Environment
-from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.types import Message
 from polistemics.prompts import load, render, verdict_schema_template
 from polistemics.records import Stance
 from polistemics.rubrics import Rubric, SubQuestion, sub_questions
+from polistemics.runlog.items import EnvironmentItem
 
 VERDICT_WORDS = ("Yes", "No")
 # The release's judge output modes ("native" JSON schema, "tool") get the per-question schema;

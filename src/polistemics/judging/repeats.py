@@ -19,7 +19,6 @@ import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.judging.panel import judge_one
 from polistemics.llm.keys import canonical_json
 from polistemics.llm.registry import ModelEndpoint, RegistryError
@@ -27,6 +26,7 @@ from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import Completer
 from polistemics.rubrics import active_rubrics
 from polistemics.runlog import Answer, RepeatVerdictRecord
+from polistemics.runlog.items import EnvironmentItem
 
 ItemsWanted = int | float  # a count of items, or a fraction of them
 

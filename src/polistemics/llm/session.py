@@ -9,7 +9,8 @@ from pathlib import Path
 from polistemics.llm.client import LLMClient, RetryPolicy
 from polistemics.llm.local_server import LocalServerPool
 from polistemics.llm.progress import StageProgress
-from polistemics.llm.store import STORE_FILE, RunStore
+from polistemics.llm.store import RunStore
+from polistemics.runlog.layout import STORE_FILE
 
 
 @asynccontextmanager

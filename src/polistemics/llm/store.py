@@ -20,8 +20,6 @@ from pathlib import Path
 
 from polistemics.llm.types import CallResult
 
-STORE_FILE = "store.sqlite"  # the store's file in a run directory (``runlog.RunDir.store``)
-
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
     key TEXT PRIMARY KEY,

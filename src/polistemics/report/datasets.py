@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from polistemics.conditions import Environment
-from polistemics.environments.items import EnvironmentItem
 from polistemics.evidence.fidelity import compare_fidelity, intensifiers
 from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView
 from polistemics.runlog import MANIFEST_FILE, JudgingRecord, ModelRecord, RunManifest
+from polistemics.runlog.items import EnvironmentItem
 
 STANDARDISATION_ROWS = (
     ("raw_candidate_observations", "Raw candidate observations"),

@@ -23,12 +23,12 @@ import pandas as pd
 
 from polistemics.analyses.elections import election_cells
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.items import EnvironmentItem
 from polistemics.evidence.fidelity import InvalidScore, expansion_vs_sanitisation
 from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeVerdictRecord
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.cells import scoreable_cells
 from polistemics.scoring.judge_analyses import (

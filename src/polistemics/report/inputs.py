@@ -13,9 +13,9 @@ from typing import Literal
 
 import pandas as pd
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.records import Evidence
 from polistemics.runlog import JudgeVerdictRecord, ProbeAnswer, RunManifest, StanceCodeRecord
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.verdicts import PanelTally
 
 

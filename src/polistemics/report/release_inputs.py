@@ -9,12 +9,12 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.conditions import Variant
-from polistemics.environments.items import EnvironmentItem
-from polistemics.environments.release_io import ReleaseFormatError as ItemsFormatError
-from polistemics.environments.release_io import read_release_evidence, read_release_items
 from polistemics.jsonl import json_objects
 from polistemics.report.inputs import AnswerView, ReportInputError, ReportInputs
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.runlog.layout import ITEMS_FILE, OUTPUTS_FILE
+from polistemics.runlog.release_io import ReleaseFormatError as ItemsFormatError
+from polistemics.runlog.release_io import read_release_evidence, read_release_items
 from polistemics.scoring.release import load_release, variant_folders
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView, ReportInputError, ReportInputs
 from polistemics.runlog import (
@@ -30,6 +29,7 @@ from polistemics.runlog import (
     StanceCodeRecord,
     is_run_dir,
 )
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.mechanisms.coded import derived_swap
 from polistemics.scoring.verdict_table import UnknownItemError, verdict_table

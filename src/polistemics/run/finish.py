@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.store import RunStore
 from polistemics.report.build import RUN_REPORT_FOLDER, write_report
 from polistemics.report.content import ReportOptions, score_content
@@ -16,7 +15,7 @@ from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.run.stages.base import StudyState
-from polistemics.runlog import RunDir
+from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.run_scores import summary_rows, write_release_score_files
 from polistemics.scoring.verdicts import MajorityResult

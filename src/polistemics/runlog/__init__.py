@@ -1,13 +1,16 @@
 """The run log: every record a run persists, ``run.json`` as a model, and ``RunDir``, which
 names every file of a run directory and reads and writes each with its type.
 
-The bottom layer of everything that reads or writes a run directory: the stages (answers,
-judging, coding), scoring, compare, annotate, report and run import their persisted records and
-files from here, and it imports none of them (``tests/runlog/test_layers.py``). It may use the
-common records (``records``, ``conditions``, ``rubrics``), the path and file helpers and the
-environment items with their release format (``environments.items``, ``environments.release_io``,
-which import nothing above them).
+The bottom layer of everything that reads or writes a run directory: the stages (environments,
+answers, judging, coding), scoring, compare, annotate, report and run import their persisted
+records and files from here, and it imports none of them, nor the model client layer (``llm``,
+which takes the store's file name from here): only the common records (``records``,
+``conditions``, ``rubrics``) and the path and file helpers (``.importlinter``,
+``tests/runlog/test_layers.py``).
 
+- ``items``: ``EnvironmentItem`` and its ``Chunk`` (what every stage from the environments on
+  reads); ``release_io``: items read from and written to the release format
+  (``ground_truth.jsonl``);
 - ``answers``: ``Answer`` (``answers.jsonl``), ``ProbeAnswer`` (``prior_probe.jsonl``);
 - ``verdicts``: ``JudgeVerdictRecord`` (``judges.jsonl``), ``RepeatVerdictRecord``
   (``judge_repeats.jsonl``);
@@ -19,6 +22,7 @@ which import nothing above them).
 
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import CodedStance, StanceCodeRecord
+from polistemics.runlog.items import Chunk, EnvironmentItem
 from polistemics.runlog.layout import (
     ANSWERS_FILE,
     CELLS_FILE,
@@ -66,8 +70,10 @@ __all__ = [
     "SWAPPED_ITEMS_FILE",
     "VARIANT_FOLDERS",
     "Answer",
+    "Chunk",
     "CodedStance",
     "ElectionRecord",
+    "EnvironmentItem",
     "FlipRow",
     "Invocation",
     "JudgeParsing",

@@ -1,7 +1,7 @@
 """The name of every file of a run directory (``RunDir`` joins them to a run's root).
 
-- ``store.sqlite``: the SQLite store (``llm.store`` names it, as it is below this package):
-  every model call and, beside them, the human annotation sample and labels (``annotate.store``);
+- ``store.sqlite``: the SQLite store (``llm.store``; ``llm.session`` opens it here): every model
+  call and, beside them, the human annotation sample and labels (``annotate.store``);
 - ``run.json``: what the run was and what it cost (``run/manifest.py`` writes it);
 - ``scores/cells.csv``: every majority-voted cell (the input of all scores and the report);
 - ``scores/summary.json``: per model and variant, EMI, Adherence Indices and rubric scores;
@@ -11,8 +11,9 @@
   (issue 16): every coder seat's reading, the closed-book probe answers, and the swapped-order
   Contradictory items (answered and coded, never judged: they are in no release export's items);
 - ``exports/<election>/``: the authors' release formats (``ground_truth.jsonl``,
-  ``outputs.jsonl``, ``scores/<rubric>/aggregated_scores.jsonl``; ablations in ``anon_v1/`` and
-  ``en_v1/``), so results can be exchanged with the paper's data.
+  ``outputs.jsonl``, ``scores/<rubric>/aggregated_scores.jsonl`` and ``scoring_config.json``;
+  ablations in ``anon_v1/`` and ``en_v1/``), so results can be exchanged with the paper's data
+  (``scoring.release`` reads and writes the authors' folders by the same names).
 """
 
 from __future__ import annotations
@@ -20,20 +21,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from polistemics.conditions import Variant
-from polistemics.llm.store import STORE_FILE
 from polistemics.paths import check_name, inside
 
 __all__ = [
+    "AGGREGATED_SCORES_FILE",
     "ANSWERS_FILE",
     "CELLS_FILE",
     "EVIDENCE_FILE",
     "EXPORTS_FOLDER",
     "ITEMS_FILE",
+    "ITEM_SCORES_FILE",
     "JUDGES_FILE",
     "MANIFEST_FILE",
     "OUTPUTS_FILE",
     "PRIOR_PROBE_FILE",
+    "RELEASE_SCORES_FOLDER",
     "REPEATS_FILE",
+    "SCORING_CONFIG_FILE",
     "STANCE_CODES_FILE",
     "STORE_FILE",
     "SUMMARY_FILE",
@@ -45,6 +49,7 @@ __all__ = [
     "release_folder",
     "release_item_files",
 ]
+STORE_FILE = "store.sqlite"
 MANIFEST_FILE = "run.json"
 CELLS_FILE = Path("scores") / "cells.csv"
 SUMMARY_FILE = Path("scores") / "summary.json"
@@ -57,8 +62,15 @@ STANCE_CODES_FILE = "stance_codes.jsonl"
 PRIOR_PROBE_FILE = "prior_probe.jsonl"
 EXPORTS_FOLDER = "exports"
 SWAPPED_ITEMS_FILE = "swapped_items.jsonl"
+# A release folder (``exports/<election>/[anon_v1|en_v1]``, or the authors' experiment folder):
+# its items, its answers and, per rubric, ``scores/<rubric>/`` with the aggregated verdicts (or
+# the single-run ones) and the scoring config.
 ITEMS_FILE = "ground_truth.jsonl"
 OUTPUTS_FILE = "outputs.jsonl"
+RELEASE_SCORES_FOLDER = "scores"
+AGGREGATED_SCORES_FILE = "aggregated_scores.jsonl"
+ITEM_SCORES_FILE = "item_scores.jsonl"
+SCORING_CONFIG_FILE = "scoring_config.json"
 VARIANT_FOLDERS = {Variant.FULL: "", Variant.ANONYMIZED: "anon_v1", Variant.ENGLISH: "en_v1"}
 
 

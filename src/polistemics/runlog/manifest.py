@@ -200,7 +200,7 @@ class FlipRow(BaseModel):
 
 
 class JudgeRepeats(BaseModel):
-    """Repeat judging's summary (``run.repeats.summarise_repeats``): read whole or not at all."""
+    """Repeat judging's summary (``run.stages.judge_repeats.summarise_repeats``): read whole or not at all."""
 
     model_config = ConfigDict(extra="ignore")
 

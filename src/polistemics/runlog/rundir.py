@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 from pydantic import TypeAdapter
 
 from polistemics.conditions import Variant
-from polistemics.environments.items import EnvironmentItem
-from polistemics.environments.release_io import read_release_items
 from polistemics.records import Evidence
 from polistemics.runlog import layout, read, write
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import StanceCodeRecord
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.runlog.manifest import RunManifest
+from polistemics.runlog.release_io import read_release_items
 from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
 
 if TYPE_CHECKING:
@@ -185,12 +185,27 @@ class RunDir:
         """Per election and variant with items: its release folder and those items."""
         return write.release_folders(self.root, items)
 
-    def write_mechanism_files(
+    def write_repeat_records(self, records: list[RepeatVerdictRecord]) -> list[Path]:
+        """``judge_repeats.jsonl``, or no such file when there are no records."""
+        return write.write_repeat_records(self.root, records)
+
+    # The mechanism stages' files (issue 16): a file the run has no rows for is removed, so no
+    # stale rows of an earlier config stay behind.
+
+    def write_swapped_items(self, swapped: list[EnvironmentItem]) -> list[Path]:
+        """``swapped_items.jsonl``: the swapped-order Contradictory items."""
+        return write.write_swapped_items(self.root, swapped)
+
+    def write_prior_probe(self, probes: list[ProbeAnswer], elections: Iterable[str]) -> list[Path]:
+        """``prior_probe.jsonl`` and its copy in each election's ``exports/<election>/``."""
+        return write.write_prior_probe(self.root, probes, elections)
+
+    def write_stance_codes(
         self,
-        items: Iterable[EnvironmentItem],
-        swapped: list[EnvironmentItem],
         codes: list[StanceCodeRecord],
-        probes: list[ProbeAnswer],
+        items: Iterable[EnvironmentItem],
+        elections: Iterable[str],
     ) -> list[Path]:
-        """Stance codes, probe answers and swapped items, and their per-election copies."""
-        return write.write_mechanism_files(self.root, items, swapped, codes, probes)
+        """``stance_codes.jsonl`` and its copy in each election's ``exports/<election>/``
+        (``items``, swapped ones included, tell an answer code's election)."""
+        return write.write_stance_codes(self.root, codes, items, elections)

@@ -11,22 +11,23 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.items import EnvironmentItem
-from polistemics.environments.release_io import write_items
 from polistemics.rubrics import Rubric
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import StanceCodeRecord
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.runlog.layout import (
     ITEMS_FILE,
     OUTPUTS_FILE,
     PRIOR_PROBE_FILE,
+    REPEATS_FILE,
     STANCE_CODES_FILE,
     SWAPPED_ITEMS_FILE,
     VARIANT_FOLDERS,
     mechanism_export_folder,
     release_folder,
 )
-from polistemics.runlog.verdicts import JudgeVerdictRecord
+from polistemics.runlog.release_io import write_items
+from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
 
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # one encoder for all rows
 
@@ -156,34 +157,53 @@ def write_release_answers(
     return written
 
 
-def write_mechanism_files(
-    run_dir: Path,
-    items: Iterable[EnvironmentItem],
-    swapped: list[EnvironmentItem],
-    codes: list[StanceCodeRecord],
-    probes: list[ProbeAnswer],
+def write_swapped_items(run_dir: Path, swapped: list[EnvironmentItem]) -> list[Path]:
+    """``swapped_items.jsonl``: the swapped-order Contradictory items (issue 16; answered and
+    coded, never judged, so in no release folder's items). Removed when there are none."""
+    return _write_or_remove(run_dir / SWAPPED_ITEMS_FILE, swapped)
+
+
+def write_prior_probe(
+    run_dir: Path, probes: list[ProbeAnswer], elections: Iterable[str]
 ) -> list[Path]:
-    """The mechanism stages' files (issue 16): ``stance_codes.jsonl``, ``prior_probe.jsonl``
-    and ``swapped_items.jsonl`` in the run directory, and each election's codes and probe
-    answers copied to ``exports/<election>/`` beside the release formats. A file the run has no
-    rows for is removed (no stale rows from an earlier config)."""
-    election_of = {item.key: item.election_id for item in [*items, *swapped]}
-    written = []
-    files = (
-        (run_dir / STANCE_CODES_FILE, codes),
-        (run_dir / PRIOR_PROBE_FILE, probes),
-        (run_dir / SWAPPED_ITEMS_FILE, swapped),
-    )
-    for path, rows in files:
-        written.extend(_write_or_remove(path, rows))
-    elections = sorted({*election_of.values(), *(p.election_id for p in probes)})
-    for election_id in elections:
-        folder = mechanism_export_folder(run_dir, election_id)
-        mine_codes = [c for c in codes if _code_election(c, election_of) == election_id]
-        mine_probes = [p for p in probes if p.election_id == election_id]
-        written.extend(_write_or_remove(folder / STANCE_CODES_FILE, mine_codes))
-        written.extend(_write_or_remove(folder / PRIOR_PROBE_FILE, mine_probes))
+    """``prior_probe.jsonl`` and each election's probe answers copied to ``exports/<election>/``
+    beside the release formats, for ``elections`` and every election probed. A file the run has
+    no rows for is removed (no stale rows from an earlier config)."""
+    written = _write_or_remove(run_dir / PRIOR_PROBE_FILE, probes)
+    for election_id in sorted({*elections, *(p.election_id for p in probes)}):
+        mine = [p for p in probes if p.election_id == election_id]
+        written.extend(
+            _write_or_remove(mechanism_export_folder(run_dir, election_id) / PRIOR_PROBE_FILE, mine)
+        )
     return written
+
+
+def write_stance_codes(
+    run_dir: Path,
+    codes: list[StanceCodeRecord],
+    items: Iterable[EnvironmentItem],
+    elections: Iterable[str],
+) -> list[Path]:
+    """``stance_codes.jsonl`` and each election's codes copied to ``exports/<election>/``, for
+    ``elections`` and every election coded (``items``, swapped ones included, tell an answer
+    code's election). A file the run has no rows for is removed."""
+    election_of = {item.key: item.election_id for item in items}
+    written = _write_or_remove(run_dir / STANCE_CODES_FILE, codes)
+    by_election: dict[str | None, list[StanceCodeRecord]] = {}
+    for code in codes:
+        by_election.setdefault(_code_election(code, election_of), []).append(code)
+    for election_id in sorted({*elections, *(e for e in by_election if e is not None)}):
+        folder = mechanism_export_folder(run_dir, election_id)
+        written.extend(
+            _write_or_remove(folder / STANCE_CODES_FILE, by_election.get(election_id, []))
+        )
+    return written
+
+
+def write_repeat_records(run_dir: Path, records: list[RepeatVerdictRecord]) -> list[Path]:
+    """``judge_repeats.jsonl``: every repeat call's verdicts (the panel's are in
+    ``judges.jsonl``). Removed when there are none (repeat judging off)."""
+    return _write_or_remove(run_dir / REPEATS_FILE, records)
 
 
 def _code_election(code: StanceCodeRecord, election_of: dict[str, str]) -> str | None:

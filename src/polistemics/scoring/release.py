@@ -29,6 +29,14 @@ import pandas as pd
 from polistemics.conditions import Environment, Variant
 from polistemics.jsonl import json_objects
 from polistemics.rubrics import BY_KEY, SUB_QUESTIONS, Rubric
+from polistemics.runlog.layout import (
+    AGGREGATED_SCORES_FILE,
+    ITEM_SCORES_FILE,
+    ITEMS_FILE,
+    OUTPUTS_FILE,
+    RELEASE_SCORES_FOLDER,
+    SCORING_CONFIG_FILE,
+)
 from polistemics.scoring.cells import (
     CELL_COLUMNS,
     ITEM_COLUMNS,
@@ -41,8 +49,6 @@ from polistemics.scoring.cells import (
 )
 from polistemics.scoring.errors import ReleaseFormatError
 
-AGGREGATED_FILE = "aggregated_scores.jsonl"
-ITEM_FILE = "item_scores.jsonl"
 SUMMARY_KEYS = frozenset({"adherence_rate"})
 AGGREGATION_METHOD = "majority_vote"
 _REQUIRED_SCORE_FIELDS = (
@@ -72,9 +78,9 @@ class ReleaseScores:
 
 def is_release_folder(path: Path) -> bool:
     """A folder with ``scores/<rubric>/aggregated_scores.jsonl`` or ``item_scores.jsonl``."""
-    scores = Path(path) / "scores"
+    scores = Path(path) / RELEASE_SCORES_FOLDER
     return scores.is_dir() and any(
-        (sub / AGGREGATED_FILE).is_file() or (sub / ITEM_FILE).is_file()
+        (sub / AGGREGATED_SCORES_FILE).is_file() or (sub / ITEM_SCORES_FILE).is_file()
         for sub in scores.iterdir()
         if sub.is_dir()
     )
@@ -86,14 +92,14 @@ def variant_folders(path: Path) -> dict[Variant, Path]:
     found: dict[Variant, Path] = {}
     candidates = [path, *sorted(p for p in path.iterdir() if p.is_dir())] if path.is_dir() else []
     for folder in candidates:
-        if folder.name != "scores" and is_release_folder(folder):
+        if folder.name != RELEASE_SCORES_FOLDER and is_release_folder(folder):
             found.setdefault(detect_variant(folder), folder)
     return found
 
 
 def detect_variant(folder: Path) -> Variant:
     """Anonymised labels in outputs' condition ids, else the folder name (anon*/en*), else full."""
-    outputs = Path(folder) / "outputs.jsonl"
+    outputs = Path(folder) / OUTPUTS_FILE
     if outputs.is_file():
         for _, row in _read_jsonl(outputs):
             labels = _condition_parts(row.get("condition_id"))[1]
@@ -113,7 +119,8 @@ def load_release(folder: Path | str, variant: Variant | None = None) -> ReleaseS
     folder = Path(folder)
     if not is_release_folder(folder):
         raise ReleaseFormatError(
-            f"not a release folder: no scores/<rubric>/{AGGREGATED_FILE} or {ITEM_FILE}",
+            f"not a release folder: no {RELEASE_SCORES_FOLDER}/<rubric>/{AGGREGATED_SCORES_FILE} "
+            f"or {ITEM_SCORES_FILE}",
             path=folder,
         )
     variant = variant or detect_variant(folder)
@@ -122,7 +129,7 @@ def load_release(folder: Path | str, variant: Variant | None = None) -> ReleaseS
     sources: dict[str, Path] = {}
     frames: list[pd.DataFrame] = []
 
-    for rubric_dir in sorted(p for p in (folder / "scores").iterdir() if p.is_dir()):
+    for rubric_dir in sorted(p for p in (folder / RELEASE_SCORES_FOLDER).iterdir() if p.is_dir()):
         try:
             rubric = Rubric(rubric_dir.name)
         except ValueError:
@@ -130,7 +137,7 @@ def load_release(folder: Path | str, variant: Variant | None = None) -> ReleaseS
             raise ReleaseFormatError(
                 f"unknown rubric folder (known: {known})", path=rubric_dir
             ) from None
-        aggregated, single = rubric_dir / AGGREGATED_FILE, rubric_dir / ITEM_FILE
+        aggregated, single = rubric_dir / AGGREGATED_SCORES_FILE, rubric_dir / ITEM_SCORES_FILE
         if aggregated.is_file():
             rows = _read_score_rows(aggregated, rubric, allow_repeats=False, notes=notes)
             sources[rubric.value] = aggregated
@@ -138,7 +145,7 @@ def load_release(folder: Path | str, variant: Variant | None = None) -> ReleaseS
             rows = _read_score_rows(single, rubric, allow_repeats=True, notes=notes)
             sources[rubric.value] = single
             notes.append(
-                f"{rubric.value}: no {AGGREGATED_FILE}; scored single-run values from {single} "
+                f"{rubric.value}: no {AGGREGATED_SCORES_FILE}; scored single-run values from {single} "
                 "(the authors' aggregate over repeated judge runs is not available)"
             )
         else:
@@ -148,8 +155,8 @@ def load_release(folder: Path | str, variant: Variant | None = None) -> ReleaseS
 
     cells = pd.concat(frames, ignore_index=True) if frames else empty_cells()
     cells["variant"] = variant.value
-    cells = _attach_outputs(cells, folder / "outputs.jsonl", notes)
-    cells = _attach_ground_truth(cells, folder / "ground_truth.jsonl", notes)
+    cells = _attach_outputs(cells, folder / OUTPUTS_FILE, notes)
+    cells = _attach_ground_truth(cells, folder / ITEMS_FILE, notes)
     if ignored:
         listed = ", ".join(f"{key} x{n}" for key, n in sorted(ignored.items()))
         notes.append(f"score keys not scored: {listed}")
@@ -393,9 +400,9 @@ def write_release_scores(
         subset = cells[cells["rubric"] == rubric.value]
         if subset.empty:
             continue
-        target = folder / "scores" / rubric.value
+        target = folder / RELEASE_SCORES_FOLDER / rubric.value
         target.mkdir(parents=True, exist_ok=True)
-        path = target / AGGREGATED_FILE
+        path = target / AGGREGATED_SCORES_FILE
         with path.open("w", encoding="utf-8") as handle:
             for (model, env, oid, sample), party, results in _items_in_order(subset):
                 scores = {key: 1.0 if passed else 0.0 for key, passed in results}
@@ -423,7 +430,7 @@ def write_release_scores(
             "k_runs": k_runs,
             "aggregation_method": AGGREGATION_METHOD,
         }
-        (target / "scoring_config.json").write_text(
+        (target / SCORING_CONFIG_FILE).write_text(
             json.dumps(config, indent=2) + "\n", encoding="utf-8"
         )
         written.append(path)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.runlog import RunDir
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.release import write_release_scores
 from polistemics.scoring.summary import score_cells
 

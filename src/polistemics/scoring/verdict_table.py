@@ -10,9 +10,9 @@ from operator import attrgetter
 import numpy as np
 import pandas as pd
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeVerdictRecord
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.verdicts import VERDICT_COLUMNS, MajorityResult, majority
 
 # The item's share of a verdict row (ITEM_COLUMNS less the answer's model and sample).

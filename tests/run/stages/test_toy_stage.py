@@ -1,6 +1,7 @@
-"""A toy stage plugged into the list of stages runs its calls through the client layer, plans
-them for the dry-run, writes its file and adds its part to run.json, with no change to the
-pipeline, the plan or the finish step; a rerun makes none of its calls again."""
+"""A new stage is one module (here, ``ToyEcho``) and one line in the list of stages
+(``STAGES_WITH_TOY``): plugged in, it runs its calls through the client layer, plans them for
+the dry-run, writes its file and adds its part to run.json, with no change to the pipeline, the
+plan or the finish step; a rerun makes none of its calls again and writes the same."""
 
 from __future__ import annotations
 
@@ -108,13 +109,18 @@ def test_the_toy_stage_runs_writes_and_reports(toy_runs) -> None:
 
 
 def test_the_toy_stage_is_planned_and_its_rerun_is_cached(toy_runs) -> None:
-    config, (rows, details), _, _, second, second_log, rerun_requests = toy_runs
+    config, (rows, details), first, _, second, second_log, rerun_requests = toy_runs
     toy_rows = [r for r in rows if r.stage == TOY]
     assert [(r.model, r.calls, r.cached) for r in toy_rows] == [("target", 1, 0)]
     assert rows[-1].stage == TOY
     assert plan_notes(details, STAGES_WITH_TOY)[-1] == "toy: 1 calls"
     assert rerun_requests == 0 and second[1].calls_made == 0
     assert "toy: 1 replies" in second_log
+    # The rerun's stage gets its replies from the store and writes the same file and part.
+    assert second[1].outputs[TOY] == first[1].outputs[TOY]
+    assert json.loads((config.run_dir() / "toy.json").read_text()) == first[1].outputs[TOY]
+    manifest = json.loads((config.run_dir() / "run.json").read_text())
+    assert manifest["toy"] == {"replies": 1} and list(manifest)[-1] == "toy"
     study = second[0]
     with RunStore(config.run_dir() / "store.sqlite") as store:
         rows_after, _ = plan_study(

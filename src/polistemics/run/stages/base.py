@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from polistemics.environments.items import EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer
 from polistemics.records import Evidence, Position
 from polistemics.run.config import RunConfig
 from polistemics.runlog import (
     Answer,
+    EnvironmentItem,
     JudgeVerdictRecord,
     ProbeAnswer,
     RepeatVerdictRecord,
@@ -94,6 +94,10 @@ class StudyState:
     @property
     def swapped_items(self) -> list[EnvironmentItem]:
         return [item for run in self.elections for item in run.swapped_items]
+
+    @property
+    def election_ids(self) -> list[str]:
+        return [run.scoped.election.id for run in self.elections]
 
     @property
     def observations(self) -> list[Position]:

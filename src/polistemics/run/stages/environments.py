@@ -1,7 +1,8 @@
 """The environments stage: each election's evidence built into the information environments of
 every variant (``environments.build``; Vague's rewrites come from the generator and the auditor,
-``environments.vague``), and the swapped-order Contradictory items; run.json's ``environments``
-and ``vague`` per election.
+``environments.vague``), and the swapped-order Contradictory items. Writes
+``swapped_items.jsonl`` (the release folders' items are written with the answers); run.json's
+``environments`` and ``vague`` per election.
 
 ``build_variant`` is the one way items are built, shared with ``polistemics environments
 build``."""
@@ -33,6 +34,7 @@ from polistemics.run.stages.planning import (
     Replayed,
     tokens,
 )
+from polistemics.runlog import RunDir
 from polistemics.sources.scope import ScopedElection
 
 OUTPUT_TOKENS = {GENERATION_STAGE: 180, AUDIT_STAGE: 10}
@@ -185,6 +187,9 @@ class Environments(BaseStage):
             + ", ".join(f"{k}={v}" for k, v in info["items"].items())
             for election, info in details["elections"].items()
         ]
+
+    def write(self, state: StudyState, run: RunDir) -> None:
+        run.write_swapped_items(state.swapped_items)
 
     def manifest(self, state: StudyState) -> dict:
         return {

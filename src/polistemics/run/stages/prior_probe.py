@@ -1,6 +1,7 @@
 """The prior probe stage (issue 16): every target asked each observation's question closed-book,
-no context (``answers.prior_probe``). Its answers go to the stance coder and the report;
-``prior_probe.jsonl`` is written with the coder's files (``stance_code``)."""
+no context (``answers.prior_probe``). Its answers go to the stance coder and the report. Writes
+``prior_probe.jsonl`` and each election's copy in ``exports/<election>/`` (removed when the
+stage is off: its ``write`` runs whatever the config)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from polistemics.prompts import load
 from polistemics.run.config import RunConfig
 from polistemics.run.stages.base import BaseStage, StudyState
 from polistemics.run.stages.planning import PlanRow, PlanState, tokens
+from polistemics.runlog import RunDir
 
 OUTPUT_TOKENS = 150
 
@@ -67,3 +69,6 @@ class PriorProbe(BaseStage):
             f"prior_probe: {details['prior_probe_calls_total']:,} closed-book probe calls "
             "(targets x parties x statements x samples)"
         ]
+
+    def write(self, state: StudyState, run: RunDir) -> None:
+        run.write_prior_probe(state.probe_answers, state.election_ids)

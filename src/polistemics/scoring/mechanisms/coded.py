@@ -20,8 +20,8 @@ import pandas as pd
 
 from polistemics.coding.records import SubjectCode
 from polistemics.conditions import Environment
-from polistemics.environments.items import EnvironmentItem
 from polistemics.runlog import Answer, ProbeAnswer
+from polistemics.runlog.items import EnvironmentItem
 
 OK = "ok"
 NO_MAJORITY = "no_majority"

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from polistemics.coding.records import majority_codes
-from polistemics.environments.items import EnvironmentItem
 from polistemics.runlog import Answer, ProbeAnswer, StanceCodeRecord
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.mechanisms.coded import coded_answers, coded_probes
 from polistemics.scoring.mechanisms.fallback import FallbackAccuracy, fallback_accuracy
 from polistemics.scoring.mechanisms.first_chunk import FirstChunkPreference, first_chunk_preference

@@ -25,8 +25,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.basis import ENGLISH
-from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.jsonl import json_objects
 from polistemics.records import (
     LANGUAGE_NAMES,
@@ -37,6 +35,7 @@ from polistemics.records import (
     Stance,
     Statement,
 )
+from polistemics.runlog.items import ENGLISH, Chunk, EnvironmentItem
 
 RELEASE_KEYS = (
     "observation_id",

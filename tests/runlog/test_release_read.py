@@ -6,8 +6,8 @@ import pytest
 
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.baseline import build_baseline_items
-from polistemics.environments.release_io import read_release_evidence, read_release_items
 from polistemics.records import PARTY_PLACEHOLDER
+from polistemics.runlog.release_io import read_release_evidence, read_release_items
 
 pytestmark = pytest.mark.shared
 

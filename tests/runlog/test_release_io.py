@@ -3,10 +3,12 @@ import json
 
 import pytest
 
+from environments.helpers import mini_election
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.build import build_environments
 from polistemics.environments.embeddings import TfidfEmbedder
-from polistemics.environments.release_io import (
+from polistemics.environments.vague import VagueRewrite
+from polistemics.runlog.release_io import (
     RELEASE_KEYS,
     ReleaseFormatError,
     item_to_row,
@@ -16,9 +18,6 @@ from polistemics.environments.release_io import (
     variant_from_folder,
     write_items,
 )
-from polistemics.environments.vague import VagueRewrite
-
-from .helpers import mini_election
 
 OUR_KEYS = (
     "conflict_party_id",

@@ -1,4 +1,7 @@
-"""One observation placed in one information environment: what the answerer and judges see."""
+"""One observation placed in one information environment (``EnvironmentItem``): what the
+answerer and judges see. The environment builders (``environments``) make items; a run persists
+them in its release folders' ``ground_truth.jsonl`` (``release_io``) and the swapped-order ones
+in ``swapped_items.jsonl``, and every stage after them reads them."""
 
 from __future__ import annotations
 
@@ -21,6 +24,8 @@ class Chunk(BaseModel):
     statement_id: str  # which statement it is about
     stance: Stance | None = None
 
+
+ENGLISH = "English"  # the language an English-output (``en``) variant's answers are asked in
 
 # Key suffix of a Contradictory item built again with its chunks in the other order (issue 16):
 # answered and stance-coded, never judged or scored.

@@ -8,12 +8,12 @@ import asyncio
 from fakes import Call, ScriptedCompleter
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.conflict import swapped_order_items
-from polistemics.environments.items import Chunk, EnvironmentItem
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.records import Party, Position, Stance, Statement
-from polistemics.run.coding import coding_subjects, run_coding, summarise_codes
 from polistemics.run.config import RunConfig
+from polistemics.run.stages.stance_code import coding_subjects, run_coding, summarise_codes
 from polistemics.runlog import Answer, ProbeAnswer
+from polistemics.runlog.items import Chunk, EnvironmentItem
 
 CONFIG = RunConfig(
     name="x",

@@ -13,13 +13,17 @@ from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.cli.groups import add_group
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import EnvironmentInputError
-from polistemics.environments.build import BuildResult, VagueSettings, parse_environments
+from polistemics.environments.build import (
+    BuildResult,
+    VagueSettings,
+    build_environments,
+    parse_environments,
+)
 from polistemics.environments.embeddings import EmbeddingBackendError, make_embedder
 from polistemics.environments.evidence_file import EvidenceFileError, read_evidence_jsonl
 from polistemics.environments.vague import DEFAULT_MAX_ATTEMPTS
 from polistemics.llm.registry import RegistryError, default_registry
 from polistemics.records import Evidence, Position
-from polistemics.run.stages.environments import build_variant
 from polistemics.runlog.release_io import (
     ReleaseFormatError,
     read_release_evidence,
@@ -174,7 +178,7 @@ def build(
                 )
             )
         else:
-            result = asyncio.run(build_variant(evidence, **kwargs))  # type: ignore[arg-type]
+            result = asyncio.run(build_environments(evidence, **kwargs))
     _print_summary(result, len(evidence))
     if out:
         count = write_items(result.items, out)
@@ -223,7 +227,7 @@ async def _build_with_client(
         fail(f"the Vague environment needs the model client layer (polistemics.llm.session): {exc}")
     async with open_client(run_dir) as client:
         vague = VagueSettings(client, endpoint, audit_endpoint, max_attempts)
-        return await build_variant(evidence, vague=vague, **kwargs)
+        return await build_environments(evidence, vague=vague, **kwargs)
 
 
 def _print_summary(result: BuildResult, total: int) -> None:

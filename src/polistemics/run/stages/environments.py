@@ -4,22 +4,19 @@ every variant (``environments.build``; Vague's rewrites come from the generator 
 ``swapped_items.jsonl`` (the release folders' items are written with the answers); run.json's
 ``environments`` and ``vague`` per election.
 
-``build_variant`` is the one way items are built, shared with ``polistemics environments
-build``."""
+``environments.build.build_environments`` is the one way items are built, here and in
+``polistemics environments build``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import EnvironmentInputError
-from polistemics.environments.build import BuildResult, VagueSettings, build_environments
+from polistemics.environments.build import VagueSettings, build_environments
 from polistemics.environments.conflict import select_conflict_parties, swapped_order_items
-from polistemics.environments.embeddings import Embedder, make_embedder
+from polistemics.environments.embeddings import make_embedder
 from polistemics.environments.vague import (
     AUDIT_STAGE,
     GENERATION_STAGE,
-    VagueRewrite,
     generate_vague_rewrites,
 )
 from polistemics.llm.types import Completer
@@ -40,33 +37,6 @@ from polistemics.sources.scope import ScopedElection
 OUTPUT_TOKENS = {GENERATION_STAGE: 180, AUDIT_STAGE: 10}
 
 
-async def build_variant(
-    evidence: Sequence[Evidence],
-    environments: Iterable[Environment],
-    variant: Variant,
-    *,
-    seed: int,
-    positions: Iterable[Position] = (),
-    embedder: Embedder | None = None,
-    vague: VagueSettings | None = None,
-    rewrites: Sequence[VagueRewrite] | None = None,
-    counterbalance_contradictory_order: bool = False,
-) -> BuildResult:
-    """One variant's items: Vague's rewrites from ``rewrites`` when given, else generated with
-    ``vague``."""
-    return await build_environments(
-        evidence,
-        environments=list(environments),
-        variant=variant,
-        seed=seed,
-        positions=positions,
-        embedder=embedder,
-        vague=vague,
-        rewrites=rewrites,
-        counterbalance_contradictory_order=counterbalance_contradictory_order,
-    )
-
-
 class Environments(BaseStage):
     name = "environments"
     per_election = True
@@ -82,10 +52,10 @@ class Environments(BaseStage):
             max_attempts=config.vague_max_tries,
         )
         positions: list[Position] = run.scoped.election.positions
-        full = await build_variant(
+        full = await build_environments(
             run.evidence,
-            config.environment_list,
-            Variant.FULL,
+            environments=config.environment_list,
+            variant=Variant.FULL,
             seed=config.seed,
             positions=positions,
             embedder=embedder,
@@ -102,10 +72,10 @@ class Environments(BaseStage):
             wanted = [e for e in variant.environments if e in config.environment_list]
             if not wanted:
                 continue
-            built = await build_variant(
+            built = await build_environments(
                 run.evidence,
-                wanted,
-                variant,
+                environments=wanted,
+                variant=variant,
                 seed=config.seed,
                 positions=positions,
                 embedder=embedder,

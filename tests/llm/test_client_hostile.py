@@ -236,3 +236,23 @@ def test_a_cost_that_is_not_a_finite_amount_of_at_least_zero_is_not_taken(
         done, total = asyncio.run(go())
     assert done == 7
     assert math.isfinite(total) and total == pytest.approx(0.035)
+
+
+def test_a_reply_past_the_byte_limit_is_a_recorded_error_not_retried(tmp_path: Path) -> None:
+    import gzip
+
+    from polistemics.llm.transport import MAX_REPLY_BYTES
+
+    seen: list[int] = []
+
+    def bomb(_: dict) -> web.Response:
+        seen.append(1)
+        body = gzip.compress(b" " * (MAX_REPLY_BYTES + 1), compresslevel=9)
+        return web.Response(
+            body=body, headers={"Content-Encoding": "gzip", "Content-Type": "application/json"}
+        )
+
+    with provider(bomb) as base_url:
+        result = call(base_url, tmp_path)
+    assert result.status == "error" and "reply larger than" in (result.error or "")
+    assert len(seen) == 1

@@ -37,6 +37,7 @@ from polistemics.llm.transport import (
     ConnectionFailed,
     HttpStatusError,
     MalformedBody,
+    ReplyTooLarge,
     RequestTimeout,
 )
 from polistemics.llm.types import BudgetExceeded, CallResult, Message
@@ -281,6 +282,8 @@ class LLMClient:
             return _Outcome(error=f"connection error: {exc}", retryable=True)
         except MalformedBody as exc:
             return _Outcome(error=f"malformed response body: {exc}", retryable=True)
+        except ReplyTooLarge as exc:  # not retried: the provider would send it again
+            return _Outcome(error=str(exc))
         return _read_response(response, endpoint, forced_tool(body))
 
     def _body(

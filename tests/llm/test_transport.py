@@ -17,10 +17,10 @@ import trustme
 
 from polistemics.llm.keys import canonical_json
 from polistemics.llm.transport import (
+    MAX_REPLY_BYTES,
     ChatTransport,
     ConnectionFailed,
     HttpStatusError,
-    MAX_REPLY_BYTES,
     MalformedBody,
     ReplyTooLarge,
     RequestTimeout,

@@ -70,3 +70,40 @@ def test_inside_works_with_a_relative_root(tmp_path: Path, monkeypatch: pytest.M
     assert inside(Path("runs"), "x") == Path("runs") / "x"
     with pytest.raises(UnsafePathError):
         inside(Path("runs"), "..", "x")
+
+
+def test_an_output_folder_with_a_link_where_a_file_goes_is_refused(tmp_path: Path) -> None:
+    from polistemics.paths import output_folder
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "linked").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(UnsafePathError, match="linked is a symbolic link"):
+        output_folder(tmp_path / "linked")
+    out = output_folder(tmp_path / "out", ("tables",))
+    assert (out / "tables").is_dir()
+    (out / "figures").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(UnsafePathError, match="figures is a symbolic link"):
+        output_folder(out, ("tables", "figures"))
+    (out / "figures").unlink()
+    (out / "tables" / "leaderboard.csv").symlink_to(elsewhere / "victim.csv")
+    with pytest.raises(UnsafePathError, match="leaderboard.csv is a symbolic link"):
+        output_folder(out, ("tables", "figures"))
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_replacing_write_replaces_a_link_and_leaves_its_target_alone(tmp_path: Path) -> None:
+    import os
+
+    from polistemics.paths import write_text_replacing
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    soft, hard = tmp_path / "soft.html", tmp_path / "hard.html"
+    soft.symlink_to(victim)
+    os.link(victim, hard)
+    for path in (soft, hard):
+        write_text_replacing(path, "<p>report</p>")
+        assert not path.is_symlink() and path.read_text() == "<p>report</p>"
+    assert victim.read_text() == "precious"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

@@ -5,11 +5,19 @@ one rule for such names (letters, digits, '.', '_' and '-', starting with a lett
 most 64 characters), so none can be '..', empty, absolute or hold a separator. ``inside`` is the
 second line of defence where a path is built: it joins parts to a root and refuses a result that
 resolves (symlinks followed) outside the root.
+
+An output folder (a report's, a comparison's) is made ready with ``output_folder``: a symbolic
+link there (the folder itself, a subfolder written into, or an entry in either) is refused, so no
+write follows a link out of the folder. ``write_text_replacing`` writes a file as a new file
+renamed into place, so even a link made meanwhile is replaced, never written through.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -47,3 +55,40 @@ def inside(root: Path | str, *parts: str | Path) -> Path:
     if parts and resolved == resolved_root:
         raise UnsafePathError(f"{'/'.join(str(p) for p in parts)!r} names {root} itself")
     return joined
+
+
+def output_folder(folder: Path | str, subfolders: Iterable[str] = ()) -> Path:
+    """``folder`` and its ``subfolders``, created, for writing into; refused
+    (``UnsafePathError``) where a symbolic link would be written through: the folder, a subfolder
+    or an entry directly in either. Links are refused, not removed: they may be the user's."""
+    folder = Path(folder)
+    for path in (folder, *(folder / name for name in subfolders)):
+        if path.is_symlink():
+            raise UnsafePathError(f"{path} is a symbolic link: refusing to write through it")
+        path.mkdir(parents=True, exist_ok=True)
+        for entry in path.iterdir():
+            if entry.is_symlink():
+                raise UnsafePathError(f"{entry} is a symbolic link: refusing to write through it")
+    return folder
+
+
+def write_text_replacing(path: Path | str, text: str) -> Path:
+    """``text`` (UTF-8) at ``path``, written to a new file in the same folder and renamed over
+    ``path``: a link or hard link at ``path`` is replaced, its target left as it was."""
+    path = Path(path)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

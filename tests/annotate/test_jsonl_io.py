@@ -144,3 +144,19 @@ def test_default_annotator_fills_lines_without_one(run_dir: Path) -> None:
         assert [(x.annotator, x.says_yes) for x in store.labels()] == [("Dee", True)]
     # 0 is not a verdict: only Yes/No or true/false.
     assert [r.line for r in report.refused] == [2]
+
+
+def test_a_given_at_out_of_range_is_refused_and_the_lines_after_it_kept(run_dir: Path) -> None:
+    sample_id, codes = _first(run_dir)
+    good = {"annotator": "Ben", "sample_id": sample_id, "sub_question": codes[0], "says_yes": "No"}
+    lines = [
+        json.dumps({**good, "given_at": "0001-01-01T00:00:00+14:00"}),
+        json.dumps({**good, "given_at": "9999-12-31T23:59:59-14:00"}),
+        json.dumps({**good, "given_at": "2026-01-02T03:04:05+01:00"}),
+    ]
+    with AnnotationStore.open(run_dir) as store:
+        report = import_lines(store, [line.encode() for line in lines])
+        stored = store.labels()
+    assert [(r.line, "out of range" in r.reason) for r in report.refused] == [(1, True), (2, True)]
+    assert report.committed == 1
+    assert stored[0].given_at.isoformat() == "2026-01-02T02:04:05+00:00"

@@ -274,3 +274,20 @@ def test_only_loopback_is_served_without_allow_remote() -> None:
     with pytest.raises(HostRefused):
         check_host("192.168.1.20", allow_remote=False)
     assert "warning" in check_host("0.0.0.0", allow_remote=True)
+
+
+def test_on_another_loopback_address_the_printed_url_is_served(run_dir: Path) -> None:
+    async def main() -> tuple[int, int]:
+        port = unused_port()
+        app = build_app(run_dir, allowed_hosts=loopback_hosts(port, "127.0.0.2"))
+        async with TestClient(TestServer(app, host="127.0.0.2", port=port)) as client:
+            own = await client.get("/api/next", params={"annotator": "Ada"})
+            foreign = await client.get(
+                "/api/next", params={"annotator": "Ada"}, headers={"Host": "evil.example"}
+            )
+            return own.status, foreign.status
+
+    assert asyncio.run(main()) == (200, 421)
+    assert "[::1]:80" in loopback_hosts(80, "::1") and "127.0.0.2:80" in loopback_hosts(
+        80, "127.0.0.2"
+    )

@@ -85,6 +85,8 @@ def test_open_refuses_a_missing_run_directory(tmp_path: Path) -> None:
         ("ann", "a0003", "EC2", "EC2 is not asked"),
         ("   ", "a0001", "F1", "annotator name is empty"),
         ("x" * 65, "a0001", "F1", "longer than 64 characters"),
+        ("Ana\x00", "a0001", "F1", "holds a NUL character"),
+        ("\x00", "a0001", "F1", "holds a NUL character"),
     ],
 )
 def test_refused_labels_name_their_reason(run_dir, annotator, sample_id, sub_question, reason):

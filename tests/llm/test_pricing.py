@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -240,3 +241,19 @@ def test_cache_path_defaults_to_the_user_cache_folder(monkeypatch, tmp_path: Pat
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert default_cache_path() == tmp_path / "polistemics" / "openrouter-models.json"
+
+
+def test_a_list_that_trickles_in_stops_at_the_overall_deadline() -> None:
+    def trickle(request: httpx.Request) -> httpx.Response:
+        def one_byte_at_a_time() -> Iterator[bytes]:
+            yield b'{"data": ['
+            while True:  # each read is quick, so no per-read timeout ever trips
+                time.sleep(0.05)
+                yield b" "
+
+        return httpx.Response(200, content=one_byte_at_a_time())
+
+    started = time.monotonic()
+    with pytest.raises(PriceListError, match="took longer than 0.5s"):
+        fetch_price_list("https://x.test/v1", timeout=0.5, transport=httpx.MockTransport(trickle))
+    assert time.monotonic() - started < 5

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import random
 import string
 
 import pytest
 
-from polistemics.llm.redact import MIN_FRAGMENT, Redactor
+from polistemics.llm.redact import MIN_FRAGMENT, REPLACEMENT, Redactor
 
 KEY = "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"
 
@@ -73,3 +75,60 @@ def test_random_keys_leave_no_fragment_in_noisy_text() -> None:
             for _ in range(300)
         )
         assert fragments(Redactor([key])(text), key) == []
+
+
+def _decoded_views(text: str) -> list[str]:
+    """``text`` as it reads once percent-, JSON- and base64-decoded (every run, every offset)."""
+    import base64
+    import binascii
+    import json
+    import re
+    from urllib.parse import unquote
+
+    views = [text, unquote(text)]
+    with contextlib.suppress(ValueError):
+        views.append(json.loads(f'"{text}"'))
+    for run in re.findall(r"[A-Za-z0-9+/_-]{4,}", text):
+        for skip in range(4):
+            part = run[skip:]
+            part = part[: len(part) - len(part) % 4]
+            for decode in (base64.b64decode, base64.urlsafe_b64decode):
+                with contextlib.suppress(binascii.Error, ValueError):
+                    views.append(decode(part).decode("latin-1"))
+    return views
+
+
+def _every_char_percent_encoded(text: str) -> str:
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+def _json_escaped(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" for c in text)
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda key: _every_char_percent_encoded(f"Bearer {key}"),
+        lambda key: "https://evil.example/next?auth=" + _every_char_percent_encoded(key).lower(),
+        lambda key: base64.b64encode(f"Bearer {key}".encode()).decode(),
+        lambda key: base64.b64encode(f"x{key}".encode()).decode(),
+        lambda key: base64.b64encode(f"xy{key}".encode()).decode(),
+        lambda key: base64.urlsafe_b64encode(f"{key}?".encode()).decode(),
+        lambda key: '{"answer": "' + _json_escaped(key) + '"}',
+        lambda key: '{"answer": "sk-or' + _json_escaped(key[5:20]) + key[20:] + '"}',
+    ],
+    ids=["percent", "location", "base64", "base64-1", "base64-2", "urlsafe", "json", "json-mixed"],
+)
+def test_an_encoded_key_leaves_no_fragment_once_decoded(encode) -> None:
+    for key in (KEY, "sk-proj-Echo9Qx2Lm7Vb4Nz8Kt1Wr6Yp3Hs5Jd0Gf_-Uc2Ai/+x="):
+        text = f"prefix {encode(key)} suffix"
+        redacted = Redactor([key])(text)
+        assert REPLACEMENT in redacted
+        assert [v for v in _decoded_views(redacted) if fragments(v, key)] == []
+        assert redacted.startswith("prefix ") and redacted.endswith(" suffix")
+
+
+def test_escapes_without_a_key_are_left_alone() -> None:
+    text = '{"a": "50%20off \\u00fcber \\n", "b": "QmVhcmVyIG5vdGhpbmc="}'
+    assert Redactor([KEY])(text) == text

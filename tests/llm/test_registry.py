@@ -137,3 +137,30 @@ def test_judge_prompt_is_the_papers_unless_an_entry_opts_in(tmp_path: Path) -> N
     )
     with pytest.raises(RegistryError, match="judge_prompt"):
         load_registry(path)
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "http://alice:sk-in-the-url-0123456789@127.0.0.1:9/v1",
+        "https://sk-in-the-url-0123456789@gw.example/v1",
+        "http://gw.example:sk-in-the-url-0123456789@x/v1",
+        "ftp://gw.example/v1",
+    ],
+)
+def test_a_base_url_with_credentials_is_refused_without_showing_them(
+    tmp_path: Path, base_url: str
+) -> None:
+    models = tmp_path / "models.toml"
+    models.write_text(f'[models.x]\nbase_url = "{base_url}"\nmodel = "m"\n')
+    with pytest.raises(RegistryError, match="models.x.base_url: .*without credentials") as error:
+        load_registry(models)
+    assert "sk-in-the-url" not in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("price", ["nan", "inf"])
+def test_a_price_that_is_not_finite_is_refused(tmp_path: Path, price: str) -> None:
+    models = tmp_path / "models.toml"
+    models.write_text(f'[models.x]\nmodel = "m"\nprice_input_per_mtok = {price}\n')
+    with pytest.raises(RegistryError, match="price_input_per_mtok"):
+        load_registry(models)

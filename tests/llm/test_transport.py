@@ -17,10 +17,12 @@ import trustme
 
 from polistemics.llm.keys import canonical_json
 from polistemics.llm.transport import (
+    MAX_REPLY_BYTES,
     ChatTransport,
     ConnectionFailed,
     HttpStatusError,
     MalformedBody,
+    ReplyTooLarge,
     RequestTimeout,
     UnsupportedProxy,
     _error_message,
@@ -470,3 +472,38 @@ def test_https_endpoints_go_through_a_connect_tunnel(monkeypatch, authority) -> 
     assert b"Proxy-Authorization: Basic dXNlcjpzM2NyZXQ=\r\n" in connect  # user:s3cret
     assert b"Authorization: Bearer" not in connect  # the key goes only inside the tunnel
     assert b"Authorization: Bearer sk-k" in origin.requests[0]
+
+
+def test_a_compressed_bomb_is_cut_off_at_the_byte_limit_counted_decompressed() -> None:
+    bomb = gzip.compress(b" " * (MAX_REPLY_BYTES + 2**20), compresslevel=9)
+    assert len(bomb) < MAX_REPLY_BYTES // 100
+    raw = reply(bomb, "Content-Encoding: gzip", "Content-Type: application/json")
+
+    async def go() -> None:
+        async with serve(keep_alive(lambda _: raw)) as served:
+            transport = ChatTransport(served.base_url, "sk-k", timeout=20)
+            with pytest.raises(ReplyTooLarge, match=f"larger than {MAX_REPLY_BYTES:,} bytes"):
+                await send(transport)
+            await transport.close()
+
+    asyncio.run(go())
+
+
+def test_an_endless_reply_is_cut_off_before_the_timeout() -> None:
+    async def endless(served: Served, reader, writer) -> None:
+        served.requests.append(await read_request(reader))
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        while True:
+            writer.write(b"10000\r\n" + b"x" * 2**16 + b"\r\n")
+            await writer.drain()
+
+    async def go() -> float:
+        async with serve(endless) as served:
+            transport = ChatTransport(served.base_url, "sk-k", timeout=30, max_reply_bytes=2**20)
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(ReplyTooLarge, match="larger than 1,048,576 bytes"):
+                await send(transport)
+            await transport.close()
+            return asyncio.get_running_loop().time() - started
+
+    assert asyncio.run(go()) < 10

@@ -187,3 +187,22 @@ def test_a_run_without_exports_reports_scores_only(demo_run_copy: Path) -> None:
     )
     assert "contexts unknown" in html and "Not available: judge agreement" in html
     assert browser_data(html)["embedded"] == 0
+
+
+def test_a_linked_report_folder_or_page_is_refused_and_nothing_written_through_it(
+    demo_run_copy: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (demo_run_copy / "report").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ReportInputError, match="report is a symbolic link"):
+        build_report(demo_run_copy)
+    assert list(elsewhere.iterdir()) == []
+    (demo_run_copy / "report").unlink()
+    (demo_run_copy / "report").mkdir()
+    victim = tmp_path / "victim.html"
+    victim.write_text("precious")
+    (demo_run_copy / "report" / "report.html").symlink_to(victim)
+    with pytest.raises(ReportInputError, match="report.html is a symbolic link"):
+        build_report(demo_run_copy)
+    assert victim.read_text() == "precious"

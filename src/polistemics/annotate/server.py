@@ -222,8 +222,17 @@ async def guard(request: web.Request, handler: Callable) -> web.StreamResponse:
     return response
 
 
-def loopback_hosts(port: int) -> frozenset[str]:
-    return frozenset(f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]"))
+def loopback_hosts(port: int, host: str = "127.0.0.1") -> frozenset[str]:
+    """The Host headers a loopback server accepts: the usual loopback names and ``host``, the
+    address it serves on (``127.0.0.2`` is the loopback too, and is the URL it prints)."""
+    names = {"127.0.0.1", "localhost", "[::1]", _shown_host(host)}
+    return frozenset(f"{name}:{port}" for name in names)
+
+
+def _shown_host(host: str) -> str:
+    """``host`` as a URL names it (an IPv6 address in brackets)."""
+    bare = host.strip("[]")
+    return f"[{bare}]" if ":" in bare else bare
 
 
 def build_app(run_dir: Path, *, allowed_hosts: frozenset[str] | None = None) -> web.Application:
@@ -279,8 +288,8 @@ def serve(
         announce(warning)
     sock = bound_socket(host, port)
     real_port = sock.getsockname()[1]
-    allowed = loopback_hosts(real_port) if is_loopback(host) else None
+    allowed = loopback_hosts(real_port, host) if is_loopback(host) else None
     app = build_app(run_dir, allowed_hosts=allowed)
-    shown = f"[{host.strip('[]')}]" if ":" in host.strip("[]") else host
+    shown = _shown_host(host)
     announce(f"serving {len(app[STORE].sample())} sample items at http://{shown}:{real_port}/")
     web.run_app(app, sock=sock, print=None, handle_signals=True)

@@ -158,6 +158,8 @@ def clean_annotator(name: object) -> str:
     cleaned = name.strip()
     if not cleaned:
         raise LabelRefused("the annotator name is empty")
+    if "\x00" in cleaned:  # cut short by C strings, SQLite tools and terminals; other text is kept
+        raise LabelRefused("the annotator name holds a NUL character")
     if len(cleaned) > MAX_ANNOTATOR_LENGTH:
         raise LabelRefused(
             f"the annotator name is longer than {MAX_ANNOTATOR_LENGTH} characters ({len(cleaned)})"

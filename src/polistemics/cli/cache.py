@@ -15,6 +15,16 @@ from polistemics.llm.store import RunStore
 from polistemics.runlog import STORE_FILE
 
 
+def terminal_safe(text: str) -> str:
+    """``text`` with every control or format character written as its escape (``\\x1b``), so
+    what a provider put in an error message (a window title, a hyperlink) is shown, not run."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
+
+
 def _store(run: Path) -> RunStore:
     path = run / STORE_FILE if run.is_dir() else run
     if not path.is_file():
@@ -66,7 +76,8 @@ def errors(run: Path = typer.Argument(..., help="Run directory.")) -> None:
         keys = store.error_keys()
         for key in keys:
             result = store.get_call(key)
-            typer.echo(f"{key[:12]}  {result.endpoint}  attempts={result.attempts}  {result.error}")
+            line = f"{key[:12]}  {result.endpoint}  attempts={result.attempts}  {result.error}"
+            typer.echo(terminal_safe(line))
     typer.echo(
         f"{len(keys)} failed call(s); `polistemics run CONFIG --retry-errors` calls them again"
     )

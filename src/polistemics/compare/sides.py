@@ -64,10 +64,16 @@ def load_side(spec: str, label: str | None = None) -> Side:
                 "(scores/<rubric>/aggregated_scores.jsonl)"
             )
         cells = validate_cells(cells, source=str(path))
+    except CompareError:
+        raise
     except (RunFileError, ScoringError, KeyError, ValueError) as exc:
-        if isinstance(exc, CompareError):
-            raise
         raise CompareError(f"{path}: cannot read its scored cells ({exc})") from None
+    except (TypeError, AttributeError, OverflowError) as exc:
+        # A release row whose field has the wrong JSON type (a number for an id, a list for a
+        # model, an integer too large for a sample index) fails deep in the reader.
+        raise CompareError(
+            f"{path}: cannot read its scored cells (a field of the wrong type or size: {exc})"
+        ) from None
     if variant is not None:
         cells = cells[cells["variant"] == variant.value]
         if cells.empty:

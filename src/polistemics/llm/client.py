@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import re
 import time
@@ -36,6 +37,7 @@ from polistemics.llm.transport import (
     ConnectionFailed,
     HttpStatusError,
     MalformedBody,
+    ReplyTooLarge,
     RequestTimeout,
 )
 from polistemics.llm.types import BudgetExceeded, CallResult, Message
@@ -242,7 +244,9 @@ class LLMClient:
             status=status,
             # Redacted before anything is cut: a cut must not leave a piece of a key behind.
             text=self._redact(outcome.text) if outcome.text else outcome.text,
-            finish_reason=outcome.finish_reason,
+            finish_reason=_clip(self._redact(outcome.finish_reason))
+            if outcome.finish_reason
+            else outcome.finish_reason,
             error=_clip(self._redact(outcome.error)) if outcome.error else None,
             input_tokens=outcome.input_tokens,
             output_tokens=outcome.output_tokens,
@@ -278,6 +282,8 @@ class LLMClient:
             return _Outcome(error=f"connection error: {exc}", retryable=True)
         except MalformedBody as exc:
             return _Outcome(error=f"malformed response body: {exc}", retryable=True)
+        except ReplyTooLarge as exc:  # not retried: the provider would send it again
+            return _Outcome(error=str(exc))
         return _read_response(response, endpoint, forced_tool(body))
 
     def _body(
@@ -477,6 +483,38 @@ def _tool_arguments(message: dict, tool: str) -> tuple[str | None, str | None]:
     return None, f"the arguments of the '{tool}' tool call are not a JSON object"
 
 
+def _object(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _token_count(value: object) -> int:
+    """A reply's token count; anything but a whole number of at least 0 counts as 0.
+
+    Never ``int()`` of what the provider sent: a text there may be anything, a key included,
+    and the error would print it.
+    """
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value if 0 <= value < 2**63 else 0
+    if isinstance(value, float) and math.isfinite(value) and 0 <= value < 2**63:
+        return int(value)
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 19:
+        return int(value)
+    return 0
+
+
+def _usable_cost(value: object) -> float | None:
+    """A reported cost when it is a finite number of at least 0, else None (then estimated).
+
+    A NaN or negative cost would switch the cost cap off and corrupt the totals.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    cost = float(value) if not isinstance(value, int) or abs(value) < 2**63 else math.inf
+    return cost if math.isfinite(cost) and cost >= 0 else None
+
+
 def _read_response(data: dict, endpoint: ModelEndpoint, tool: str | None = None) -> _Outcome:
     choices = data.get("choices")
     if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
@@ -487,14 +525,14 @@ def _read_response(data: dict, endpoint: ModelEndpoint, tool: str | None = None)
         return _Outcome(error="malformed response: message is not an object", retryable=True)
     text = message.get("content")
     finish = choice.get("finish_reason")
+    finish = finish if isinstance(finish, str) else None  # an object here is not a reason
     outcome = _Outcome(text=text if isinstance(text, str) else None, finish_reason=finish)
-    usage = data.get("usage") or {}
-    outcome.input_tokens = int(usage.get("prompt_tokens") or 0)
-    outcome.output_tokens = int(usage.get("completion_tokens") or 0)
-    details = usage.get("completion_tokens_details") or {}
-    outcome.reasoning_tokens = int(details.get("reasoning_tokens") or 0)
-    cost = usage.get("cost")
-    outcome.cost = float(cost) if isinstance(cost, int | float) else None
+    usage = _object(data.get("usage"))
+    outcome.input_tokens = _token_count(usage.get("prompt_tokens"))
+    outcome.output_tokens = _token_count(usage.get("completion_tokens"))
+    details = _object(usage.get("completion_tokens_details"))
+    outcome.reasoning_tokens = _token_count(details.get("reasoning_tokens"))
+    outcome.cost = _usable_cost(usage.get("cost"))
     if outcome.cost is None:
         outcome.cost = endpoint.estimate_cost(outcome.input_tokens, outcome.output_tokens)
     if tool is not None:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -143,9 +144,14 @@ def fetch_price_list(
     now: datetime | None = None,
     transport: httpx.BaseTransport | None = None,
 ) -> PriceList:
-    """One GET of ``{base_url}/models`` without credentials; proxies come from the environment."""
+    """One GET of ``{base_url}/models`` without credentials; proxies come from the environment.
+
+    ``timeout`` bounds each read and the whole fetch: a server sending a byte every few seconds
+    would never trip a per-read timeout.
+    """
     url = f"{base_url.rstrip('/')}/models"
     body = bytearray()
+    deadline = time.monotonic() + timeout
     try:
         with (
             httpx.Client(timeout=timeout, transport=transport, follow_redirects=False) as client,
@@ -158,6 +164,8 @@ def fetch_price_list(
                 raise PriceListError(f"the model list is larger than {max_bytes:,} bytes")
             for chunk in response.iter_bytes():
                 body += chunk
+                if time.monotonic() > deadline:
+                    raise PriceListError(f"the model list took longer than {timeout:g}s")
                 if len(body) > max_bytes:
                     raise PriceListError(f"the model list is larger than {max_bytes:,} bytes")
     except httpx.HTTPError as exc:

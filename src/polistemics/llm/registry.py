@@ -19,7 +19,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 LOCAL_PREFIX = "local://"
 OPENROUTER_BASE_URL_ENV = "POLISTEMICS_OPENROUTER_BASE_URL"
@@ -106,8 +113,8 @@ class ModelEndpoint(BaseModel):
         default=False, description="Keep answers cut off at max_tokens instead of failing them."
     )
     extra_body: dict = Field(default_factory=dict)
-    price_input_per_mtok: float | None = Field(default=None, ge=0)
-    price_output_per_mtok: float | None = Field(default=None, ge=0)
+    price_input_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    price_output_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     local_model: str | None = Field(
         default=None, description="For provider 'local': which bundled model."
     )
@@ -118,6 +125,17 @@ class ModelEndpoint(BaseModel):
             "for a serial local server (docs/judge-prompt-rubric-last.md)."
         ),
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _plain_http_url(cls, value: str | None) -> str | None:
+        # The value is not echoed: a URL with credentials in it carries a secret.
+        if value is not None and not _HTTP_URL.match(value):
+            raise ValueError(
+                "must be an http:// or https:// URL without credentials (user:key@), query or "
+                "spaces; give the key through api_key_env"
+            )
+        return value
 
     @property
     def resolved_base_url(self) -> str:

@@ -35,6 +35,7 @@ __all__ = [
     "ConnectionFailed",
     "HttpStatusError",
     "MalformedBody",
+    "ReplyTooLarge",
     "RequestTimeout",
     "TransportError",
     "UnsupportedProxy",
@@ -43,6 +44,10 @@ __all__ = [
 ]
 
 KEEPALIVE_SECONDS = 15.0  # an idle connection is closed: servers drop idle ones after 5-75 s
+# A reply's body, counted after decompression: answers are a few KB, long reasoning a few
+# hundred; a compressed bomb or an endless stream is cut off here instead of filling memory.
+MAX_REPLY_BYTES = 16 * 2**20
+_READ_CHUNK = 2**16
 
 
 class TransportError(Exception):
@@ -71,6 +76,10 @@ class MalformedBody(TransportError):
     """A 2xx response whose body is not a JSON object."""
 
 
+class ReplyTooLarge(TransportError):
+    """A response whose body, decompressed, is larger than the transport's byte limit."""
+
+
 class UnsupportedProxy(RegistryError):
     """HTTP(S)_PROXY names a proxy the transport cannot use."""
 
@@ -95,6 +104,7 @@ class ChatTransport:
         timeout: float,
         connections: int = 16,
         ssl_context: ssl.SSLContext | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ):
         self.url = base_url.rstrip("/") + "/chat/completions"
         parts = urlsplit(self.url)
@@ -104,6 +114,7 @@ class ChatTransport:
         if parts.scheme == "https":
             self._ssl = ssl_context or _ssl_context()
         self._timeout = timeout
+        self._max_reply_bytes = max_reply_bytes
         self._connections = max(1, connections)
         self._proxy = env_proxy(self.url)
         self._headers = {
@@ -129,7 +140,7 @@ class ChatTransport:
             async with session.post(
                 self.url, data=data, proxy=self._proxy, allow_redirects=False
             ) as response:
-                raw = await response.read()
+                raw = await _read_at_most(response, self._max_reply_bytes)
                 status, headers = response.status, response.headers
         except TimeoutError as exc:  # aiohttp's timeouts (connecting included) subclass it
             raise RequestTimeout(f"timed out after {self._timeout:g}s") from exc
@@ -205,6 +216,17 @@ class ChatTransport:
             # Its connections cannot be closed any more (the collector frees their sockets);
             # this only marks the connector closed, so aiohttp does not warn about it.
             await connector.close()
+
+
+async def _read_at_most(response: aiohttp.ClientResponse, limit: int) -> bytes:
+    """The decompressed body, or ``ReplyTooLarge`` as soon as it passes ``limit`` bytes."""
+    body = bytearray()
+    while chunk := await response.content.read(_READ_CHUNK):
+        body += chunk
+        if len(body) > limit:
+            response.close()  # the rest is not read: the connection is not reused
+            raise ReplyTooLarge(f"reply larger than {limit:,} bytes (decompressed); not read")
+    return bytes(body)
 
 
 async def _close(connector: aiohttp.BaseConnector) -> None:

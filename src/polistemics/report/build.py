@@ -18,6 +18,7 @@ from polistemics.analyses.tables import (
     write_analysis_tables,
 )
 from polistemics.csv_tables import write_csv_table
+from polistemics.paths import UnsafePathError, output_folder, write_text_replacing
 from polistemics.report.combined_inputs import combine_inputs
 from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
 from polistemics.report.figures import parse_figure_formats
@@ -89,7 +90,10 @@ def write_report(
     scores: ScoreContent | None = None,
 ) -> Path:
     """Write the report; ``scores``: ``score_content`` of the same inputs, when already made."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        output_folder(out_dir, ("tables", "figures"))  # no write follows a link out of it
+    except UnsafePathError as exc:
+        raise ReportInputError(str(exc)) from None
     tables_dir = out_dir / "tables"
     write_analysis_tables(analysis_tables(inputs.cells), tables_dir)
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
@@ -98,7 +102,7 @@ def write_report(
     for name, table in table_exports(content).items():
         write_csv_table(table, tables_dir / f"{name}.csv")
     path = out_dir / REPORT_FILE
-    path.write_text(render_page(content), encoding="utf-8")
+    write_text_replacing(path, render_page(content))
     return path
 
 

@@ -18,8 +18,9 @@ from markupsafe import Markup
 
 from polistemics import __version__
 from polistemics.compare.comparison import Comparison
+from polistemics.compare.errors import CompareError
 from polistemics.csv_tables import write_csv_table
-from polistemics.paths import inside
+from polistemics.paths import UnsafePathError, inside, output_folder, write_text_replacing
 from polistemics.report.comparison_views import delta_columns, rank_views
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.figures.delta import comparison_figures
@@ -209,7 +210,10 @@ def write_compare_page(
     """``compare.html``, ``figures/*`` and ``tables/*.csv`` in ``out_dir``; returns the page."""
     labels = labels or ModelLabels()
     formats = parse_figure_formats(",".join(figure_formats))
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        output_folder(out_dir, ("tables", "figures"))  # no write follows a link out of it
+    except UnsafePathError as exc:
+        raise CompareError(str(exc)) from None
     parts = [
         ComparisonPart(c, comparison_figures(c, labels, f"cmp{i + 1}"), f"cmp{i + 1}")
         for i, c in enumerate(comparisons)
@@ -222,5 +226,5 @@ def write_compare_page(
                 figure.save(figures_dir, fmt)
     written = write_csv_tables(comparisons, out_dir / "tables")
     page = out_dir / COMPARE_FILE
-    page.write_text(render_compare_page(parts, labels, [p.name for p in written]), encoding="utf-8")
+    write_text_replacing(page, render_compare_page(parts, labels, [p.name for p in written]))
     return page

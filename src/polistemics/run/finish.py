@@ -16,6 +16,7 @@ from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.run.stages.base import StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
+from polistemics.runlog.exports import remove_stale_exports
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.run_scores import summary_rows, write_release_score_files
 from polistemics.scoring.verdicts import MajorityResult
@@ -43,6 +44,7 @@ def _finish(
     with study.stage("exports"):
         for stage in study.stages:  # each stage's files, in stage order
             stage.write(result, RunDir(run_dir))
+        remove_stale_exports(run_dir, (run.scoped.election.id for run in result.elections))
         result.call_stats = _call_stats(run_dir)
         cells_path, summary_path = _write_score_files(run_dir, scored.cells, items, panel)
     with study.stage("report"):

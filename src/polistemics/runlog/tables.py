@@ -11,13 +11,42 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.csv_tables import read_csv_table, write_csv_table
+from polistemics.runlog.read import RunFileError
 
 _ID_COLUMNS = {"observation_id": str, "party_id": str, "election_id": str}
+# What a boolean cell may hold: pandas reads a clean column as bool, but one odd cell turns the
+# whole column into text, where ``astype(bool)`` would make every "False" True.
+_BOOLS = {"True": True, "False": False, True: True, False: False}  # True == 1, False == 0
+
+
+def strict_bools(column: pd.Series, where: str) -> pd.Series:
+    """``column`` as bools, refusing (``RunFileError`` naming ``where``, the row and the value)
+    any cell that is not True/False (or 1/0)."""
+    if pd.api.types.is_bool_dtype(column):
+        return column.astype(bool)
+    parsed = column.map(lambda value: _BOOLS.get(value) if _hashable(value) else None)
+    bad = parsed.isna()
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        raise RunFileError(
+            f"{where}, row {row + 1}, column '{column.name}': {column.iloc[row]!r} is not "
+            "True or False"
+        )
+    return parsed.astype(bool)
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def read_cells(path: Path) -> pd.DataFrame:
     cells = read_csv_table(path, dtype=_ID_COLUMNS)
-    cells["passed"] = cells["passed"].astype(bool)
+    if "passed" in cells.columns:
+        cells["passed"] = strict_bools(cells["passed"], str(path))
     return cells
 
 

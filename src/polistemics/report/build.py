@@ -91,7 +91,13 @@ def write_report(
     """Write the report; ``scores``: ``score_content`` of the same inputs, when already made."""
     out_dir.mkdir(parents=True, exist_ok=True)
     tables_dir = out_dir / "tables"
-    write_analysis_tables(analysis_tables(inputs.cells), tables_dir)
+    computed = analysis_tables(
+        inputs.cells,
+        tally=inputs.judging,
+        judge_records=inputs.judge_records,
+        items=inputs.items,
+    )
+    write_analysis_tables(computed, tables_dir)
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
     content = build_content(inputs, options, analyses=analyses, scores=scores)
     write_figures(content, out_dir / "figures")
@@ -172,21 +178,6 @@ def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
         name: _per_election(content, attribute, "findings")
         for name, attribute in FINDING_TABLES.items()
     }
-    if content.judges is not None:
-        tables |= {
-            "judge_pass_rates": content.judges.pass_rates,
-            "judge_majority_agreement": content.judges.agreement,
-            "judge_strictness": content.judges.ranking,
-        }
-    if content.reliability is not None:
-        r = content.reliability
-        tables |= {
-            "agreement_by_rubric": r.by_rubric,
-            "agreement_by_sub_question": r.by_sub_question,
-            "agreement_by_language": r.by_language,
-            "agreement_by_sub_question_language": r.by_sub_question_language,
-            "excluded_items": r.excluded,
-        }
     if content.human_validation is not None and content.human_validation.has_labels:
         tables |= content.human_validation.tables()
     for index, part in enumerate(content.cross_elections, start=1):

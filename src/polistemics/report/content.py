@@ -90,14 +90,12 @@ class ScoreContent:
 
     labels: ModelLabels
     elections: list[tuple[ElectionTables, ElectionFigures]]
-    reliability: ReliabilityTables | None
     observations: pd.DataFrame
     fidelity: pd.DataFrame | None
     fidelity_reason: str | None
     browser: dict
     cross_elections: list[CrossElection] = field(default_factory=list)
     findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
-    judges: JudgeTables | None = None
     mechanisms: MechanismContent | None = None
 
 
@@ -124,9 +122,6 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
             loo_min_items=options.loo_min_items,
         )
         findings.append((found, finding_figures(found, tables, labels)))
-    reliability = None
-    if inputs.judging is not None and inputs.judging.n_verdicts:
-        reliability = reliability_tables(inputs.judging)
     fidelity, fidelity_reason = fidelity_table(inputs.evidence)
     mechanisms = mechanism_content(inputs, labels)
     browser = browser_payload(
@@ -141,7 +136,6 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     return ScoreContent(
         labels=labels,
         elections=elections,
-        reliability=reliability,
         observations=observation_counts(inputs.answers, inputs.cells),
         fidelity=fidelity,
         fidelity_reason=fidelity_reason,
@@ -154,13 +148,6 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
             seed=options.seed,
         ),
         findings=findings,
-        judges=judge_tables(
-            inputs.judge_records,
-            inputs.items,
-            inputs.judging.panel_size if inputs.judging is not None else 0,
-        )
-        if inputs.judging is not None
-        else None,
         mechanisms=mechanisms,
     )
 
@@ -178,6 +165,7 @@ def build_content(
     options = options or ReportOptions()
     scores = scores or score_content(inputs, options)
     environments, environments_source = environment_counts(inputs.manifest, inputs.items)
+    panel_size = inputs.judging.panel_size if inputs.judging is not None else 0
     data = DataTables(
         standardisation=standardisation_table(inputs.manifest),
         environments=environments,
@@ -198,13 +186,13 @@ def build_content(
         labels=scores.labels,
         options=options,
         elections=scores.elections,
-        reliability=scores.reliability,
+        reliability=reliability_tables(analyses, panel_size),
         data=data,
         browser=scores.browser,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
         cross_elections=scores.cross_elections,
         findings=scores.findings,
-        judges=scores.judges,
+        judges=judge_tables(analyses, panel_size),
         human_validation=human_validation_stats(inputs),
         mechanisms=scores.mechanisms,
         analyses=analyses,

@@ -11,7 +11,8 @@ Per election (``FindingTables``, from the scored cells, the full variant unless 
   full variant, pooled over models) and the expansion terciles, when the source has evidence.
 
 Per report (``JudgeTables``, from a run's raw judge verdicts; a release has none): per-judge
-pass rates, agreement with the panel majority and a strictness ranking (``scoring.judge_analyses``).
+pass rates, agreement with the panel majority and a strictness ranking, computed by
+``analyses.judges`` and read back from ``tables/``.
 """
 
 from __future__ import annotations
@@ -22,20 +23,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 from polistemics.analyses.elections import election_cells
+from polistemics.analyses.tables import AnalysisTables
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.items import EnvironmentItem
 from polistemics.evidence.fidelity import InvalidScore, expansion_vs_sanitisation
 from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
 from polistemics.rubrics import Rubric
-from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.cells import scoreable_cells
-from polistemics.scoring.judge_analyses import (
-    judge_pass_rates,
-    majority_agreement,
-    strictness_ranking,
-)
 from polistemics.scoring.party_analyses import (
     SANITISATION,
     mean_party_spread,
@@ -44,8 +39,6 @@ from polistemics.scoring.party_analyses import (
     party_vs_rest,
     sanitisation_by_variant,
 )
-from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
-from polistemics.scoring.verdicts import panel_votes
 
 FULL = Variant.FULL.value
 BASELINE = Environment.BASELINE.value
@@ -169,24 +162,14 @@ class JudgeTables:
     panel_size: int
 
 
-def judge_tables(
-    records: Sequence[JudgeVerdictRecord] | None,
-    items: Sequence[EnvironmentItem],
-    panel_size: int,
-) -> JudgeTables | None:
-    """Per-judge tables from a run's raw verdicts; None without them (an authors' release)."""
-    if not records or not items:
-        return None
-    try:
-        verdicts = verdict_table(records, {item.key: item for item in items})
-    except UnknownItemError:
-        return None  # the reliability tables report the same problem
-    votes = panel_votes(verdicts, panel_size).votes
-    if votes.empty:
-        return None
-    return JudgeTables(
-        pass_rates=judge_pass_rates(votes),
-        agreement=majority_agreement(votes, panel_size),
-        ranking=strictness_ranking(votes),
-        panel_size=panel_size,
+def judge_tables(analyses: AnalysisTables, panel_size: int) -> JudgeTables | None:
+    """The per-judge tables of ``analyses.judges`` as read back; None without raw verdicts."""
+    found = (
+        analyses.judge_pass_rates,
+        analyses.judge_majority_agreement,
+        analyses.judge_strictness,
     )
+    if any(table is None for table in found):
+        return None
+    pass_rates, agreement, ranking = found
+    return JudgeTables(pass_rates, agreement, ranking, panel_size)

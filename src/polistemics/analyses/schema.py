@@ -35,6 +35,9 @@ class TableColumn:
     name: str
     type: ColumnType
     meaning: str
+    # text only: an empty field reads back as None (the analysis leaves the value out, e.g. a
+    # party without a name); the file cannot tell None from "", so this is the reader's choice
+    missing_is_none: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,4 +87,7 @@ class TableSchema:
             na_values={c.name: [""] for c in self.columns if c.type in ("int", "float")},
             float_precision="round_trip",
         )
+        for column in self.columns:
+            if column.missing_is_none:
+                table[column.name] = table[column.name].map(lambda v: None if v == "" else v)
         return self.check(table)

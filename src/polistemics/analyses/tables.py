@@ -9,7 +9,7 @@ None; when measured it always has a file, its header alone when it has no rows.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +21,24 @@ from polistemics.analyses.agreement import (
     AGREEMENT_BY_SUB_QUESTION_LANGUAGE,
     EXCLUDED_ITEMS,
     agreement_tables,
+)
+from polistemics.analyses.election_scores import (
+    ABLATION_DELTAS,
+    ADHERENCE_BY_ENVIRONMENT,
+    BASELINE_PARTY_ADHERENCE,
+    BOOTSTRAP,
+    DISPERSION,
+    ENVIRONMENT_DIFFICULTY,
+    LEADERBOARD,
+    LOO_DEVIATIONS,
+    LOO_SUMMARY,
+    PARTY_SPREAD,
+    PARTY_SPREAD_BY_RUBRIC,
+    RUBRIC_SCORES,
+    SUB_QUESTION_PASS_RATES,
+    VAGUE_MODES,
+    VARIANT_SCORES,
+    election_score_tables,
 )
 from polistemics.analyses.failure_cooccurrence import (
     FAILURE_COOCCURRENCE,
@@ -35,12 +53,29 @@ from polistemics.analyses.judges import (
 from polistemics.analyses.schema import TableSchema
 from polistemics.environments.items import EnvironmentItem
 from polistemics.runlog import JudgeVerdictRecord
+from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.verdicts import PanelTally
 
 
 @dataclass(frozen=True)
 class AnalysisTables:
     failure_cooccurrence: pd.DataFrame  # FAILURE_COOCCURRENCE
+    # the score tables of every election with their bootstrap CIs (analyses.election_scores)
+    leaderboard: pd.DataFrame = field(default_factory=LEADERBOARD.empty)
+    adherence_by_environment: pd.DataFrame = field(default_factory=ADHERENCE_BY_ENVIRONMENT.empty)
+    dispersion: pd.DataFrame = field(default_factory=DISPERSION.empty)
+    environment_difficulty: pd.DataFrame = field(default_factory=ENVIRONMENT_DIFFICULTY.empty)
+    rubric_scores: pd.DataFrame = field(default_factory=RUBRIC_SCORES.empty)
+    sub_question_pass_rates: pd.DataFrame = field(default_factory=SUB_QUESTION_PASS_RATES.empty)
+    party_spread: pd.DataFrame = field(default_factory=PARTY_SPREAD.empty)
+    party_spread_by_rubric: pd.DataFrame = field(default_factory=PARTY_SPREAD_BY_RUBRIC.empty)
+    baseline_party_adherence: pd.DataFrame = field(default_factory=BASELINE_PARTY_ADHERENCE.empty)
+    loo_deviations: pd.DataFrame = field(default_factory=LOO_DEVIATIONS.empty)
+    loo_summary: pd.DataFrame = field(default_factory=LOO_SUMMARY.empty)
+    vague_modes: pd.DataFrame = field(default_factory=VAGUE_MODES.empty)
+    ablation_deltas: pd.DataFrame = field(default_factory=ABLATION_DELTAS.empty)
+    variant_scores: pd.DataFrame = field(default_factory=VARIANT_SCORES.empty)
+    bootstrap: pd.DataFrame = field(default_factory=BOOTSTRAP.empty)
     # judge reliability (analyses.agreement); None: no raw judge verdicts
     agreement_by_rubric: pd.DataFrame | None = None
     agreement_by_sub_question: pd.DataFrame | None = None
@@ -55,6 +90,21 @@ class AnalysisTables:
 
 SCHEMAS: dict[str, TableSchema] = {
     "failure_cooccurrence": FAILURE_COOCCURRENCE,
+    "leaderboard": LEADERBOARD,
+    "adherence_by_environment": ADHERENCE_BY_ENVIRONMENT,
+    "dispersion": DISPERSION,
+    "environment_difficulty": ENVIRONMENT_DIFFICULTY,
+    "rubric_scores": RUBRIC_SCORES,
+    "sub_question_pass_rates": SUB_QUESTION_PASS_RATES,
+    "party_spread": PARTY_SPREAD,
+    "party_spread_by_rubric": PARTY_SPREAD_BY_RUBRIC,
+    "baseline_party_adherence": BASELINE_PARTY_ADHERENCE,
+    "loo_deviations": LOO_DEVIATIONS,
+    "loo_summary": LOO_SUMMARY,
+    "vague_modes": VAGUE_MODES,
+    "ablation_deltas": ABLATION_DELTAS,
+    "variant_scores": VARIANT_SCORES,
+    "bootstrap": BOOTSTRAP,
     "agreement_by_rubric": AGREEMENT_BY_RUBRIC,
     "agreement_by_sub_question": AGREEMENT_BY_SUB_QUESTION,
     "agreement_by_language": AGREEMENT_BY_LANGUAGE,
@@ -72,11 +122,16 @@ def analysis_tables(
     tally: PanelTally | None = None,
     judge_records: Sequence[JudgeVerdictRecord] | None = None,
     items: Sequence[EnvironmentItem] = (),
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    loo_min_items: int | None = None,
 ) -> AnalysisTables:
     """Every analysis of a source: its scored cells and, for a run, the panel's vote counts
-    (``tally``) and raw verdicts with the items they judge."""
+    (``tally``) and raw verdicts with the items they judge. ``resamples`` and ``seed``: the
+    bootstrap's; ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off)."""
     found: dict[str, pd.DataFrame | None] = {
-        "failure_cooccurrence": failure_cooccurrence_table(cells)
+        "failure_cooccurrence": failure_cooccurrence_table(cells),
+        **election_score_tables(cells, resamples=resamples, seed=seed, loo_min_items=loo_min_items),
     }
     if tally is not None and tally.n_verdicts:
         agreement = agreement_tables(tally)
@@ -101,8 +156,8 @@ def analysis_tables(
 def write_analysis_tables(tables: AnalysisTables, folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for field in fields(tables):
-        table, schema = getattr(tables, field.name), SCHEMAS[field.name]
+    for entry in fields(tables):
+        table, schema = getattr(tables, entry.name), SCHEMAS[entry.name]
         if table is None or (table.empty and not schema.optional):
             schema.path(folder).unlink(missing_ok=True)  # not read back from an earlier build
         else:

@@ -89,6 +89,7 @@ def write_report(
     scores: ScoreContent | None = None,
 ) -> Path:
     """Write the report; ``scores``: ``score_content`` of the same inputs, when already made."""
+    options = options or ReportOptions()
     out_dir.mkdir(parents=True, exist_ok=True)
     tables_dir = out_dir / "tables"
     computed = analysis_tables(
@@ -96,6 +97,9 @@ def write_report(
         tally=inputs.judging,
         judge_records=inputs.judge_records,
         items=inputs.items,
+        resamples=options.bootstrap_resamples,
+        seed=options.seed,
+        loo_min_items=options.loo_min_items,
     )
     write_analysis_tables(computed, tables_dir)
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
@@ -139,25 +143,6 @@ def _per_election(
     return joined.loc[:, ["election_id", *[c for c in joined.columns if c != "election_id"]]]
 
 
-ELECTION_TABLES = {
-    "leaderboard": "leaderboard",
-    "adherence_by_environment": "robustness",
-    "dispersion": "dispersion",
-    "environment_difficulty": "difficulty",
-    "rubric_scores": "rubric_scores",
-    "sub_question_pass_rates": "sub_question_rates",
-    "party_spread": "party_spread",
-    "party_spread_by_rubric": "party_spread_rubric",
-    "baseline_party_adherence": "baseline_parties",
-    "loo_deviations": "loo",
-    "loo_summary": "loo_summary",
-    "vague_modes": "vague_modes",
-    "ablation_deltas": "ablations",
-    "variant_scores": "variant_scores",
-    "bootstrap": "bootstrap",
-}
-
-
 FINDING_TABLES = {
     "party_adherence": "party_adherence",
     "party_pass_rates": "party_pass_rates",
@@ -172,9 +157,6 @@ FINDING_TABLES = {
 def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
     """Every table of the report by file name (without ``.csv``)."""
     tables: dict[str, pd.DataFrame | None] = {
-        name: _per_election(content, attribute) for name, attribute in ELECTION_TABLES.items()
-    }
-    tables |= {
         name: _per_election(content, attribute, "findings")
         for name, attribute in FINDING_TABLES.items()
     }

@@ -34,7 +34,7 @@ from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
 from polistemics.report.mechanisms import MechanismContent, mechanism_content
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
-from polistemics.report.tables import ElectionTables, election_tables
+from polistemics.report.tables import ElectionTables, election_tables_of
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 
 
@@ -89,29 +89,23 @@ class ScoreContent:
     manifest: nearly all of its work, so a run can do it before its manifest exists."""
 
     labels: ModelLabels
-    elections: list[tuple[ElectionTables, ElectionFigures]]
     observations: pd.DataFrame
     fidelity: pd.DataFrame | None
     fidelity_reason: str | None
     browser: dict
     cross_elections: list[CrossElection] = field(default_factory=list)
-    findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
     mechanisms: MechanismContent | None = None
 
 
-def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
-    """The manifest-free part of ``build_content`` (``inputs.manifest`` is not read)."""
-    options = options or ReportOptions()
-    labels = ModelLabels(options.model_labels)
+def _election_parts(
+    inputs: ReportInputs, options: ReportOptions, analyses: AnalysisTables, labels: ModelLabels
+) -> tuple[
+    list[tuple[ElectionTables, ElectionFigures]], list[tuple[FindingTables, FindingFigures]]
+]:
+    """Each election's tables (read back from ``tables/``) and figures."""
     elections, findings = [], []
     for election_id in elections_in(inputs.cells):
-        tables = election_tables(
-            inputs.cells,
-            election_id,
-            resamples=options.bootstrap_resamples,
-            seed=options.seed,
-            loo_min_items=options.loo_min_items,
-        )
+        tables = election_tables_of(analyses, inputs.cells, election_id)
         elections.append((tables, election_figures(tables, labels)))
         found = finding_tables(
             inputs.cells,
@@ -122,6 +116,14 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
             loo_min_items=options.loo_min_items,
         )
         findings.append((found, finding_figures(found, tables, labels)))
+    return elections, findings
+
+
+def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
+    """The manifest-free part of ``build_content`` (``inputs.manifest`` is not read) that does
+    not draw the analysis tables: a run makes it before its manifest and its tables exist."""
+    options = options or ReportOptions()
+    labels = ModelLabels(options.model_labels)
     fidelity, fidelity_reason = fidelity_table(inputs.evidence)
     mechanisms = mechanism_content(inputs, labels)
     browser = browser_payload(
@@ -135,7 +137,6 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     )
     return ScoreContent(
         labels=labels,
-        elections=elections,
         observations=observation_counts(inputs.answers, inputs.cells),
         fidelity=fidelity,
         fidelity_reason=fidelity_reason,
@@ -147,7 +148,6 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
             resamples=options.bootstrap_resamples,
             seed=options.seed,
         ),
-        findings=findings,
         mechanisms=mechanisms,
     )
 
@@ -164,6 +164,7 @@ def build_content(
     tables of the same inputs, as read back from ``tables/``."""
     options = options or ReportOptions()
     scores = scores or score_content(inputs, options)
+    elections, findings = _election_parts(inputs, options, analyses, scores.labels)
     environments, environments_source = environment_counts(inputs.manifest, inputs.items)
     panel_size = inputs.judging.panel_size if inputs.judging is not None else 0
     data = DataTables(
@@ -185,13 +186,13 @@ def build_content(
         inputs=inputs,
         labels=scores.labels,
         options=options,
-        elections=scores.elections,
+        elections=elections,
         reliability=reliability_tables(analyses, panel_size),
         data=data,
         browser=scores.browser,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
         cross_elections=scores.cross_elections,
-        findings=scores.findings,
+        findings=findings,
         judges=judge_tables(analyses, panel_size),
         human_validation=human_validation_stats(inputs),
         mechanisms=scores.mechanisms,

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from polistemics.analyses.failure_cooccurrence import failure_cooccurrence_table
+from polistemics.analyses.party_findings import impartiality_pooled
 from polistemics.conditions import Environment, Variant
 from polistemics.report.findings import (
     expansion_table,
     finding_tables,
-    impartiality_pooled,
 )
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.scoring.party_analyses import mean_party_spread

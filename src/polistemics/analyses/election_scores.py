@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields
 
 import pandas as pd
 
-from polistemics.analyses.elections import elections_in
+from polistemics.analyses.elections import elections_in, joined
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import Rubric
@@ -486,19 +486,4 @@ def election_score_tables(
             table = getattr(scores, field.name)
             if table is not None and not table.empty:
                 found[field.name].append(table.assign(election_id=election_id))
-    return {name: _joined(frames, ELECTION_SCHEMAS[name]) for name, frames in found.items()}
-
-
-def _joined(frames: list[pd.DataFrame], schema: TableSchema) -> pd.DataFrame:
-    if not frames:
-        return schema.empty()
-    joined = pd.concat(frames, ignore_index=True)
-    return schema.check(
-        joined.loc[:, ["election_id", *[c for c in joined.columns if c != "election_id"]]]
-    )
-
-
-def election_rows(table: pd.DataFrame, election_id: str) -> pd.DataFrame:
-    """One election's rows of a per-election table, without its ``election_id`` column."""
-    part = table[table["election_id"] == election_id]
-    return part.drop(columns=["election_id"]).reset_index(drop=True)
+    return {name: joined(frames, ELECTION_SCHEMAS[name]) for name, frames in found.items()}

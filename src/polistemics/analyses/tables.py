@@ -50,6 +50,15 @@ from polistemics.analyses.judges import (
     JUDGE_STRICTNESS,
     judge_analyses,
 )
+from polistemics.analyses.party_findings import (
+    I4_BY_VARIANT,
+    IMPARTIALITY_POOLED,
+    MEAN_PARTY_SPREAD,
+    PARTY_ADHERENCE,
+    PARTY_PASS_RATES,
+    PARTY_VS_REST,
+    party_finding_tables,
+)
 from polistemics.analyses.schema import TableSchema
 from polistemics.environments.items import EnvironmentItem
 from polistemics.runlog import JudgeVerdictRecord
@@ -76,6 +85,13 @@ class AnalysisTables:
     ablation_deltas: pd.DataFrame = field(default_factory=ABLATION_DELTAS.empty)
     variant_scores: pd.DataFrame = field(default_factory=VARIANT_SCORES.empty)
     bootstrap: pd.DataFrame = field(default_factory=BOOTSTRAP.empty)
+    # the party and pooled analyses of every election (analyses.party_findings)
+    party_adherence: pd.DataFrame = field(default_factory=PARTY_ADHERENCE.empty)
+    party_pass_rates: pd.DataFrame = field(default_factory=PARTY_PASS_RATES.empty)
+    mean_party_spread: pd.DataFrame = field(default_factory=MEAN_PARTY_SPREAD.empty)
+    party_vs_rest: pd.DataFrame = field(default_factory=PARTY_VS_REST.empty)
+    i4_by_variant: pd.DataFrame = field(default_factory=I4_BY_VARIANT.empty)
+    impartiality_pooled: pd.DataFrame = field(default_factory=IMPARTIALITY_POOLED.empty)
     # judge reliability (analyses.agreement); None: no raw judge verdicts
     agreement_by_rubric: pd.DataFrame | None = None
     agreement_by_sub_question: pd.DataFrame | None = None
@@ -105,6 +121,12 @@ SCHEMAS: dict[str, TableSchema] = {
     "ablation_deltas": ABLATION_DELTAS,
     "variant_scores": VARIANT_SCORES,
     "bootstrap": BOOTSTRAP,
+    "party_adherence": PARTY_ADHERENCE,
+    "party_pass_rates": PARTY_PASS_RATES,
+    "mean_party_spread": MEAN_PARTY_SPREAD,
+    "party_vs_rest": PARTY_VS_REST,
+    "i4_by_variant": I4_BY_VARIANT,
+    "impartiality_pooled": IMPARTIALITY_POOLED,
     "agreement_by_rubric": AGREEMENT_BY_RUBRIC,
     "agreement_by_sub_question": AGREEMENT_BY_SUB_QUESTION,
     "agreement_by_language": AGREEMENT_BY_LANGUAGE,
@@ -132,6 +154,7 @@ def analysis_tables(
     found: dict[str, pd.DataFrame | None] = {
         "failure_cooccurrence": failure_cooccurrence_table(cells),
         **election_score_tables(cells, resamples=resamples, seed=seed, loo_min_items=loo_min_items),
+        **party_finding_tables(cells, resamples=resamples, seed=seed),
     }
     if tally is not None and tally.n_verdicts:
         agreement = agreement_tables(tally)

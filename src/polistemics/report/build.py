@@ -128,9 +128,7 @@ def write_figures(content: ReportContent, folder: Path) -> list[Path]:
     ]
 
 
-def _per_election(
-    content: ReportContent, attribute: str, source: str = "elections"
-) -> pd.DataFrame | None:
+def _per_election(content: ReportContent, attribute: str, source: str) -> pd.DataFrame | None:
     """``attribute`` of every election's tables (``source``: ``elections`` or ``findings``)."""
     frames = []
     for tables, _ in getattr(content, source):
@@ -143,22 +141,10 @@ def _per_election(
     return joined.loc[:, ["election_id", *[c for c in joined.columns if c != "election_id"]]]
 
 
-FINDING_TABLES = {
-    "party_adherence": "party_adherence",
-    "party_pass_rates": "party_pass_rates",
-    "mean_party_spread": "mean_party_spread",
-    "party_vs_rest": "party_vs_rest",
-    "i4_by_variant": "sanitisation",
-    "impartiality_pooled": "impartiality",
-    "expansion_vs_i4": "expansion",
-}
-
-
 def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
     """Every table of the report by file name (without ``.csv``)."""
     tables: dict[str, pd.DataFrame | None] = {
-        name: _per_election(content, attribute, "findings")
-        for name, attribute in FINDING_TABLES.items()
+        "expansion_vs_i4": _per_election(content, "expansion", "findings"),
     }
     if content.human_validation is not None and content.human_validation.has_labels:
         tables |= content.human_validation.tables()

@@ -28,7 +28,12 @@ from polistemics.report.datasets import (
 )
 from polistemics.report.figures import FIGURE_FORMATS, ElectionFigures, election_figures
 from polistemics.report.figures.findings import FindingFigures, finding_figures
-from polistemics.report.findings import FindingTables, JudgeTables, finding_tables, judge_tables
+from polistemics.report.findings import (
+    FindingTables,
+    JudgeTables,
+    finding_tables_of,
+    judge_tables,
+)
 from polistemics.report.human_validation import human_validation_stats
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
@@ -107,12 +112,11 @@ def _election_parts(
     for election_id in elections_in(inputs.cells):
         tables = election_tables_of(analyses, inputs.cells, election_id)
         elections.append((tables, election_figures(tables, labels)))
-        found = finding_tables(
+        found = finding_tables_of(
+            analyses,
             inputs.cells,
             election_id,
             evidence=inputs.evidence,
-            resamples=options.bootstrap_resamples,
-            seed=options.seed,
             loo_min_items=options.loo_min_items,
         )
         findings.append((found, finding_figures(found, tables, labels)))

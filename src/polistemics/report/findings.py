@@ -22,23 +22,16 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.analyses.elections import election_cells
+from polistemics.analyses.elections import election_cells, election_rows
+from polistemics.analyses.party_findings import PARTY_SCHEMAS, PartyFindings, party_findings
 from polistemics.analyses.tables import AnalysisTables
 from polistemics.conditions import Environment, Variant
 from polistemics.evidence.fidelity import InvalidScore, expansion_vs_sanitisation
 from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
-from polistemics.rubrics import Rubric
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.cells import scoreable_cells
-from polistemics.scoring.party_analyses import (
-    SANITISATION,
-    mean_party_spread,
-    party_adherence,
-    party_pass_rates,
-    party_vs_rest,
-    sanitisation_by_variant,
-)
+from polistemics.scoring.party_analyses import SANITISATION
 
 FULL = Variant.FULL.value
 BASELINE = Environment.BASELINE.value
@@ -56,24 +49,6 @@ class FindingTables:
     expansion: pd.DataFrame | None  # App. D.4 terciles (with rho); None: see expansion_reason
     expansion_reason: str | None
     loo_min_items: int | None  # the minimum-items gate of the LOO flags; None: off (the paper)
-
-
-def impartiality_pooled(cells: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 22: pass rate per model x Impartiality sub-question over all environments."""
-    kept, _ = scoreable_cells(cells)
-    impartial = kept[kept["rubric"] == Rubric.IMPARTIALITY.value]
-    table = (
-        impartial.groupby(["model", "sub_question"], sort=True)
-        .agg(
-            n=("passed", "size"),
-            passes=("passed", "sum"),
-            n_environments=("environment", "nunique"),
-        )
-        .reset_index()
-    )
-    table["passes"] = table["passes"].astype("int64")
-    table["pass_rate"] = table["passes"] / table["n"]
-    return table
 
 
 def expansion_table(
@@ -133,21 +108,48 @@ def finding_tables(
     seed: int = 0,
     loo_min_items: int | None = None,
 ) -> FindingTables:
-    everything, full = election_cells(cells, election_id)
+    """One election's findings computed on the spot (``analyses.party_findings``), not read
+    from ``tables/``: for drawing its figures alone (the report uses ``finding_tables_of``)."""
+    found = party_findings(cells, election_id, resamples=resamples, seed=seed)
+    return _findings(found, cells, election_id, evidence, loo_min_items)
+
+
+def finding_tables_of(
+    analyses: AnalysisTables,
+    cells: pd.DataFrame,
+    election_id: str,
+    *,
+    evidence: Sequence[Evidence] | None = None,
+    loo_min_items: int | None = None,
+) -> FindingTables:
+    """One election's findings as read back from ``tables/``, with the App. D.4 expansion
+    analysis of its evidence."""
+    found = PartyFindings(
+        **{name: election_rows(getattr(analyses, name), election_id) for name in PARTY_SCHEMAS}
+    )
+    return _findings(found, cells, election_id, evidence, loo_min_items)
+
+
+def _findings(
+    found: PartyFindings,
+    cells: pd.DataFrame,
+    election_id: str,
+    evidence: Sequence[Evidence] | None,
+    loo_min_items: int | None,
+) -> FindingTables:
+    everything, _ = election_cells(cells, election_id)
     election_evidence = [
         e for e in evidence or [] if e.observation_id in set(everything["observation_id"])
     ]
     expansion, reason = expansion_table(everything, election_evidence)
     return FindingTables(
         election_id=election_id,
-        party_adherence=party_adherence(full, n_resamples=resamples, seed=seed).drop(
-            columns=["variant"]
-        ),
-        party_pass_rates=party_pass_rates(full).drop(columns=["variant"]),
-        mean_party_spread=mean_party_spread(full).drop(columns=["variant"]),
-        party_vs_rest=party_vs_rest(full).drop(columns=["variant"]),
-        sanitisation=sanitisation_by_variant(everything),
-        impartiality=impartiality_pooled(full),
+        party_adherence=found.party_adherence,
+        party_pass_rates=found.party_pass_rates,
+        mean_party_spread=found.mean_party_spread,
+        party_vs_rest=found.party_vs_rest,
+        sanitisation=found.i4_by_variant,
+        impartiality=found.impartiality_pooled,
         expansion=expansion,
         expansion_reason=reason,
         loo_min_items=loo_min_items,

@@ -15,9 +15,9 @@ import pandas as pd
 from polistemics.analyses.election_scores import (
     ELECTION_SCHEMAS,
     ElectionScores,
-    election_rows,
     election_scores,
 )
+from polistemics.analyses.elections import election_rows
 from polistemics.analyses.tables import AnalysisTables
 from polistemics.conditions import Environment
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES

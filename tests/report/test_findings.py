@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from polistemics.analyses.failure_cooccurrence import failure_cooccurrence_table
+from polistemics.analyses.party_findings import impartiality_pooled
 from polistemics.conditions import Environment, Variant
 from polistemics.report.findings import (
     expansion_table,
     finding_tables,
-    impartiality_pooled,
-    judge_tables,
 )
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.scoring.party_analyses import mean_party_spread
@@ -51,11 +49,6 @@ def test_finding_tables_keep_the_gate_and_the_full_variant() -> None:
     assert set(found.party_adherence["party_id"]) == {"p1", "p2"}
     assert set(found.sanitisation["variant"]) == {"full", "anon"}
     assert found.expansion is None and "evidence" in found.expansion_reason
-
-
-def test_no_raw_verdicts_give_no_judge_tables() -> None:
-    assert judge_tables(None, [], 3) is None
-    assert judge_tables([], [], 3) is None
 
 
 @pytest.fixture(scope="module")
@@ -102,18 +95,3 @@ def test_expansion_needs_evidence_and_i4_cells(dutch) -> None:
     no_i4 = inputs.cells[inputs.cells["sub_question"] != "sanitization"]
     table, reason = expansion_table(no_i4, inputs.evidence)
     assert table is None and "I4" in reason
-
-
-def test_judge_tables_of_the_demo_run(finished_demo_run) -> None:
-    from polistemics.report.run_inputs import load_run_inputs
-
-    run_dir, _ = finished_demo_run
-    inputs = load_run_inputs(run_dir)
-    judges = judge_tables(inputs.judge_records, inputs.items, inputs.judging.panel_size)
-    assert judges is not None
-    assert list(judges.ranking["rank"]) == list(range(1, len(judges.ranking) + 1))
-    assert judges.ranking["pass_rate"].is_monotonic_increasing
-    assert len(judges.ranking) == inputs.judging.panel_size
-    overall = judges.agreement[judges.agreement["rubric"] == "all"]
-    assert ((overall["agreement"] >= 0) & (overall["agreement"] <= 1)).all()
-    assert isinstance(judges.pass_rates, pd.DataFrame) and not judges.pass_rates.empty

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from polistemics.analyses.agreement import agreement_tables
 from polistemics.conditions import Environment
-from polistemics.report.reliability import reliability_tables
 from polistemics.report.run_inputs import load_run_inputs
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeVerdictRecord
@@ -50,7 +50,7 @@ def test_verdict_table_matches_the_one_by_one_conversion(demo_inputs) -> None:
 def test_agreement_matches_scoring_agreement_table(demo_inputs) -> None:
     items = {item.key: item for item in demo_inputs.items}
     verdicts = verdict_table(demo_inputs.judge_records, items)
-    tables = reliability_tables(demo_inputs.judging)
+    tables = agreement_tables(demo_inputs.judging)
     for by, ours in [
         (("rubric",), tables.by_rubric),
         (("rubric", "sub_question"), tables.by_sub_question),
@@ -59,7 +59,7 @@ def test_agreement_matches_scoring_agreement_table(demo_inputs) -> None:
         expected = agreement_table(one_by_one(demo_inputs.judge_records, items), by, 3)
         pd.testing.assert_frame_equal(ours.reset_index(drop=True), expected.reset_index(drop=True))
         pd.testing.assert_frame_equal(agreement_table(verdicts, by, 3), expected)
-    assert tables.excluded.empty and tables.panel_size == 3
+    assert tables.excluded.empty and demo_inputs.judging.panel_size == 3
 
 
 def record(item_key: str, judge: int, says: dict[str, bool | None]) -> JudgeVerdictRecord:
@@ -93,7 +93,7 @@ def test_disagreement_and_exclusions(demo_inputs) -> None:
         record(second, 1, {keys[0]: True, keys[1]: None}),
         record(second, 2, {keys[0]: True, keys[1]: False}),
     ]
-    tables = reliability_tables(tally_panel(verdict_table(records, items), 3))
+    tables = agreement_tables(tally_panel(verdict_table(records, items), 3))
     assert len(tables.excluded) == 1
     assert tables.excluded["observation_id"].iloc[0] == items[second].observation_id
     by_sq = tables.by_sub_question.set_index("sub_question")

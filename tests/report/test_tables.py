@@ -137,3 +137,31 @@ def test_user_assigned_country_codes_are_not_names() -> None:
     assert user_assigned_country("XX") and user_assigned_country("zz")
     assert user_assigned_country("QM") and not user_assigned_country("QA")
     assert not user_assigned_country("NL") and not user_assigned_country("DE")
+
+
+def test_the_report_draws_the_score_tables_it_reads_back(finished_demo_run) -> None:
+    """The leaderboard, robustness and party sections show what tables/ holds (doctored here),
+    not numbers computed at render time."""
+    from dataclasses import replace
+
+    from polistemics.analyses.tables import read_analysis_tables
+    from polistemics.report.content import ReportOptions, build_content
+    from polistemics.report.finding_sections import party_findings_view
+    from polistemics.report.run_inputs import load_run_inputs
+    from polistemics.report.sections import leaderboard_view
+
+    run_dir, paths = finished_demo_run
+    analyses = read_analysis_tables(paths["report"].parent / "tables")
+    doctored = replace(
+        analyses,
+        leaderboard=analyses.leaderboard.assign(emi=0.123456, n_observations=4321),
+        party_adherence=analyses.party_adherence.assign(adherence=0.987654),
+    )
+    options = ReportOptions(bootstrap_resamples=20, figure_formats=("svg",))
+    content = build_content(load_run_inputs(run_dir), options, analyses=doctored)
+    (election,) = leaderboard_view(content)["elections"]
+    cells = [[c.text for c in row] for row in election["table"].rows]
+    assert cells and all(percent(0.123456) in row and "4321" in row for row in cells)
+    assert all((t.leaderboard["emi"] == 0.123456).all() for t, _ in content.elections)
+    assert all((f.party_adherence["adherence"] == 0.987654).all() for f, _ in content.findings)
+    assert party_findings_view(content)  # draws without computing

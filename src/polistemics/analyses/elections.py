@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from polistemics.analyses.schema import TableSchema
 from polistemics.conditions import Variant
 
 
@@ -20,3 +21,20 @@ def election_cells(cells: pd.DataFrame, election_id: str) -> tuple[pd.DataFrame,
 def elections_in(cells: pd.DataFrame) -> list[str]:
     """The source's election ids, sorted: the order of every per-election table."""
     return sorted(cells["election_id"].dropna().astype(str).unique())
+
+
+def joined(frames: list[pd.DataFrame], schema: TableSchema) -> pd.DataFrame:
+    """Per-election tables (each with its ``election_id`` column) as one table in ``schema``,
+    ``election_id`` first."""
+    if not frames:
+        return schema.empty()
+    table = pd.concat(frames, ignore_index=True)
+    return schema.check(
+        table.loc[:, ["election_id", *[c for c in table.columns if c != "election_id"]]]
+    )
+
+
+def election_rows(table: pd.DataFrame, election_id: str) -> pd.DataFrame:
+    """One election's rows of a per-election table, without its ``election_id`` column."""
+    part = table[table["election_id"] == election_id]
+    return part.drop(columns=["election_id"]).reset_index(drop=True)

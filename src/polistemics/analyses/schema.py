@@ -17,8 +17,13 @@ import pandas as pd
 from polistemics.csv_tables import read_csv_table, write_csv_table
 from polistemics.paths import inside
 
-ColumnType = Literal["text", "int", "float"]
-_DTYPES: dict[ColumnType, str] = {"text": "object", "int": "int64", "float": "float64"}
+ColumnType = Literal["text", "int", "float", "bool"]
+_DTYPES: dict[ColumnType, str] = {
+    "text": "object",
+    "int": "int64",
+    "float": "float64",
+    "bool": "bool",
+}
 
 
 class TableSchemaError(ValueError):
@@ -30,6 +35,9 @@ class TableColumn:
     name: str
     type: ColumnType
     meaning: str
+    # text only: an empty field reads back as None (the analysis leaves the value out, e.g. a
+    # party without a name); the file cannot tell None from "", so this is the reader's choice
+    missing_is_none: bool = False
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,9 @@ class TableSchema:
     name: str  # the file's stem in tables/
     meaning: str
     columns: tuple[TableColumn, ...]
+    # True: the table is None when not measured (no file) and an empty table still writes its
+    # header (a file that says "measured, nothing found"); False: an empty table has no file.
+    optional: bool = False
 
     @property
     def names(self) -> list[str]:
@@ -73,7 +84,10 @@ class TableSchema:
             path,
             dtype=dict.fromkeys(text, str),
             keep_default_na=False,  # a party or election called "NA" is text
-            na_values={c.name: [""] for c in self.columns if c.type != "text"},
+            na_values={c.name: [""] for c in self.columns if c.type in ("int", "float")},
             float_precision="round_trip",
         )
+        for column in self.columns:
+            if column.missing_is_none:
+                table[column.name] = table[column.name].map(lambda v: None if v == "" else v)
         return self.check(table)

@@ -90,12 +90,22 @@ def write_report(
     scores: ScoreContent | None = None,
 ) -> Path:
     """Write the report; ``scores``: ``score_content`` of the same inputs, when already made."""
+    options = options or ReportOptions()
     try:
         output_folder(out_dir, ("tables", "figures"))  # no write follows a link out of it
     except UnsafePathError as exc:
         raise ReportInputError(str(exc)) from None
     tables_dir = out_dir / "tables"
-    write_analysis_tables(analysis_tables(inputs.cells), tables_dir)
+    computed = analysis_tables(
+        inputs.cells,
+        tally=inputs.judging,
+        judge_records=inputs.judge_records,
+        items=inputs.items,
+        resamples=options.bootstrap_resamples,
+        seed=options.seed,
+        loo_min_items=options.loo_min_items,
+    )
+    write_analysis_tables(computed, tables_dir)
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
     content = build_content(inputs, options, analyses=analyses, scores=scores)
     write_figures(content, out_dir / "figures")
@@ -122,9 +132,7 @@ def write_figures(content: ReportContent, folder: Path) -> list[Path]:
     ]
 
 
-def _per_election(
-    content: ReportContent, attribute: str, source: str = "elections"
-) -> pd.DataFrame | None:
+def _per_election(content: ReportContent, attribute: str, source: str) -> pd.DataFrame | None:
     """``attribute`` of every election's tables (``source``: ``elections`` or ``findings``)."""
     frames = []
     for tables, _ in getattr(content, source):
@@ -137,60 +145,11 @@ def _per_election(
     return joined.loc[:, ["election_id", *[c for c in joined.columns if c != "election_id"]]]
 
 
-ELECTION_TABLES = {
-    "leaderboard": "leaderboard",
-    "adherence_by_environment": "robustness",
-    "dispersion": "dispersion",
-    "environment_difficulty": "difficulty",
-    "rubric_scores": "rubric_scores",
-    "sub_question_pass_rates": "sub_question_rates",
-    "party_spread": "party_spread",
-    "party_spread_by_rubric": "party_spread_rubric",
-    "baseline_party_adherence": "baseline_parties",
-    "loo_deviations": "loo",
-    "loo_summary": "loo_summary",
-    "vague_modes": "vague_modes",
-    "ablation_deltas": "ablations",
-    "variant_scores": "variant_scores",
-    "bootstrap": "bootstrap",
-}
-
-
-FINDING_TABLES = {
-    "party_adherence": "party_adherence",
-    "party_pass_rates": "party_pass_rates",
-    "mean_party_spread": "mean_party_spread",
-    "party_vs_rest": "party_vs_rest",
-    "i4_by_variant": "sanitisation",
-    "impartiality_pooled": "impartiality",
-    "expansion_vs_i4": "expansion",
-}
-
-
 def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
     """Every table of the report by file name (without ``.csv``)."""
     tables: dict[str, pd.DataFrame | None] = {
-        name: _per_election(content, attribute) for name, attribute in ELECTION_TABLES.items()
+        "expansion_vs_i4": _per_election(content, "expansion", "findings"),
     }
-    tables |= {
-        name: _per_election(content, attribute, "findings")
-        for name, attribute in FINDING_TABLES.items()
-    }
-    if content.judges is not None:
-        tables |= {
-            "judge_pass_rates": content.judges.pass_rates,
-            "judge_majority_agreement": content.judges.agreement,
-            "judge_strictness": content.judges.ranking,
-        }
-    if content.reliability is not None:
-        r = content.reliability
-        tables |= {
-            "agreement_by_rubric": r.by_rubric,
-            "agreement_by_sub_question": r.by_sub_question,
-            "agreement_by_language": r.by_language,
-            "agreement_by_sub_question_language": r.by_sub_question_language,
-            "excluded_items": r.excluded,
-        }
     if content.human_validation is not None and content.human_validation.has_labels:
         tables |= content.human_validation.tables()
     for index, part in enumerate(content.cross_elections, start=1):

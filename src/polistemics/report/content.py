@@ -28,13 +28,18 @@ from polistemics.report.datasets import (
 )
 from polistemics.report.figures import FIGURE_FORMATS, ElectionFigures, election_figures
 from polistemics.report.figures.findings import FindingFigures, finding_figures
-from polistemics.report.findings import FindingTables, JudgeTables, finding_tables, judge_tables
+from polistemics.report.findings import (
+    FindingTables,
+    JudgeTables,
+    finding_tables_of,
+    judge_tables,
+)
 from polistemics.report.human_validation import human_validation_stats
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
 from polistemics.report.mechanisms import MechanismContent, mechanism_content
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
-from polistemics.report.tables import ElectionTables, election_tables
+from polistemics.report.tables import ElectionTables, election_tables_of
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 
 
@@ -89,44 +94,40 @@ class ScoreContent:
     manifest: nearly all of its work, so a run can do it before its manifest exists."""
 
     labels: ModelLabels
-    elections: list[tuple[ElectionTables, ElectionFigures]]
-    reliability: ReliabilityTables | None
     observations: pd.DataFrame
     fidelity: pd.DataFrame | None
     fidelity_reason: str | None
     browser: dict
     cross_elections: list[CrossElection] = field(default_factory=list)
-    findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
-    judges: JudgeTables | None = None
     mechanisms: MechanismContent | None = None
 
 
-def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
-    """The manifest-free part of ``build_content`` (``inputs.manifest`` is not read)."""
-    options = options or ReportOptions()
-    labels = ModelLabels(options.model_labels)
+def _election_parts(
+    inputs: ReportInputs, options: ReportOptions, analyses: AnalysisTables, labels: ModelLabels
+) -> tuple[
+    list[tuple[ElectionTables, ElectionFigures]], list[tuple[FindingTables, FindingFigures]]
+]:
+    """Each election's tables (read back from ``tables/``) and figures."""
     elections, findings = [], []
     for election_id in elections_in(inputs.cells):
-        tables = election_tables(
-            inputs.cells,
-            election_id,
-            resamples=options.bootstrap_resamples,
-            seed=options.seed,
-            loo_min_items=options.loo_min_items,
-        )
+        tables = election_tables_of(analyses, inputs.cells, election_id)
         elections.append((tables, election_figures(tables, labels)))
-        found = finding_tables(
+        found = finding_tables_of(
+            analyses,
             inputs.cells,
             election_id,
             evidence=inputs.evidence,
-            resamples=options.bootstrap_resamples,
-            seed=options.seed,
             loo_min_items=options.loo_min_items,
         )
         findings.append((found, finding_figures(found, tables, labels)))
-    reliability = None
-    if inputs.judging is not None and inputs.judging.n_verdicts:
-        reliability = reliability_tables(inputs.judging)
+    return elections, findings
+
+
+def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
+    """The manifest-free part of ``build_content`` (``inputs.manifest`` is not read) that does
+    not draw the analysis tables: a run makes it before its manifest and its tables exist."""
+    options = options or ReportOptions()
+    labels = ModelLabels(options.model_labels)
     fidelity, fidelity_reason = fidelity_table(inputs.evidence)
     mechanisms = mechanism_content(inputs, labels)
     browser = browser_payload(
@@ -140,8 +141,6 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     )
     return ScoreContent(
         labels=labels,
-        elections=elections,
-        reliability=reliability,
         observations=observation_counts(inputs.answers, inputs.cells),
         fidelity=fidelity,
         fidelity_reason=fidelity_reason,
@@ -153,14 +152,6 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
             resamples=options.bootstrap_resamples,
             seed=options.seed,
         ),
-        findings=findings,
-        judges=judge_tables(
-            inputs.judge_records,
-            inputs.items,
-            inputs.judging.panel_size if inputs.judging is not None else 0,
-        )
-        if inputs.judging is not None
-        else None,
         mechanisms=mechanisms,
     )
 
@@ -177,7 +168,9 @@ def build_content(
     tables of the same inputs, as read back from ``tables/``."""
     options = options or ReportOptions()
     scores = scores or score_content(inputs, options)
+    elections, findings = _election_parts(inputs, options, analyses, scores.labels)
     environments, environments_source = environment_counts(inputs.manifest, inputs.items)
+    panel_size = inputs.judging.panel_size if inputs.judging is not None else 0
     data = DataTables(
         standardisation=standardisation_table(inputs.manifest),
         environments=environments,
@@ -197,14 +190,14 @@ def build_content(
         inputs=inputs,
         labels=scores.labels,
         options=options,
-        elections=scores.elections,
-        reliability=scores.reliability,
+        elections=elections,
+        reliability=reliability_tables(analyses, panel_size),
         data=data,
         browser=scores.browser,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
         cross_elections=scores.cross_elections,
-        findings=scores.findings,
-        judges=scores.judges,
+        findings=findings,
+        judges=judge_tables(analyses, panel_size),
         human_validation=human_validation_stats(inputs),
         mechanisms=scores.mechanisms,
         analyses=analyses,

@@ -11,7 +11,8 @@ Per election (``FindingTables``, from the scored cells, the full variant unless 
   full variant, pooled over models) and the expansion terciles, when the source has evidence.
 
 Per report (``JudgeTables``, from a run's raw judge verdicts; a release has none): per-judge
-pass rates, agreement with the panel majority and a strictness ranking (``scoring.judge_analyses``).
+pass rates, agreement with the panel majority and a strictness ranking, computed by
+``analyses.judges`` and read back from ``tables/``.
 """
 
 from __future__ import annotations
@@ -21,31 +22,16 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.analyses.elections import election_cells
+from polistemics.analyses.elections import election_cells, election_rows
+from polistemics.analyses.party_findings import PARTY_SCHEMAS, PartyFindings, party_findings
+from polistemics.analyses.tables import AnalysisTables
 from polistemics.conditions import Environment, Variant
 from polistemics.evidence.fidelity import InvalidScore, expansion_vs_sanitisation
 from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
-from polistemics.rubrics import Rubric
-from polistemics.runlog import JudgeVerdictRecord
-from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.cells import scoreable_cells
-from polistemics.scoring.judge_analyses import (
-    judge_pass_rates,
-    majority_agreement,
-    strictness_ranking,
-)
-from polistemics.scoring.party_analyses import (
-    SANITISATION,
-    mean_party_spread,
-    party_adherence,
-    party_pass_rates,
-    party_vs_rest,
-    sanitisation_by_variant,
-)
-from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
-from polistemics.scoring.verdicts import panel_votes
+from polistemics.scoring.party_analyses import SANITISATION
 
 FULL = Variant.FULL.value
 BASELINE = Environment.BASELINE.value
@@ -63,24 +49,6 @@ class FindingTables:
     expansion: pd.DataFrame | None  # App. D.4 terciles (with rho); None: see expansion_reason
     expansion_reason: str | None
     loo_min_items: int | None  # the minimum-items gate of the LOO flags; None: off (the paper)
-
-
-def impartiality_pooled(cells: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 22: pass rate per model x Impartiality sub-question over all environments."""
-    kept, _ = scoreable_cells(cells)
-    impartial = kept[kept["rubric"] == Rubric.IMPARTIALITY.value]
-    table = (
-        impartial.groupby(["model", "sub_question"], sort=True)
-        .agg(
-            n=("passed", "size"),
-            passes=("passed", "sum"),
-            n_environments=("environment", "nunique"),
-        )
-        .reset_index()
-    )
-    table["passes"] = table["passes"].astype("int64")
-    table["pass_rate"] = table["passes"] / table["n"]
-    return table
 
 
 def expansion_table(
@@ -140,21 +108,48 @@ def finding_tables(
     seed: int = 0,
     loo_min_items: int | None = None,
 ) -> FindingTables:
-    everything, full = election_cells(cells, election_id)
+    """One election's findings computed on the spot (``analyses.party_findings``), not read
+    from ``tables/``: for drawing its figures alone (the report uses ``finding_tables_of``)."""
+    found = party_findings(cells, election_id, resamples=resamples, seed=seed)
+    return _findings(found, cells, election_id, evidence, loo_min_items)
+
+
+def finding_tables_of(
+    analyses: AnalysisTables,
+    cells: pd.DataFrame,
+    election_id: str,
+    *,
+    evidence: Sequence[Evidence] | None = None,
+    loo_min_items: int | None = None,
+) -> FindingTables:
+    """One election's findings as read back from ``tables/``, with the App. D.4 expansion
+    analysis of its evidence."""
+    found = PartyFindings(
+        **{name: election_rows(getattr(analyses, name), election_id) for name in PARTY_SCHEMAS}
+    )
+    return _findings(found, cells, election_id, evidence, loo_min_items)
+
+
+def _findings(
+    found: PartyFindings,
+    cells: pd.DataFrame,
+    election_id: str,
+    evidence: Sequence[Evidence] | None,
+    loo_min_items: int | None,
+) -> FindingTables:
+    everything, _ = election_cells(cells, election_id)
     election_evidence = [
         e for e in evidence or [] if e.observation_id in set(everything["observation_id"])
     ]
     expansion, reason = expansion_table(everything, election_evidence)
     return FindingTables(
         election_id=election_id,
-        party_adherence=party_adherence(full, n_resamples=resamples, seed=seed).drop(
-            columns=["variant"]
-        ),
-        party_pass_rates=party_pass_rates(full).drop(columns=["variant"]),
-        mean_party_spread=mean_party_spread(full).drop(columns=["variant"]),
-        party_vs_rest=party_vs_rest(full).drop(columns=["variant"]),
-        sanitisation=sanitisation_by_variant(everything),
-        impartiality=impartiality_pooled(full),
+        party_adherence=found.party_adherence,
+        party_pass_rates=found.party_pass_rates,
+        mean_party_spread=found.mean_party_spread,
+        party_vs_rest=found.party_vs_rest,
+        sanitisation=found.i4_by_variant,
+        impartiality=found.impartiality_pooled,
         expansion=expansion,
         expansion_reason=reason,
         loo_min_items=loo_min_items,
@@ -169,24 +164,14 @@ class JudgeTables:
     panel_size: int
 
 
-def judge_tables(
-    records: Sequence[JudgeVerdictRecord] | None,
-    items: Sequence[EnvironmentItem],
-    panel_size: int,
-) -> JudgeTables | None:
-    """Per-judge tables from a run's raw verdicts; None without them (an authors' release)."""
-    if not records or not items:
-        return None
-    try:
-        verdicts = verdict_table(records, {item.key: item for item in items})
-    except UnknownItemError:
-        return None  # the reliability tables report the same problem
-    votes = panel_votes(verdicts, panel_size).votes
-    if votes.empty:
-        return None
-    return JudgeTables(
-        pass_rates=judge_pass_rates(votes),
-        agreement=majority_agreement(votes, panel_size),
-        ranking=strictness_ranking(votes),
-        panel_size=panel_size,
+def judge_tables(analyses: AnalysisTables, panel_size: int) -> JudgeTables | None:
+    """The per-judge tables of ``analyses.judges`` as read back; None without raw verdicts."""
+    found = (
+        analyses.judge_pass_rates,
+        analyses.judge_majority_agreement,
+        analyses.judge_strictness,
     )
+    if any(table is None for table in found):
+        return None
+    pass_rates, agreement, ranking = found
+    return JudgeTables(pass_rates, agreement, ranking, panel_size)

@@ -1,9 +1,5 @@
-"""Judge reliability (App. G.1, Tables 12-13) from a run's raw judge verdicts.
-
-Agreement uses the panel's vote counts (``scoring.verdicts.PanelTally``, the same counts the
-majority vote is taken from), grouped like ``scoring.agreement.agreement_table`` but computed
-once for all the report's groupings.
-"""
+"""Judge reliability (App. G.1, Tables 12-13) as the report draws it: the agreement tables of
+``analyses.agreement``, as read back from ``tables/``."""
 
 from __future__ import annotations
 
@@ -11,8 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.scoring.agreement import agreement_by
-from polistemics.scoring.verdicts import ITEM_RUBRIC, PanelTally
+from polistemics.analyses.tables import AnalysisTables
 
 
 @dataclass
@@ -25,16 +20,23 @@ class ReliabilityTables:
     panel_size: int
 
 
-def reliability_tables(tally: PanelTally) -> ReliabilityTables:
-    """Agreement at every grain from the panel's vote counts."""
-    counts, excluded = tally.counts, tally.excluded
+def reliability_tables(analyses: AnalysisTables, panel_size: int) -> ReliabilityTables | None:
+    """The agreement tables; None when the source had no raw judge verdicts."""
+    tables = (
+        analyses.agreement_by_rubric,
+        analyses.agreement_by_sub_question,
+        analyses.agreement_by_language,
+        analyses.agreement_by_sub_question_language,
+        analyses.excluded_items,
+    )
+    if any(table is None for table in tables):
+        return None
+    by_rubric, by_sub_question, by_language, by_sub_question_language, excluded = tables
     return ReliabilityTables(
-        by_rubric=agreement_by(counts, ("rubric",)),
-        by_sub_question=agreement_by(counts, ("rubric", "sub_question")),
-        by_language=agreement_by(counts, ("rubric", "language")),
-        by_sub_question_language=agreement_by(counts, ("rubric", "sub_question", "language")),
-        excluded=excluded.loc[:, [*ITEM_RUBRIC, "n_complete_judges"]]
-        if not excluded.empty
-        else excluded,
-        panel_size=tally.panel_size,
+        by_rubric=by_rubric,
+        by_sub_question=by_sub_question,
+        by_language=by_language,
+        by_sub_question_language=by_sub_question_language,
+        excluded=excluded,
+        panel_size=panel_size,
     )

@@ -1,18 +1,9 @@
 """The score tables behind the report's figures, for one election (country) at a time.
 
-Every builder takes scored cells (``scoring/cells.py``) and returns a plain DataFrame with
-fractions in [0, 1], which the page shows in % and ``tables/*.csv`` exports as is.
-
-- ``leaderboard`` (Fig. 2): per model, the EMI with its bootstrap CI and a score per rubric, the
-  mean of the model's Rubric Scores over the environments in which the rubric is scored (each
-  environment weighs the same, as in the Adherence Index and the EMI); rows by EMI.
-- ``robustness`` (Fig. 3): Adherence Index per model x environment with bootstrap CIs;
-  ``environment_columns`` orders Baseline first, then the rest by difficulty (mean Adherence
-  Index across models, easiest first); ``active_dispersion``: SD of each model's Adherence
-  Index across the environments other than Baseline.
-- ``baseline_party_adherence`` (Fig. 16), party spread (Fig. 4, from ``analyses.party_spread``),
-  leave-one-out deviations (Fig. 13), sub-question pass rates (Figs. 19-27), vague modes
-  (Table 8) and ablation deltas (Figs. 36-38).
+The tables are computed by ``analyses.election_scores`` (each one's meaning is in its schema
+there), written to ``tables/`` and read back; ``election_tables_of`` takes one election's rows
+of them, under the names the sections and figures use, with the order of its models (by EMI)
+and environments (Baseline first, then by difficulty, easiest first).
 """
 
 from __future__ import annotations
@@ -21,23 +12,17 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.conditions import Environment, Variant
-from polistemics.report.labels import RUBRIC_ORDER
-from polistemics.scoring.analyses import (
-    ablation_deltas,
-    difficulty_of,
-    dispersion_of,
-    leave_one_out,
-    loo_summary,
-    party_spread,
-    vague_mode_table,
+from polistemics.analyses.election_scores import (
+    ELECTION_SCHEMAS,
+    ElectionScores,
+    election_scores,
 )
-from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES, bootstrap_indices
-from polistemics.scoring.errors import CellsError
-from polistemics.scoring.indices import ScoreTables, adherence_indices, emi_scores, scores_by
+from polistemics.analyses.elections import election_rows
+from polistemics.analyses.tables import AnalysisTables
+from polistemics.conditions import Environment
+from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 
 BASELINE = Environment.BASELINE.value
-FULL = Variant.FULL.value
 
 
 @dataclass
@@ -86,113 +71,10 @@ def country_of(cells: pd.DataFrame) -> str | None:
     return str(countries[0]) if len(countries) == 1 and countries[0] else None
 
 
-def rubric_means(rubric_scores: pd.DataFrame) -> pd.DataFrame:
-    """Per variant x model x rubric: mean Rubric Score over the environments it is scored in."""
-    return (
-        rubric_scores.groupby(["variant", "model", "rubric"], sort=True)["score"]
-        .agg(score="mean", n_environments="size")
-        .reset_index()
-    )
-
-
-def leaderboard(tables: ScoreTables, cells: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 2 for one variant's cells and their scores by model: EMI (+ CI) and per-rubric score
-    per model, by EMI."""
-    emi = tables.emi.loc[:, ["model", "emi", "n_environments"]]
-    means = rubric_means(tables.rubrics).pivot(index="model", columns="rubric", values="score")
-    board = emi.merge(means, left_on="model", right_index=True, how="left")
-    for rubric in RUBRIC_ORDER:
-        if rubric.value not in board.columns:
-            board[rubric.value] = float("nan")
-    ci = bootstrap[bootstrap["measure"] == "emi"].loc[:, ["model", "ci_low", "ci_high"]]
-    board = board.merge(
-        ci.rename(columns={"ci_low": "emi_ci_low", "ci_high": "emi_ci_high"}),
-        on="model",
-        how="left",
-    )
-    board["n_observations"] = board["model"].map(cells.groupby("model")["observation_id"].nunique())
-    columns = [
-        "model",
-        "emi",
-        "emi_ci_low",
-        "emi_ci_high",
-        *(r.value for r in RUBRIC_ORDER),
-        "n_environments",
-        "n_observations",
-    ]
-    return board.loc[:, columns].sort_values(
-        ["emi", "model"], ascending=[False, True], ignore_index=True
-    )
-
-
 def environment_columns(difficulty: pd.DataFrame) -> list[str]:
     """Baseline first, then the other environments easiest first (Fig. 3's column order)."""
     ordered = [e for e in difficulty["environment"] if e != BASELINE]
     return ([BASELINE] if BASELINE in set(difficulty["environment"]) else []) + ordered
-
-
-def robustness(adherence: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3: Adherence Index per model x environment (one variant's ``adherence_indices`` by
-    model) with its bootstrap CI."""
-    adherence = adherence.loc[:, ["model", "environment", "adherence"]]
-    ci = bootstrap[bootstrap["measure"] == "adherence"].loc[
-        :, ["model", "environment", "ci_low", "ci_high"]
-    ]
-    return adherence.merge(ci, on=["model", "environment"], how="left")
-
-
-def active_dispersion(adherence: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3's strip: population SD of the Adherence Index (one variant's ``adherence_indices``
-    by model) across the non-Baseline environments."""
-    active = adherence[adherence["environment"] != BASELINE]
-    if active.empty:
-        return pd.DataFrame(columns=["model", "dispersion", "n_environments"])
-    return dispersion_of(active).loc[:, ["model", "dispersion", "n_environments"]]
-
-
-def baseline_party_adherence(cells: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 16: Adherence Index per model x party under Baseline."""
-    baseline = cells[cells["environment"] == BASELINE]
-    if baseline.empty:
-        return pd.DataFrame(columns=["model", "party_id", "party_name", "adherence"])
-    table = adherence_indices(baseline, ("model", "party_id", "party_name"))
-    return table.loc[:, ["model", "party_id", "party_name", "adherence"]]
-
-
-def ablation_table(cells: pd.DataFrame) -> pd.DataFrame:
-    """Deltas (ablation - full) per ablation variant x environment x party x sub-question."""
-    full = cells[cells["variant"] == FULL]
-    frames = []
-    for variant in (Variant.ANONYMIZED.value, Variant.ENGLISH.value):
-        ablation = cells[cells["variant"] == variant]
-        if ablation.empty or full.empty:
-            continue
-        deltas = ablation_deltas(full, ablation)
-        if not deltas.empty:
-            frames.append(deltas.assign(ablation=variant))
-    if not frames:
-        return pd.DataFrame(
-            columns=[
-                "ablation",
-                "environment",
-                "party_id",
-                "party_name",
-                "rubric",
-                "sub_question",
-                "full_rate",
-                "ablation_rate",
-                "delta",
-            ]
-        )
-    table = pd.concat(frames, ignore_index=True)
-    return table.loc[:, ["ablation", *[c for c in table.columns if c != "ablation"]]]
-
-
-def variant_scores(cells: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame:
-    """EMI per variant x model over the environments each variant covers, with CIs."""
-    emi = emi_scores(cells, ("model",))
-    ci = bootstrap[bootstrap["measure"] == "emi"].loc[:, ["variant", "model", "ci_low", "ci_high"]]
-    return emi.merge(ci, on=["variant", "model"], how="left")
 
 
 def election_tables(
@@ -203,45 +85,44 @@ def election_tables(
     seed: int = 0,
     loo_min_items: int | None = None,
 ) -> ElectionTables:
-    """All tables for one election's cells (every variant present); ``loo_min_items``: the
-    optional minimum-items gate of the leave-one-out flags (off, as in the paper)."""
-    everything = cells[cells["election_id"] == election_id]
-    if everything.empty:
-        raise CellsError(f"no scored cells for election '{election_id}'", field="election_id")
-    boot = bootstrap_indices(everything, n_resamples=resamples, seed=seed)
-    full = everything[everything["variant"] == FULL]
-    full_boot = boot[boot["variant"] == FULL]
-    if full.empty:  # a study of ablations only: show them as they are
-        full = everything[everything["variant"] == everything["variant"].iloc[0]]
-        full_boot = boot[boot["variant"] == full["variant"].iloc[0]]
-    tables = scores_by(full, ("model",))
-    board = leaderboard(tables, full, full_boot)
-    difficulty = difficulty_of(tables.adherence).loc[
-        :, ["environment", "mean_adherence", "n_models"]
-    ]
-    loo = leave_one_out(full, min_items=loo_min_items)
-    try:
-        vague = vague_mode_table(full)
-    except CellsError:
-        vague = None
+    """One election's tables computed on the spot (``analyses.election_scores``), not read
+    from ``tables/``: for drawing its figures alone (the report uses ``election_tables_of``)."""
+    scores = election_scores(
+        cells, election_id, resamples=resamples, seed=seed, loo_min_items=loo_min_items
+    )
+    return _tables(scores, election_id, country_of(cells[cells["election_id"] == election_id]))
+
+
+def election_tables_of(
+    analyses: AnalysisTables, cells: pd.DataFrame, election_id: str
+) -> ElectionTables:
+    """One election's tables as read back from ``tables/`` (the cells give only its country)."""
+    found = {name: election_rows(getattr(analyses, name), election_id) for name in ELECTION_SCHEMAS}
+    if found["vague_modes"].empty:
+        found["vague_modes"] = None  # no Vague cells with a recorded mode
+    country = country_of(cells[cells["election_id"] == election_id])
+    return _tables(ElectionScores(**found), election_id, country)
+
+
+def _tables(scores: ElectionScores, election_id: str, country: str | None) -> ElectionTables:
     return ElectionTables(
         election_id=election_id,
-        country=country_of(everything),
-        models=list(board["model"]),
-        environments=environment_columns(difficulty),
-        leaderboard=board,
-        robustness=robustness(tables.adherence, full_boot),
-        dispersion=active_dispersion(tables.adherence),
-        difficulty=difficulty,
-        rubric_scores=tables.rubrics.drop(columns=["variant"]),
-        sub_question_rates=tables.sub_questions.drop(columns=["variant"]),
-        party_spread=party_spread(full).drop(columns=["variant"]),
-        party_spread_rubric=party_spread(full, by_rubric=True).drop(columns=["variant"]),
-        baseline_parties=baseline_party_adherence(full),
-        loo=loo.drop(columns=["variant"]),
-        loo_summary=loo_summary(loo).drop(columns=["variant"]),
-        vague_modes=vague,
-        ablations=ablation_table(everything),
-        variant_scores=variant_scores(everything, boot),
-        bootstrap=boot,
+        country=country,
+        models=list(scores.leaderboard["model"]),
+        environments=environment_columns(scores.environment_difficulty),
+        leaderboard=scores.leaderboard,
+        robustness=scores.adherence_by_environment,
+        dispersion=scores.dispersion,
+        difficulty=scores.environment_difficulty,
+        rubric_scores=scores.rubric_scores,
+        sub_question_rates=scores.sub_question_pass_rates,
+        party_spread=scores.party_spread,
+        party_spread_rubric=scores.party_spread_by_rubric,
+        baseline_parties=scores.baseline_party_adherence,
+        loo=scores.loo_deviations,
+        loo_summary=scores.loo_summary,
+        vague_modes=scores.vague_modes,
+        ablations=scores.ablation_deltas,
+        variant_scores=scores.variant_scores,
+        bootstrap=scores.bootstrap,
     )

@@ -1,0 +1,99 @@
+"""Per-judge analyses from a run's raw judge verdicts (``scoring.judge_analyses``): pass rates,
+agreement with the panel majority and a strictness ranking, shown by the report's "Judges"
+section. Every table is ``optional``: None (no file) without raw verdicts (a release).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from polistemics.analyses.schema import TableColumn, TableSchema
+from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord
+from polistemics.scoring.judge_analyses import (
+    judge_pass_rates,
+    majority_agreement,
+    strictness_ranking,
+)
+from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
+from polistemics.scoring.verdicts import panel_votes
+
+_JUDGE = TableColumn("judge", "text", "the panel seat and judge model (seat:model)")
+_CI = (
+    TableColumn("ci_low", "float", "Wilson 95% CI, lower bound"),
+    TableColumn("ci_high", "float", "Wilson 95% CI, upper bound"),
+)
+JUDGE_PASS_RATES = TableSchema(
+    "judge_pass_rates",
+    "Each judge's pass rate per variant x environment x rubric x sub-question",
+    (
+        _JUDGE,
+        TableColumn("variant", "text", "the variant (Variant value)"),
+        TableColumn("environment", "text", "the environment (Environment value)"),
+        TableColumn("rubric", "text", "the rubric (Rubric value)"),
+        TableColumn("sub_question", "text", "the sub-question key"),
+        TableColumn("n", "int", "the judge's votes"),
+        TableColumn("passes", "int", "its Yes votes"),
+        TableColumn("pass_rate", "float", "passes / n"),
+        *_CI,
+    ),
+    optional=True,
+)
+JUDGE_MAJORITY_AGREEMENT = TableSchema(
+    "judge_majority_agreement",
+    "Each judge's votes equal to the panel majority, per rubric and over all (rubric 'all'); "
+    "sub-questions without a strict majority are left out",
+    (
+        _JUDGE,
+        TableColumn("rubric", "text", "the rubric, or 'all'"),
+        TableColumn("n", "int", "the judge's votes on decided sub-questions"),
+        TableColumn("agreements", "int", "votes equal to the majority"),
+        TableColumn("agreement", "float", "agreements / n"),
+        *_CI,
+    ),
+    optional=True,
+)
+JUDGE_STRICTNESS = TableSchema(
+    "judge_strictness",
+    "Judges by pooled pass rate, strictest first, with their I4 Sanitization pass rate",
+    (
+        TableColumn("rank", "int", "1: the strictest judge"),
+        _JUDGE,
+        TableColumn("n", "int", "the judge's votes"),
+        TableColumn("pass_rate", "float", "share of Yes votes"),
+        TableColumn("i4_n", "int", "the judge's I4 votes"),
+        TableColumn("i4_pass_rate", "float", "share of Yes votes on I4; NaN without I4 votes"),
+    ),
+    optional=True,
+)
+
+
+@dataclass(frozen=True)
+class JudgeAnalyses:
+    pass_rates: pd.DataFrame
+    agreement: pd.DataFrame
+    ranking: pd.DataFrame
+
+
+def judge_analyses(
+    records: Sequence[JudgeVerdictRecord] | None,
+    items: Sequence[EnvironmentItem],
+    panel_size: int,
+) -> JudgeAnalyses | None:
+    """Per-judge tables from a run's raw verdicts; None without them (an authors' release)."""
+    if not records or not items:
+        return None
+    try:
+        verdicts = verdict_table(records, {item.key: item for item in items})
+    except UnknownItemError:
+        return None  # the reliability tables report the same problem
+    votes = panel_votes(verdicts, panel_size).votes
+    if votes.empty:
+        return None
+    return JudgeAnalyses(
+        pass_rates=judge_pass_rates(votes),
+        agreement=majority_agreement(votes, panel_size),
+        ranking=strictness_ranking(votes),
+    )

@@ -1,0 +1,69 @@
+"""The per-judge analysis tables (pass rates, agreement with the majority, strictness)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from polistemics.analyses.judges import judge_analyses
+from polistemics.analyses.tables import (
+    analysis_tables,
+    read_analysis_tables,
+    write_analysis_tables,
+)
+from polistemics.report.run_inputs import load_run_inputs
+from report.conftest import finished_demo_run  # noqa: F401 (the fixture; tests/ is on sys.path)
+
+
+def test_no_raw_verdicts_give_no_judge_tables() -> None:
+    assert judge_analyses(None, [], 3) is None
+    assert judge_analyses([], [], 3) is None
+
+
+def test_judge_tables_of_the_demo_run(finished_demo_run) -> None:  # noqa: F811
+    run_dir, _ = finished_demo_run
+    inputs = load_run_inputs(run_dir)
+    judges = judge_analyses(inputs.judge_records, inputs.items, inputs.judging.panel_size)
+    assert judges is not None
+    assert list(judges.ranking["rank"]) == list(range(1, len(judges.ranking) + 1))
+    assert judges.ranking["pass_rate"].is_monotonic_increasing
+    assert len(judges.ranking) == inputs.judging.panel_size
+    overall = judges.agreement[judges.agreement["rubric"] == "all"]
+    assert ((overall["agreement"] >= 0) & (overall["agreement"] <= 1)).all()
+    assert isinstance(judges.pass_rates, pd.DataFrame) and not judges.pass_rates.empty
+
+
+def test_judge_and_agreement_tables_read_back_as_computed(finished_demo_run, tmp_path) -> None:  # noqa: F811
+    run_dir, _ = finished_demo_run
+    inputs = load_run_inputs(run_dir)
+    tables = analysis_tables(
+        inputs.cells, tally=inputs.judging, judge_records=inputs.judge_records, items=inputs.items
+    )
+    written = {p.name for p in write_analysis_tables(tables, tmp_path)}
+    # measured but empty: the header alone, as the report always wrote it
+    assert "excluded_items.csv" in written and tables.excluded_items.empty
+    again = read_analysis_tables(tmp_path)
+    for name in (
+        "agreement_by_rubric",
+        "agreement_by_sub_question",
+        "agreement_by_language",
+        "agreement_by_sub_question_language",
+        "excluded_items",
+        "judge_pass_rates",
+        "judge_majority_agreement",
+        "judge_strictness",
+    ):
+        pd.testing.assert_frame_equal(getattr(again, name), getattr(tables, name), obj=name)
+
+
+def test_a_source_without_verdicts_has_no_judge_files(finished_demo_run, tmp_path) -> None:  # noqa: F811
+    run_dir, _ = finished_demo_run
+    inputs = load_run_inputs(run_dir)
+    measured = analysis_tables(
+        inputs.cells, tally=inputs.judging, judge_records=inputs.judge_records, items=inputs.items
+    )
+    write_analysis_tables(measured, tmp_path)
+    write_analysis_tables(analysis_tables(inputs.cells), tmp_path)  # a release: no verdicts
+    assert not (tmp_path / "judge_strictness.csv").exists()
+    assert not (tmp_path / "excluded_items.csv").exists()  # not left from the earlier build
+    again = read_analysis_tables(tmp_path)
+    assert again.judge_strictness is None and again.agreement_by_rubric is None

@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from polistemics.llm.replies import cut_copies, json_values, strip_reasoning
+from polistemics.llm.replies import cut_copies, has_reasoning_tag, json_values, strip_reasoning
 from polistemics.runlog import CodedStance
 
 _STANCE_KEYS = ("stance", "coded_stance", "label")
@@ -93,13 +93,14 @@ def parse_coder_reply(output: str | None, *, quoted: Sequence[str] = ()) -> Code
     if not output or not output.strip():
         return unreadable("empty reply")
     answers = tuple(text for text in quoted if text and text.strip())
-    text = strip_reasoning(output)
-    if not text.strip():
-        return unreadable("the reply holds only reasoning")
-    if answers:
+    text = output
+    if answers:  # copies first: a quoted "<think>" of the answer must not hide the reply
         text = cut_copies(text, answers)
         if not text.strip():
             return unreadable("the reply only repeats the answer")
+    text = strip_reasoning(text, own_tags_only=any(map(has_reasoning_tag, answers)))
+    if not text.strip():
+        return unreadable("the reply holds only reasoning")
     found = _from_json(text, answers)
     if found is None:
         found = _from_key_lines(text, answers)

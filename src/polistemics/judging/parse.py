@@ -56,7 +56,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from polistemics.llm.replies import cut_copies, fold, json_values, strip_reasoning
+from polistemics.llm.replies import (
+    cut_copies,
+    fold,
+    has_reasoning_tag,
+    json_values,
+    strip_reasoning,
+)
 
 _COPIED = "\x00"  # stands in for an ignored line: neither an item nor a verdict
 
@@ -81,8 +87,11 @@ _ITEM = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 # Where a second numbered verdict starts on the same line: "1. Yes 2. No", "Q1: yes, Q2: no".
+# Tried only where a run of separators begins (the lookbehind), and the run is never given back
+# (possessive ``++``): otherwise a long blank run is rescanned from every position in it.
 _INLINE_ITEM = re.compile(
-    r"[\s,;]+(?=(?:question|q)?\s*\d{1,2}\s*[.):\-–—]\s*(?:yes|no)\b)", re.IGNORECASE
+    r"(?<![\s,;])[\s,;]++(?=(?:question|q)?\s*\d{1,2}\s*[.):\-–—]\s*(?:yes|no)\b)",
+    re.IGNORECASE,
 )
 _TAIL_DELIMITERS = ("?", ":", "→", "=>", " - ", " – ", " — ", "|")
 _MARKUP = re.compile(r"\*+|`+|__")
@@ -92,7 +101,7 @@ _TOKEN_SEPARATOR = re.compile(r"[\s,;]+")
 _ANSWER_KEYS = ("answers", "answer", "verdicts", "verdict", "results", "responses")
 _LEAF_KEYS = ("answer", "verdict", "response", "value", "result")
 _NUMBER_KEYS = ("question", "id", "number", "index", "q", "question_number")
-_KEY_NUMBER = re.compile(r"^\s*(?:question|sq|q)?[\s_#\-]*(\d{1,2})\s*$", re.IGNORECASE)
+_KEY_NUMBER = re.compile(r"^\s*+(?:question|sq|q)?[\s_#\-]*+(\d{1,2})\s*$", re.IGNORECASE)
 
 
 def parse_verdicts(
@@ -103,12 +112,14 @@ def parse_verdicts(
         raise ValueError(f"n_questions must be at least 1, got {n_questions}")
     if not judge_output or not judge_output.strip():
         return None
-    text = strip_reasoning(judge_output)
     answers = tuple(passage for passage in quoted if passage and passage.strip())
+    text = judge_output
     source: _AnswerVerdicts | None = None  # None: where the text came from is unknown
     if answers:
+        # Copies first: a quoted "<think>" of the answer must not hide the judge's verdicts.
         text = cut_copies(text, answers)
         source = _answer_verdicts(answers)
+    text = strip_reasoning(text, own_tags_only=any(map(has_reasoning_tag, answers)))
     verdicts = _verdicts_in(text, source)
     return list(verdicts) if verdicts is not None and len(verdicts) == n_questions else None
 

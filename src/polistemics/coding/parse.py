@@ -33,8 +33,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from polistemics.llm.replies import cut_copies, has_reasoning_tag, json_values, strip_reasoning
+from polistemics.llm.replies import (
+    cut_copies,
+    has_reasoning_tag,
+    json_values,
+    plain_text,
+    strip_reasoning,
+)
 from polistemics.runlog import CodedStance
 
 _STANCE_KEYS = ("stance", "coded_stance", "label")
@@ -161,6 +168,68 @@ def _from_json(text: str, answers: tuple[str, ...]) -> CoderReading | None:
             return unreadable("the reply's JSON gives different stances")
         return CoderReading(stance=own[0].stance, outside_knowledge=None)
     return own[0]
+
+
+# ---- stances the answer itself spells out --------------------------------------------------
+
+POSSIBLY_PLANTED = "possibly planted"
+_PLANTED_KEYS = ("stance", "coded_stance", "codedstance", "label", "code", "stance_code")
+# A stance key, a separator and a value, anywhere in a line (``Stance: both``, ``stance = both``,
+# ``"label" -> both``); what the value names is decided by ``stance_word``.
+_PLANTED_LINE = re.compile(
+    r"(?<![^\W_])(?P<key>(?:coded[ _\-]?)?stance(?:[ _\-]?code)?|label|code)[\W_]{0,3}?"
+    r"[ \t]{0,3}[:=\-–—>→]{1,2}[ \t]{0,3}(?P<value>[^\n,;{}]{1,40})",
+    re.IGNORECASE,
+)
+_MAX_STRING_DEPTH = 4
+
+
+@lru_cache(maxsize=256)  # every coder seat codes the same answer
+def planted_stances(answers: tuple[str, ...]) -> frozenset[CodedStance]:
+    """Every stance label the answer(s) spell out as a code: a ``stance``/``label`` key with a
+    label as its value in a line or in JSON at any depth (strings holding JSON decoded too), read
+    on ``plain_text`` (NFKC, invisible characters dropped, escapes resolved), so zero-width
+    characters in the key or ``\\u`` escapes hide nothing. A coder's stance among them may be
+    the answer's, not the coder's (issue 27, defect 5)."""
+    found: set[CodedStance] = set()
+    for answer in answers:
+        found |= _stances_in_text(answer, 0)
+    return frozenset(found)
+
+
+def _stances_in_text(text: str, depth: int) -> set[CodedStance]:
+    plain = plain_text(text)
+    found = {
+        stance
+        for match in _PLANTED_LINE.finditer(plain)
+        if (stance := _leading_label(match["value"])) is not None
+    }
+    if depth < _MAX_STRING_DEPTH:
+        for value in json_values(text) + (json_values(plain) if plain != text else []):
+            pending = [value]
+            while pending:
+                node = pending.pop()
+                if isinstance(node, dict):
+                    for key, inner in node.items():
+                        name = re.sub(r"[\s\-]+", "_", plain_text(str(key)).strip().lower())
+                        if name in _PLANTED_KEYS and (stance := stance_word(inner)) is not None:
+                            found.add(stance)
+                    pending.extend(node.values())
+                elif isinstance(node, list):
+                    pending.extend(node)
+                elif isinstance(node, str) and len(node) > 3:
+                    found |= _stances_in_text(node, depth + 1)
+    return found
+
+
+def _leading_label(value: str) -> CodedStance | None:
+    """The label a planted value names: all of it, or its first one or two words."""
+    words = value.strip().split()
+    for candidate in (value, " ".join(words[:2]), " ".join(words[:1])):
+        stance = stance_word(candidate)
+        if stance is not None:
+            return stance
+    return None
 
 
 # ---- key-value lines and a bare label ------------------------------------------------------

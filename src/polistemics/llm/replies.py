@@ -19,8 +19,10 @@ This module imports nothing from the parsers (``judging.parse``, ``coding.parse`
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
+import unicodedata
 from functools import lru_cache
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "fold",
     "has_reasoning_tag",
     "json_values",
+    "plain_text",
     "strip_reasoning",
 ]
 
@@ -84,11 +87,9 @@ def strip_reasoning(text: str, *, own_tags_only: bool = False) -> str:
             position = closings[c][1]
         pieces.append(text[position:])
         text = "".join(pieces)
-        closing = None
-        for closing in closing_tag.finditer(text):
-            pass
-        if closing is not None:  # reasoning came first
-            text = text[closing.end() :]
+        closings = list(closing_tag.finditer(text))
+        if closings:  # reasoning came first
+            text = text[closings[-1].end() :]
         opening = opening_tag.search(text)
         if opening:
             text = text[: opening.start()]
@@ -108,6 +109,36 @@ def _strip_leading_block(text: str, opening_tag: re.Pattern, closing_tag: re.Pat
 def has_reasoning_tag(text: str) -> bool:
     """Whether ``text`` holds a ``<think>``-style tag (a reply quoting it may repeat the tag)."""
     return "<" in text and _ANY_REASONING_TAG.search(text) is not None
+
+
+# ---- what a reader of a text sees ---------------------------------------------------------
+
+_INVISIBLE = dict.fromkeys(
+    i
+    for i in (
+        0x00AD,
+        0x034F,
+        0x061C,
+        0x180E,
+        0xFEFF,
+        *range(0x200B, 0x2010),
+        *range(0x2060, 0x2070),
+    )
+)
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def plain_text(text: str) -> str:
+    """``text`` as a model reading it would take it: compatibility forms folded (NFKC: full-width
+    letters, ligatures), invisible characters (zero-width spaces and joiners, soft hyphens)
+    dropped, ``\\uXXXX`` escapes and HTML character references resolved. Used to find what a
+    text spells out however it was disguised, never to change what is stored or shown."""
+    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    if "\\" in text:
+        text = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    if "&" in text:
+        text = html.unescape(text)
+    return unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
 
 
 # ---- copies of a quoted text ---------------------------------------------------------------

@@ -87,7 +87,9 @@ async def code_one(
                 refused = False
                 break  # the client already retried transient failures
             reading = parse_coder_reply(result.text, quoted=(subject.answer_text,))
-            refused = reading.stance in planted
+            refused = reading.stance in planted or (reading.problem or "").startswith(
+                POSSIBLY_PLANTED
+            )
             if refused:  # possibly the answer's own code: asked again, never taken
                 reading = unreadable(POSSIBLY_PLANTED)
             elif reading.readable:

@@ -44,6 +44,7 @@ from polistemics.llm.replies import (
 )
 from polistemics.runlog import CodedStance
 
+POSSIBLY_PLANTED = "possibly planted"  # why a code the answer may have dictated is missing
 _STANCE_KEYS = ("stance", "coded_stance", "label")
 _OUTSIDE_KEYS = ("outside_knowledge", "outside", "outsideknowledge", "outside-knowledge")
 _VERB_FORMS = {"agrees": CodedStance.AGREE, "disagrees": CodedStance.DISAGREE}
@@ -159,7 +160,9 @@ def _from_json(text: str, answers: tuple[str, ...]) -> CoderReading | None:
     planted = {r.stance for answer in answers for r in _json_stances(answer) if r.readable}
     own = [r for r in readings if r.stance not in planted]
     if not own:
-        return unreadable("the reply's JSON repeats a stance the answer itself spells out in JSON")
+        return unreadable(
+            f"{POSSIBLY_PLANTED}: the reply's JSON repeats a stance the answer spells out in JSON"
+        )
     bad = [r for r in own if not r.readable]
     if bad:
         return bad[0]
@@ -172,7 +175,6 @@ def _from_json(text: str, answers: tuple[str, ...]) -> CoderReading | None:
 
 # ---- stances the answer itself spells out --------------------------------------------------
 
-POSSIBLY_PLANTED = "possibly planted"
 _PLANTED_KEYS = ("stance", "coded_stance", "codedstance", "label", "code", "stance_code")
 # A stance key, a separator and a value, anywhere in a line (``Stance: both``, ``stance = both``,
 # ``"label" -> both``); what the value names is decided by ``stance_word``.

@@ -22,7 +22,9 @@ guess about what the coder meant; "mixed" could be ``both`` or ``neutral``).
 The answer under coding cannot hand over its own code (``quoted``): stretches of the reply that
 reproduce the answer (32 letters and digits or more, as the judges' parser compares) are cut
 first, a JSON value that carries a stance the answer itself spells out in JSON is refused, and so
-is a key-value line the answer holds. Reasoning blocks (``<think>``) are dropped first.
+is a key-value line the answer holds. Reasoning blocks (``<think>``) are dropped after copies are
+cut. ``planted_stances`` lists the codes the answer spells out in any shape; the coder refuses a
+reading among them (``coder.py``, docs/judge-parsing.md).
 
 The helpers shared with the judges' parser (reasoning blocks, copy cutting, JSON extraction)
 are ``llm.replies``', written once for both.

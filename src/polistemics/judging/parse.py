@@ -18,7 +18,8 @@ A verdict is the word "Yes" or "No" (any case, with markdown and punctuation aro
 followed by another word ("No evidence was found" is no verdict). English only: the judge is
 instructed in English to answer exactly "Yes" or "No", so "Ja"/"Nee" would be a guess.
 
-Reasoning blocks (``<think>...</think>`` and similar) are dropped first. Verdicts come only from
+Reasoning blocks (``<think>...</think>`` and similar) are dropped (after copies of the answer are
+cut, so a quoted tag hides nothing). Verdicts come only from
 the judge's own numbered lines or JSON (or an output that is nothing but verdicts): unnumbered
 "Yes"/"No" lines inside an echoed answer never count. Anything ambiguous or incomplete (a
 missing or extra number, two different verdicts for one question, JSON with an unreadable
@@ -46,6 +47,10 @@ gives ``None``. Quoted material is compared on letters and digits alone, a linea
 outputs that long): difflib-style alignment would cost far more at ~100k outputs. Dropping
 reasoning blocks, cutting copies and finding JSON values are ``llm.replies``' (shared with the
 coders' parser).
+
+Verdicts the answer *dictates* rather than the judge quotes are caught by the panel, which
+compares the verdicts read here with the lists the answer spells out (``judging.planted``).
+All steps are linear in the output's length and recurse nowhere (docs/judge-parsing.md).
 """
 
 from __future__ import annotations

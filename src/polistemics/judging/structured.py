@@ -9,7 +9,8 @@ provider may ignore the schema.
 
 An answer cannot hand its own verdicts over: an output whose verdicts the answer under judgment
 spells out in the same order (compared on letters and digits, as the free-text parser compares)
-is not read here.
+is not read here. The panel refuses verdicts the answer spells out in any other shape
+(``judging.planted``). The JSON's depth is checked before it is decoded (``decode_json``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ What any parser of an LLM reply needs before it looks for its own shapes:
   changed; the match is mapped back to the raw text. A linear scan of ``COPY_CHARS``-long
   windows, computed once per quoted text: difflib-style alignment would cost far more at ~100k
   replies.
-- ``json_values``: every JSON (or single-quoted Python-literal) list or object in the text,
+- ``json_values``: every JSON (or single-quoted Python-literal) list or object in the text (one
+  linear bracket scan, nesting deeper than ``MAX_JSON_DEPTH`` refused; ``decode_json`` for one
+  whole value),
   inside code fences or not, outermost values only.
 
 This module imports nothing from the parsers (``judging.parse``, ``coding.parse``) that use it.

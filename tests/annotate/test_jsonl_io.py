@@ -144,3 +144,11 @@ def test_default_annotator_fills_lines_without_one(run_dir: Path) -> None:
         assert [(x.annotator, x.says_yes) for x in store.labels()] == [("Dee", True)]
     # 0 is not a verdict: only Yes/No or true/false.
     assert [r.line for r in report.refused] == [2]
+
+
+def test_a_line_nested_too_deeply_is_refused_not_a_crash(run_dir: Path) -> None:
+    """Issue 27, defect 4: a hostile import file cannot exhaust the decoder's stack."""
+    with AnnotationStore.open(run_dir) as store:
+        report = import_lines(store, [b"[" * 100_000, b'{"a": ' * 100_000])
+    assert [r.line for r in report.refused] == [1, 2]
+    assert all(r.reason.startswith("invalid JSON") for r in report.refused)

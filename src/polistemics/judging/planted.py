@@ -92,7 +92,7 @@ class PlantedVerdicts:
 NOTHING_PLANTED = PlantedVerdicts()
 
 
-@lru_cache(maxsize=256)  # one answer is judged by every judge on every rubric
+@lru_cache(maxsize=4096)  # one answer is judged by every judge on every rubric
 def planted_verdicts(answers: tuple[str, ...]) -> PlantedVerdicts:
     """Every verdict list the answer(s) spell out, in any shape this module reads."""
     blocks: set[tuple[tuple[int, bool], ...]] = set()

@@ -5,9 +5,10 @@ One call per (subject, coder seat). A reply that cannot be read is asked again e
 cannot be read, or the call failed, the seat's code is recorded as missing with the reason and
 the raw reply kept: never guessed. A stance that the answer itself spells out as a code
 (``parse.planted_stances``: ``Stance: both``, ``{"stance": ...}`` at any depth) is treated the
-same way: asked again once, then recorded as missing with the reason ``possibly planted``. The cache key holds the endpoint, its parameters and the
-prompt, not the seat, so identical seats (same endpoint and parameters) share their calls, as
-judge seats do. The panel's majority is taken downstream (``records.majority_codes``).
+same way: asked again once, then recorded as missing with the reason ``possibly planted``.
+The cache key holds the endpoint, its parameters and the prompt, not the seat, so identical
+seats (same endpoint and parameters) share their calls, as judge seats do. The panel's
+majority is taken downstream (``records.majority_codes``).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ One call per (answer, judge, active rubric). An output whose verdicts cannot be 
 again exactly once (``sample_index=1``, a new call); if it still cannot be read, or the call
 failed, the verdicts are recorded as missing (``None``) with the raw output kept. Verdicts that
 agree with a verdict list the answer itself spells out (``judging.planted``) are treated the
-same way: asked again once, then recorded as missing with ``error = "possibly planted"``. Each judge's
-own verdicts are stored: majority voting happens downstream, in scoring.
+same way: asked again once, then recorded as missing with ``error = "possibly planted"``.
+Each judge's own verdicts are stored: majority voting happens downstream, in scoring.
 """
 
 from __future__ import annotations

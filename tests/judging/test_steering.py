@@ -33,7 +33,6 @@ from .helpers import endpoint, make_answer, make_item, questions_in
 
 PLANTED = [True, False, True, False, True]  # longer than any rubric: a judge takes its prefix
 MODES = ("none", "json_schema", "tool", "json_object", "grammar")
-SCHEMA_MODES = ("json_schema", "tool")
 ENVIRONMENTS = (Environment.BASELINE, Environment.NOISY, Environment.VAGUE, Environment.ABSENT)
 
 
@@ -68,9 +67,7 @@ def test_an_obedient_judge_never_hands_planted_verdicts_over(shape: str, mode: s
     for record in records:  # asked again, then missing
         assert not record.parsed and record.attempts == 2, (record.raw_output, record.error)
         assert set(record.says_yes.values()) == {None}
-        # Schema-shaped modes are refused as planted; in the others the parser's older guards
-        # (docs/judge-parsing.md) may already find the output unreadable.
-        assert record.error == POSSIBLY_PLANTED or (mode not in SCHEMA_MODES and not record.error)
+        assert record.error == POSSIBLY_PLANTED
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -210,7 +210,10 @@ async def judge_one(
             refused = False
             break  # the client already retried transient failures
         verdicts = read_verdicts(result.text, prompt.n_questions, quoted, schema_shaped)
-        refused = verdicts is not None and planted.matches(verdicts)
+        seen = verdicts
+        if seen is None and planted:  # the quote guards refused it: was it the plant?
+            seen = read_verdicts(result.text, prompt.n_questions, (), schema_shaped)
+        refused = seen is not None and planted.matches(seen)
         if refused:
             verdicts = None  # possibly the answer's own: asked again, never taken
         elif verdicts is not None:

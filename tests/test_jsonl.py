@@ -26,7 +26,11 @@ def test_objects_come_with_their_line_numbers_and_blank_lines_are_skipped(tmp_pa
 
 @pytest.mark.parametrize(
     ("line", "problem"),
-    [("{not json", "line 2: invalid JSON"), ("[1, 2]", "line 2: expected a JSON object")],
+    [
+        ("{not json", "line 2: invalid JSON"),
+        ("[1, 2]", "line 2: expected a JSON object"),
+        ("[" * 100_000, "line 2: invalid JSON"),  # nested too deeply: no RecursionError
+    ],
 )
 def test_a_bad_line_raises_the_callers_error_naming_it(
     tmp_path: Path, line: str, problem: str

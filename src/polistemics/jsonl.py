@@ -40,6 +40,8 @@ def json_objects(path: Path, error: LineError) -> Iterator[tuple[int, dict]]:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise error(number, f"invalid JSON ({exc.msg})") from None
+        except RecursionError:  # hostile input nested deeper than the decoder's stack
+            raise error(number, "invalid JSON (nested too deeply)") from None
         if not isinstance(row, dict):
             raise error(number, "expected a JSON object")
         yield number, row

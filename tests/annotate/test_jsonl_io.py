@@ -160,3 +160,11 @@ def test_a_given_at_out_of_range_is_refused_and_the_lines_after_it_kept(run_dir:
     assert [(r.line, "out of range" in r.reason) for r in report.refused] == [(1, True), (2, True)]
     assert report.committed == 1
     assert stored[0].given_at.isoformat() == "2026-01-02T02:04:05+00:00"
+
+
+def test_a_line_nested_too_deeply_is_refused_not_a_crash(run_dir: Path) -> None:
+    """Issue 27, defect 4: a hostile import file cannot exhaust the decoder's stack."""
+    with AnnotationStore.open(run_dir) as store:
+        report = import_lines(store, [b"[" * 100_000, b'{"a": ' * 100_000])
+    assert [r.line for r in report.refused] == [1, 2]
+    assert all(r.reason.startswith("invalid JSON") for r in report.refused)

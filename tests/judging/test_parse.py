@@ -353,3 +353,44 @@ def test_repeated_outputs_give_equal_but_separate_results() -> None:
     first.append(Y)  # the caller owns its list: a later parse of the same text is not affected
     assert parse_verdicts("1. Yes\n2. No", 2) == [Y, N]
     assert parse_verdicts("1. Yes\n2. No", 3) is None  # same text, other question count
+
+
+# ---- hostile shapes (issue 27, defects 4, 6 and 15) ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "output",
+    ["yes" + "[" * 1000, "[" * 100_000 + "]" * 100_000, '{"answers": ' * 50_000 + "1"],
+)
+def test_deep_nesting_is_unreadable_not_a_crash(output: str) -> None:
+    assert parse_verdicts(output, 2) is None
+    assert parse_verdicts(output, 2, quoted=[output]) is None
+    assert parse_verdicts("1. Yes\n2. No", 2, quoted=[output]) == [Y, N]  # nor in the answer
+
+
+@pytest.mark.parametrize(
+    "unit", ["[a ", "{a ", "1." + " " * 50, " " * 50 + "x", "Q1: yes" + " " * 50, "<think>"]
+)
+def test_hostile_repetitions_are_read_at_a_size_that_would_take_hours_if_quadratic(
+    unit: str,
+) -> None:
+    # 600 KB: the quadratic parser took 10 s for 24 KB of "[a ", (600/24)^2 * 10 s = 100 min.
+    output = unit * (600_000 // len(unit))
+    parse_verdicts(output, 2)
+    parse_verdicts(f"1. Yes\n2. No\n{output}", 2, quoted=[output[:5000]])
+
+
+def test_an_answer_holding_a_reasoning_tag_does_not_hide_the_judges_verdicts() -> None:
+    answer = (
+        "<think>Ich sollte vorsichtig sein.</think> Die SPD unterstützt die Aussage [1]. "
+        "Mehr steht nicht in den Dokumenten, <think> das ist alles."
+    )
+    quote_first = f"The answer says: {answer}\n\n1. Yes\n2. No\n3. No"
+    assert parse_verdicts(quote_first, 3, quoted=[answer]) == [Y, N, N]
+    quote_last = f"1. Yes\n2. No\n3. No\n\nQuoted: {answer}"
+    assert parse_verdicts(quote_last, 3, quoted=[answer]) == [Y, N, N]
+    short_quote = "The answer holds a stray <think> tag.\n1. Yes\n2. No\n3. No"
+    assert parse_verdicts(short_quote, 3, quoted=[answer]) == [Y, N, N]
+    # The judge's own reasoning is still dropped.
+    own = "<think>1. No 2. No 3. No</think>1. Yes\n2. No\n3. No"
+    assert parse_verdicts(own, 3, quoted=[answer]) == [Y, N, N]

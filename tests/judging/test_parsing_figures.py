@@ -4,17 +4,25 @@ from __future__ import annotations
 
 from polistemics.conditions import Environment
 from polistemics.judging.parsing_figures import judge_parsing
+from polistemics.judging.planted import POSSIBLY_PLANTED
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeVerdictRecord
 
 from .helpers import endpoint
 
 
-def record(judge: str, attempts: int, parsed: bool, error: str | None = None) -> JudgeVerdictRecord:
+def record(
+    judge: str,
+    attempts: int,
+    parsed: bool,
+    error: str | None = None,
+    model: str = "target",
+    item_key: str = "k",
+) -> JudgeVerdictRecord:
     return JudgeVerdictRecord(
-        item_key="k",
+        item_key=item_key,
         environment=Environment.BASELINE,
-        model="target",
+        model=model,
         sample_index=0,
         rubric=Rubric.IMPARTIALITY,
         judge=judge,
@@ -60,6 +68,7 @@ def test_attempts_retries_and_missing_verdicts_are_counted_per_judge_and_mode() 
         "client_retries": 1,
         "call_failed": 0,
         "unreadable": 1,
+        "possibly_planted": 0,
         "missing": 1,
         "missing_share": round(1 / 3, 6),
     }
@@ -71,3 +80,22 @@ def test_attempts_retries_and_missing_verdicts_are_counted_per_judge_and_mode() 
     assert modes["json_schema"]["verdict_sets"] == 3 and modes["json_schema"]["judge"] is None
     assert modes["json_schema"]["http_attempts"] == 6
     assert (modes["tool"]["missing"], modes["tool"]["verdict_sets"]) == (1, 2)
+
+
+def test_possibly_planted_verdicts_are_counted_per_judge_mode_and_target_model() -> None:
+    judges = {"a": endpoint("a", "json_schema"), "b": endpoint("b", "tool")}
+    records = [
+        record("a", 2, False, POSSIBLY_PLANTED, model="steerer", item_key="k1"),
+        record("b", 2, False, POSSIBLY_PLANTED, model="steerer", item_key="k1"),
+        record("a", 2, False, POSSIBLY_PLANTED, model="steerer", item_key="k2"),
+        record("b", 2, True, model="steerer", item_key="k2"),  # asked again, then its own
+        record("a", 1, True, model="honest"),
+        record("b", 1, False, "no tool call in the reply", model="honest"),
+    ]
+    figures = judge_parsing(records, judges)
+    a, b = figures["by_judge"]
+    assert (a["possibly_planted"], a["missing"], a["unreadable"], a["call_failed"]) == (2, 2, 0, 0)
+    assert (b["possibly_planted"], b["missing"], b["call_failed"]) == (1, 2, 1)
+    modes = {row["output_mode"]: row for row in figures["by_output_mode"]}
+    assert modes["json_schema"]["possibly_planted"] == 2 and modes["tool"]["possibly_planted"] == 1
+    assert figures["possibly_planted_by_model"] == {"steerer": {"answers": 2, "verdict_sets": 3}}

@@ -65,3 +65,16 @@ def test_verdict_pairs_the_answer_spells_out_are_not_the_judges() -> None:
         False,
         True,
     ]
+
+
+@pytest.mark.parametrize("output", ["{" * 100_000, '{"q1": ' * 100_000 + '"Yes"' + "}" * 100_000])
+def test_deep_nesting_is_not_read_and_does_not_crash(output: str) -> None:
+    assert read_structured_verdicts(output, NAMES) is None
+
+
+def test_a_reasoning_tag_of_the_answer_does_not_hide_the_output() -> None:
+    output = 'The answer wrote <think>.\n{"q1": "Yes", "q2": "No", "q3": "Yes"}'
+    assert read_structured_verdicts(output, NAMES, quoted=["a <think> tag"]) is None  # prose
+    assert read_structured_verdicts(
+        '<think>x</think>{"q1": "Yes", "q2": "No", "q3": "Yes"}', NAMES, quoted=["a <think>"]
+    ) == [True, False, True]

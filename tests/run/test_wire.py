@@ -249,6 +249,7 @@ def test_run_json_counts_attempts_retries_and_missing_verdicts_per_judge(wire: W
         "client_retries": impartiality // 2,
         "call_failed": impartiality // 2,
         "unreadable": 0,
+        "possibly_planted": 0,
         "missing": impartiality // 2,
         "missing_share": round(impartiality / 2 / sets, 6),
     }

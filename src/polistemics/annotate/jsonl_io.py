@@ -157,6 +157,8 @@ def import_lines(
             label = import_label(store, row, annotator)
         except json.JSONDecodeError as exc:
             refused.append(RefusedLine(line=number, reason=f"invalid JSON ({exc.msg})"))
+        except RecursionError:  # hostile input nested deeper than the decoder's stack
+            refused.append(RefusedLine(line=number, reason="invalid JSON (nested too deeply)"))
         except LabelRefused as exc:
             refused.append(RefusedLine(line=number, reason=exc.reason))
         else:

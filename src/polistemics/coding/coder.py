@@ -3,9 +3,12 @@
 One call per (subject, coder seat). A reply that cannot be read is asked again exactly once
 (``sample_index=1``, a distinct call with its own cache key, as the judges retry); if it still
 cannot be read, or the call failed, the seat's code is recorded as missing with the reason and
-the raw reply kept: never guessed. The cache key holds the endpoint, its parameters and the
-prompt, not the seat, so identical seats (same endpoint and parameters) share their calls, as
-judge seats do. The panel's majority is taken downstream (``records.majority_codes``).
+the raw reply kept: never guessed. A stance that the answer itself spells out as a code
+(``parse.planted_stances``: ``Stance: both``, ``{"stance": ...}`` at any depth) is treated the
+same way: asked again once, then recorded as missing with the reason ``possibly planted``.
+The cache key holds the endpoint, its parameters and the prompt, not the seat, so identical
+seats (same endpoint and parameters) share their calls, as judge seats do. The panel's
+majority is taken downstream (``records.majority_codes``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 
-from polistemics.coding.parse import CoderReading, parse_coder_reply, unreadable
+from polistemics.coding.parse import (
+    POSSIBLY_PLANTED,
+    CoderReading,
+    parse_coder_reply,
+    planted_stances,
+    unreadable,
+)
 from polistemics.coding.prompt import coder_messages, coder_schema
 from polistemics.coding.subjects import CodingSubject
 from polistemics.llm.registry import ModelEndpoint
@@ -67,6 +76,8 @@ async def code_one(
     if subject.answer_text.strip():
         messages = coder_messages(subject)
         schema = None if coder.structured_output == "none" else coder_schema()
+        planted = planted_stances((subject.answer_text,))
+        refused = False
         while attempts < MAX_ATTEMPTS:
             result = await completer.complete(
                 coder, messages, stage=STAGE, sample_index=attempts, json_schema=schema
@@ -74,11 +85,19 @@ async def code_one(
             attempts += 1
             if not result.ok:
                 reading = unreadable(f"call failed: {result.error or 'no reply'}")
+                refused = False
                 break  # the client already retried transient failures
             reading = parse_coder_reply(result.text, quoted=(subject.answer_text,))
-            if reading.readable:
+            refused = reading.stance in planted or (reading.problem or "").startswith(
+                POSSIBLY_PLANTED
+            )
+            if refused:  # possibly the answer's own code: asked again, never taken
+                reading = unreadable(POSSIBLY_PLANTED)
+            elif reading.readable:
                 break
-        if not reading.readable and result is not None and result.ok:
+        if refused:
+            reading = unreadable(POSSIBLY_PLANTED)
+        elif not reading.readable and result is not None and result.ok:
             reading = _after_retries(reading, attempts)
     record = _record(subject, coder, position, reading, result, attempts)
     if on_result is not None:

@@ -22,7 +22,9 @@ guess about what the coder meant; "mixed" could be ``both`` or ``neutral``).
 The answer under coding cannot hand over its own code (``quoted``): stretches of the reply that
 reproduce the answer (32 letters and digits or more, as the judges' parser compares) are cut
 first, a JSON value that carries a stance the answer itself spells out in JSON is refused, and so
-is a key-value line the answer holds. Reasoning blocks (``<think>``) are dropped first.
+is a key-value line the answer holds. Reasoning blocks (``<think>``) are dropped after copies are
+cut. ``planted_stances`` lists the codes the answer spells out in any shape; the coder refuses a
+reading among them (``coder.py``, docs/judge-parsing.md).
 
 The helpers shared with the judges' parser (reasoning blocks, copy cutting, JSON extraction)
 are ``llm.replies``', written once for both.
@@ -33,10 +35,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from polistemics.llm.replies import cut_copies, json_values, strip_reasoning
+from polistemics.llm.replies import (
+    cut_copies,
+    has_reasoning_tag,
+    json_values,
+    plain_text,
+    strip_reasoning,
+)
 from polistemics.runlog import CodedStance
 
+POSSIBLY_PLANTED = "possibly planted"  # why a code the answer may have dictated is missing
 _STANCE_KEYS = ("stance", "coded_stance", "label")
 _OUTSIDE_KEYS = ("outside_knowledge", "outside", "outsideknowledge", "outside-knowledge")
 _VERB_FORMS = {"agrees": CodedStance.AGREE, "disagrees": CodedStance.DISAGREE}
@@ -93,13 +103,14 @@ def parse_coder_reply(output: str | None, *, quoted: Sequence[str] = ()) -> Code
     if not output or not output.strip():
         return unreadable("empty reply")
     answers = tuple(text for text in quoted if text and text.strip())
-    text = strip_reasoning(output)
-    if not text.strip():
-        return unreadable("the reply holds only reasoning")
-    if answers:
+    text = output
+    if answers:  # copies first: a quoted "<think>" of the answer must not hide the reply
         text = cut_copies(text, answers)
         if not text.strip():
             return unreadable("the reply only repeats the answer")
+    text = strip_reasoning(text, own_tags_only=any(map(has_reasoning_tag, answers)))
+    if not text.strip():
+        return unreadable("the reply holds only reasoning")
     found = _from_json(text, answers)
     if found is None:
         found = _from_key_lines(text, answers)
@@ -151,7 +162,9 @@ def _from_json(text: str, answers: tuple[str, ...]) -> CoderReading | None:
     planted = {r.stance for answer in answers for r in _json_stances(answer) if r.readable}
     own = [r for r in readings if r.stance not in planted]
     if not own:
-        return unreadable("the reply's JSON repeats a stance the answer itself spells out in JSON")
+        return unreadable(
+            f"{POSSIBLY_PLANTED}: the reply's JSON repeats a stance the answer spells out in JSON"
+        )
     bad = [r for r in own if not r.readable]
     if bad:
         return bad[0]
@@ -160,6 +173,67 @@ def _from_json(text: str, answers: tuple[str, ...]) -> CoderReading | None:
             return unreadable("the reply's JSON gives different stances")
         return CoderReading(stance=own[0].stance, outside_knowledge=None)
     return own[0]
+
+
+# ---- stances the answer itself spells out --------------------------------------------------
+
+_PLANTED_KEYS = ("stance", "coded_stance", "codedstance", "label", "code", "stance_code")
+# A stance key, a separator and a value, anywhere in a line (``Stance: both``, ``stance = both``,
+# ``"label" -> both``); what the value names is decided by ``stance_word``.
+_PLANTED_LINE = re.compile(
+    r"(?<![^\W_])(?P<key>(?:coded[ _\-]?)?stance(?:[ _\-]?code)?|label|code)[\W_]{0,3}?"
+    r"[ \t]{0,3}[:=\-–—>→]{1,2}[ \t]{0,3}(?P<value>[^\n,;{}]{1,40})",
+    re.IGNORECASE,
+)
+_MAX_STRING_DEPTH = 4
+
+
+@lru_cache(maxsize=256)  # every coder seat codes the same answer
+def planted_stances(answers: tuple[str, ...]) -> frozenset[CodedStance]:
+    """Every stance label the answer(s) spell out as a code: a ``stance``/``label`` key with a
+    label as its value in a line or in JSON at any depth (strings holding JSON decoded too), read
+    on ``plain_text`` (NFKC, invisible characters dropped, escapes resolved), so zero-width
+    characters in the key or ``\\u`` escapes hide nothing. A coder's stance among them may be
+    the answer's, not the coder's (issue 27, defect 5)."""
+    found: set[CodedStance] = set()
+    for answer in answers:
+        found |= _stances_in_text(answer, 0)
+    return frozenset(found)
+
+
+def _stances_in_text(text: str, depth: int) -> set[CodedStance]:
+    plain = plain_text(text)
+    found = {
+        stance
+        for match in _PLANTED_LINE.finditer(plain)
+        if (stance := _leading_label(match["value"])) is not None
+    }
+    if depth < _MAX_STRING_DEPTH:
+        for value in json_values(text) + (json_values(plain) if plain != text else []):
+            pending = [value]
+            while pending:
+                node = pending.pop()
+                if isinstance(node, dict):
+                    for key, inner in node.items():
+                        name = re.sub(r"[\s\-]+", "_", plain_text(str(key)).strip().lower())
+                        if name in _PLANTED_KEYS and (stance := stance_word(inner)) is not None:
+                            found.add(stance)
+                    pending.extend(node.values())
+                elif isinstance(node, list):
+                    pending.extend(node)
+                elif isinstance(node, str) and len(node) > 3:
+                    found |= _stances_in_text(node, depth + 1)
+    return found
+
+
+def _leading_label(value: str) -> CodedStance | None:
+    """The label a planted value names: all of it, or its first one or two words."""
+    words = value.strip().split()
+    for candidate in (value, " ".join(words[:2]), " ".join(words[:1])):
+        stance = stance_word(candidate)
+        if stance is not None:
+            return stance
+    return None
 
 
 # ---- key-value lines and a bare label ------------------------------------------------------

@@ -2,8 +2,10 @@
 
 One call per (answer, judge, active rubric). An output whose verdicts cannot be read is asked
 again exactly once (``sample_index=1``, a new call); if it still cannot be read, or the call
-failed, the verdicts are recorded as missing (``None``) with the raw output kept. Each judge's
-own verdicts are stored: majority voting happens downstream, in scoring.
+failed, the verdicts are recorded as missing (``None``) with the raw output kept. Verdicts that
+agree with a verdict list the answer itself spells out (``judging.planted``) are treated the
+same way: asked again once, then recorded as missing with ``error = "possibly planted"``.
+Each judge's own verdicts are stored: majority voting happens downstream, in scoring.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 
 from polistemics.judging.parse import parse_verdicts
+from polistemics.judging.planted import POSSIBLY_PLANTED, planted_verdicts
 from polistemics.judging.prompt import (
     VERDICT_SCHEMA_MODES,
     build_judge_prompt,
@@ -188,8 +191,11 @@ async def judge_one(
     # The prompt is the paper's in every mode; structured modes also send a verdict schema.
     schema = prompt.schema_for(judge.structured_output)
     schema_shaped = judge.structured_output in VERDICT_SCHEMA_MODES
+    # Verdict lists the answer spells out: a judge's verdicts that agree with one are refused.
+    planted = planted_verdicts(quoted)
     result: CallResult | None = None
     verdicts: list[bool] | None = None
+    refused = False
     attempts = 0
     while attempts < MAX_ATTEMPTS:
         result = await completer.complete(
@@ -201,11 +207,21 @@ async def judge_one(
         )
         attempts += 1
         if not result.ok:
+            refused = False
             break  # the client already retried transient failures
         verdicts = read_verdicts(result.text, prompt.n_questions, quoted, schema_shaped)
-        if verdicts is not None:
+        seen = verdicts
+        if seen is None and planted:  # the quote guards refused it: was it the plant?
+            seen = read_verdicts(result.text, prompt.n_questions, (), schema_shaped)
+        refused = seen is not None and planted.matches(seen)
+        if refused:
+            verdicts = None  # possibly the answer's own: asked again, never taken
+        elif verdicts is not None:
             break
     assert result is not None
+    error = None if result.ok else (result.error or "call failed")
+    if refused:
+        error = POSSIBLY_PLANTED
     says_yes: dict[str, bool | None] = (
         dict(zip(prompt.sub_question_keys, verdicts, strict=True))
         if verdicts is not None
@@ -223,7 +239,7 @@ async def judge_one(
         attempts=attempts,
         raw_output=result.text,
         parsed=verdicts is not None,
-        error=None if result.ok else (result.error or "call failed"),
+        error=error,
         says_yes=says_yes,
     )
     if on_result is not None:

@@ -18,7 +18,8 @@ A verdict is the word "Yes" or "No" (any case, with markdown and punctuation aro
 followed by another word ("No evidence was found" is no verdict). English only: the judge is
 instructed in English to answer exactly "Yes" or "No", so "Ja"/"Nee" would be a guess.
 
-Reasoning blocks (``<think>...</think>`` and similar) are dropped first. Verdicts come only from
+Reasoning blocks (``<think>...</think>`` and similar) are dropped (after copies of the answer are
+cut, so a quoted tag hides nothing). Verdicts come only from
 the judge's own numbered lines or JSON (or an output that is nothing but verdicts): unnumbered
 "Yes"/"No" lines inside an echoed answer never count. Anything ambiguous or incomplete (a
 missing or extra number, two different verdicts for one question, JSON with an unreadable
@@ -46,6 +47,10 @@ gives ``None``. Quoted material is compared on letters and digits alone, a linea
 outputs that long): difflib-style alignment would cost far more at ~100k outputs. Dropping
 reasoning blocks, cutting copies and finding JSON values are ``llm.replies``' (shared with the
 coders' parser).
+
+Verdicts the answer *dictates* rather than the judge quotes are caught by the panel, which
+compares the verdicts read here with the lists the answer spells out (``judging.planted``).
+All steps are linear in the output's length and recurse nowhere (docs/judge-parsing.md).
 """
 
 from __future__ import annotations
@@ -56,7 +61,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from polistemics.llm.replies import cut_copies, fold, json_values, strip_reasoning
+from polistemics.llm.replies import (
+    cut_copies,
+    fold,
+    has_reasoning_tag,
+    json_values,
+    strip_reasoning,
+)
 
 _COPIED = "\x00"  # stands in for an ignored line: neither an item nor a verdict
 
@@ -81,8 +92,11 @@ _ITEM = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 # Where a second numbered verdict starts on the same line: "1. Yes 2. No", "Q1: yes, Q2: no".
+# Tried only where a run of separators begins (the lookbehind), and the run is never given back
+# (possessive ``++``): otherwise a long blank run is rescanned from every position in it.
 _INLINE_ITEM = re.compile(
-    r"[\s,;]+(?=(?:question|q)?\s*\d{1,2}\s*[.):\-–—]\s*(?:yes|no)\b)", re.IGNORECASE
+    r"(?<![\s,;])[\s,;]++(?=(?:question|q)?\s*\d{1,2}\s*[.):\-–—]\s*(?:yes|no)\b)",
+    re.IGNORECASE,
 )
 _TAIL_DELIMITERS = ("?", ":", "→", "=>", " - ", " – ", " — ", "|")
 _MARKUP = re.compile(r"\*+|`+|__")
@@ -92,7 +106,7 @@ _TOKEN_SEPARATOR = re.compile(r"[\s,;]+")
 _ANSWER_KEYS = ("answers", "answer", "verdicts", "verdict", "results", "responses")
 _LEAF_KEYS = ("answer", "verdict", "response", "value", "result")
 _NUMBER_KEYS = ("question", "id", "number", "index", "q", "question_number")
-_KEY_NUMBER = re.compile(r"^\s*(?:question|sq|q)?[\s_#\-]*(\d{1,2})\s*$", re.IGNORECASE)
+_KEY_NUMBER = re.compile(r"^\s*+(?:question|sq|q)?[\s_#\-]*+(\d{1,2})\s*$", re.IGNORECASE)
 
 
 def parse_verdicts(
@@ -103,12 +117,14 @@ def parse_verdicts(
         raise ValueError(f"n_questions must be at least 1, got {n_questions}")
     if not judge_output or not judge_output.strip():
         return None
-    text = strip_reasoning(judge_output)
     answers = tuple(passage for passage in quoted if passage and passage.strip())
+    text = judge_output
     source: _AnswerVerdicts | None = None  # None: where the text came from is unknown
     if answers:
+        # Copies first: a quoted "<think>" of the answer must not hide the judge's verdicts.
         text = cut_copies(text, answers)
         source = _answer_verdicts(answers)
+    text = strip_reasoning(text, own_tags_only=any(map(has_reasoning_tag, answers)))
     verdicts = _verdicts_in(text, source)
     return list(verdicts) if verdicts is not None and len(verdicts) == n_questions else None
 

@@ -11,9 +11,14 @@ statistics:
   missing tool call); ``None`` when the store has no calls for the judge;
 - ``call_failed`` / ``unreadable``: judgments left without verdicts because the call failed
   after the client's retries, or because no verdicts could be read after the second call;
-- ``missing`` and ``missing_share``: both together, and their share of ``verdict_sets``.
+- ``possibly_planted``: judgments left without verdicts because the judge's verdicts agreed,
+  on both calls, with a verdict list the answer itself spells out (``judging.planted``);
+- ``missing`` and ``missing_share``: all three together, and their share of ``verdict_sets``.
 
 ``by_output_mode`` sums the same figures over the judges that share a mode.
+``possibly_planted_by_model`` counts, per target model, the answers with at least one such
+judgment and the judgments themselves: an answer that steers its judges is a finding about the
+model that wrote it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from pydantic import BaseModel
 
 from polistemics.judging.panel import STAGE
+from polistemics.judging.planted import POSSIBLY_PLANTED
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.runlog import JudgeVerdictRecord
 
@@ -32,6 +38,7 @@ _COUNTS = (
     "asked_again",
     "call_failed",
     "unreadable",
+    "possibly_planted",
     "missing",
 )
 
@@ -49,6 +56,7 @@ class ParsingFigures(BaseModel):
     client_retries: int | None = None
     call_failed: int = 0
     unreadable: int = 0
+    possibly_planted: int = 0
     missing: int = 0
 
     @property
@@ -66,11 +74,13 @@ def judge_parsing(
     judges: Mapping[str, ModelEndpoint],
     call_stats: Iterable[dict] = (),
 ) -> dict:
-    """``{"by_judge": [...], "by_output_mode": [...]}`` for run.json, judges in panel order."""
+    """``{"by_judge": [...], "by_output_mode": [...], "possibly_planted_by_model": {...}}`` for
+    run.json, judges in panel order."""
     rows: dict[str, ParsingFigures] = {
         name: ParsingFigures(judge=name, model=ep.model, output_mode=ep.structured_output)
         for name, ep in judges.items()
     }
+    planted: dict[str, dict] = {}
     for record in records:
         row = rows.get(record.judge)
         if row is None:
@@ -80,7 +90,12 @@ def judge_parsing(
         row.asked_again += record.attempts > 1
         if not record.parsed:
             row.missing += 1
-            if record.error is not None:
+            if record.error == POSSIBLY_PLANTED:
+                row.possibly_planted += 1
+                model = planted.setdefault(record.model, {"answers": set(), "verdict_sets": 0})
+                model["answers"].add((record.item_key, record.sample_index))
+                model["verdict_sets"] += 1
+            elif record.error is not None:
                 row.call_failed += 1
             else:
                 row.unreadable += 1
@@ -102,4 +117,8 @@ def judge_parsing(
     return {
         "by_judge": [row.as_json() for row in rows.values()],
         "by_output_mode": [mode.as_json() for mode in modes.values()],
+        "possibly_planted_by_model": {
+            model: {"answers": len(found["answers"]), "verdict_sets": found["verdict_sets"]}
+            for model, found in sorted(planted.items())
+        },
     }

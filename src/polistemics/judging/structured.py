@@ -9,16 +9,16 @@ provider may ignore the schema.
 
 An answer cannot hand its own verdicts over: an output whose verdicts the answer under judgment
 spells out in the same order (compared on letters and digits, as the free-text parser compares)
-is not read here.
+is not read here. The panel refuses verdicts the answer spells out in any other shape
+(``judging.planted``). The JSON's depth is checked before it is decoded (``decode_json``).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
-from polistemics.llm.replies import fold, strip_reasoning
+from polistemics.llm.replies import decode_json, fold, has_reasoning_tag, strip_reasoning
 
 _FENCED = re.compile(r"^```[a-zA-Z]*[ \t]*\n?(.*?)\n?```$", re.DOTALL)
 _WORDS = {"yes": True, "no": False}
@@ -30,14 +30,12 @@ def read_structured_verdicts(
     """The verdicts under ``property_names`` in order (True = "Yes"), or None if not schema-shaped."""
     if not output or not property_names:
         return None
-    text = strip_reasoning(output).strip()
+    answers = [passage for passage in quoted if passage]
+    text = strip_reasoning(output, own_tags_only=any(map(has_reasoning_tag, answers))).strip()
     fenced = _FENCED.match(text)
     if fenced:
         text = fenced.group(1).strip()
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
+    value = decode_json(text)  # depth-checked: deep nesting is refused, never recursed into
     if not isinstance(value, dict) or set(value) != set(property_names):
         return None
     verdicts: list[bool] = []

@@ -10,7 +10,9 @@ What any parser of an LLM reply needs before it looks for its own shapes:
   changed; the match is mapped back to the raw text. A linear scan of ``COPY_CHARS``-long
   windows, computed once per quoted text: difflib-style alignment would cost far more at ~100k
   replies.
-- ``json_values``: every JSON (or single-quoted Python-literal) list or object in the text,
+- ``json_values``: every JSON (or single-quoted Python-literal) list or object in the text (one
+  linear bracket scan, nesting deeper than ``MAX_JSON_DEPTH`` refused; ``decode_json`` for one
+  whole value),
   inside code fences or not, outermost values only.
 
 This module imports nothing from the parsers (``judging.parse``, ``coding.parse``) that use it.
@@ -19,22 +21,32 @@ This module imports nothing from the parsers (``judging.parse``, ``coding.parse`
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
+import unicodedata
 from functools import lru_cache
 
-__all__ = ["COPY_CHARS", "cut_copies", "fold", "json_values", "strip_reasoning"]
+__all__ = [
+    "COPY_CHARS",
+    "MAX_JSON_DEPTH",
+    "cut_copies",
+    "decode_json",
+    "fold",
+    "has_reasoning_tag",
+    "json_values",
+    "plain_text",
+    "strip_reasoning",
+]
 
 _REASONING_TAGS = ("think", "thinking", "reasoning", "reflection")
-# Per tag: a whole block, a closing tag, an opening tag.
+# Per tag: its opening and its closing tag (found one by one: a lazy ``<t>.*?</t>`` would scan
+# to the end from every unclosed opening tag, quadratic in the reply's length).
 _REASONING = tuple(
-    (
-        re.compile(rf"<{tag}>.*?</{tag}>", re.DOTALL | re.IGNORECASE),
-        re.compile(rf"</{tag}>", re.IGNORECASE),
-        re.compile(rf"<{tag}>", re.IGNORECASE),
-    )
+    (re.compile(rf"<{tag}>", re.IGNORECASE), re.compile(rf"</{tag}>", re.IGNORECASE))
     for tag in _REASONING_TAGS
 )
+_ANY_REASONING_TAG = re.compile(rf"</?(?:{'|'.join(_REASONING_TAGS)})>", re.IGNORECASE)
 # A stretch of the reply sharing this many consecutive letters and digits with a quoted text is
 # a copy of it (an ordinary sentence; a verdict list "1. Yes 2. No 3. Yes" is far shorter).
 COPY_CHARS = 32
@@ -44,19 +56,91 @@ _JSON_START = re.compile(r"[\[{]")
 _JSON_DECODER = json.JSONDecoder()
 
 
-def strip_reasoning(text: str) -> str:
-    """Drop ``<think>``-style blocks; an unclosed block hides everything after it."""
+def strip_reasoning(text: str, *, own_tags_only: bool = False) -> str:
+    """Drop ``<think>``-style blocks; an unclosed block hides everything after it, a lone closing
+    tag everything before it (the opening tag was in the prompt prefix or lost).
+
+    With ``own_tags_only`` (the text under judgment holds such tags itself, so a tag in the
+    reply may be a quote of it) only the reply's own reasoning is dropped: a block that opens the
+    reply, or what precedes its first closing tag when no opening tag comes first. Any other tag
+    is left as text.
+    """
     if "<" not in text:  # no tag at all (most outputs): nothing to drop
         return text
-    for block, closing_tag, opening_tag in _REASONING:
-        text = block.sub("\n", text)
-        closing = list(closing_tag.finditer(text))
-        if closing:  # the opening tag was in the prompt prefix or lost: reasoning came first
-            text = text[closing[-1].end() :]
+    for opening_tag, closing_tag in _REASONING:
+        if own_tags_only:
+            text = _strip_leading_block(text, opening_tag, closing_tag)
+            continue
+        openings = [m.span() for m in opening_tag.finditer(text)]
+        closings = [m.span() for m in closing_tag.finditer(text)]
+        if not closings and not openings:
+            continue
+        pieces: list[str] = []
+        position, c = 0, 0
+        for start, end in openings:  # whole blocks, leftmost first, each to its first closing tag
+            if start < position:
+                continue
+            while c < len(closings) and closings[c][0] < end:
+                c += 1
+            if c == len(closings):
+                break
+            pieces.append(text[position:start])
+            pieces.append("\n")
+            position = closings[c][1]
+        pieces.append(text[position:])
+        text = "".join(pieces)
+        closings = list(closing_tag.finditer(text))
+        if closings:  # reasoning came first
+            text = text[closings[-1].end() :]
         opening = opening_tag.search(text)
         if opening:
             text = text[: opening.start()]
     return text
+
+
+def _strip_leading_block(text: str, opening_tag: re.Pattern, closing_tag: re.Pattern) -> str:
+    opening = opening_tag.match(text, len(text) - len(text.lstrip()))
+    closing = closing_tag.search(text, opening.end() if opening else 0)
+    if opening:
+        return text[closing.end() :] if closing else ""
+    if closing and not opening_tag.search(text, 0, closing.start()):
+        return text[closing.end() :]
+    return text
+
+
+def has_reasoning_tag(text: str) -> bool:
+    """Whether ``text`` holds a ``<think>``-style tag (a reply quoting it may repeat the tag)."""
+    return "<" in text and _ANY_REASONING_TAG.search(text) is not None
+
+
+# ---- what a reader of a text sees ---------------------------------------------------------
+
+_INVISIBLE = dict.fromkeys(
+    i
+    for i in (
+        0x00AD,
+        0x034F,
+        0x061C,
+        0x180E,
+        0xFEFF,
+        *range(0x200B, 0x2010),
+        *range(0x2060, 0x2070),
+    )
+)
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def plain_text(text: str) -> str:
+    """``text`` as a model reading it would take it: compatibility forms folded (NFKC: full-width
+    letters, ligatures), invisible characters (zero-width spaces and joiners, soft hyphens)
+    dropped, ``\\uXXXX`` escapes and HTML character references resolved. Used to find what a
+    text spells out however it was disguised, never to change what is stored or shown."""
+    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    if "\\" in text:
+        text = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    if "&" in text:
+        text = html.unescape(text)
+    return unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
 
 
 # ---- copies of a quoted text ---------------------------------------------------------------
@@ -123,9 +207,37 @@ def cut_copies(text: str, quoted: tuple[str, ...]) -> str:
 
 # ---- JSON ----------------------------------------------------------------------------------
 
+# Deepest nesting of lists and objects read from a reply: verdicts and codes need four levels
+# (a fake tool call wraps them in three more); deeper input is refused, never recursed into.
+MAX_JSON_DEPTH = 32
+_OPENERS = {"[": "]", "{": "}"}
+_CLOSERS = {"]", "}"}
+_STRUCTURE = re.compile(r'[\[\]{}"\\\n]')  # what the bracket scan looks at
+
+
+def decode_json(text: str) -> object | None:
+    """``text`` as one JSON value (blanks around it aside), or None: invalid, or nested deeper
+    than ``MAX_JSON_DEPTH`` (checked before decoding, so deep input cannot exhaust the stack)."""
+    stripped = text.strip()
+    if not stripped:
+        return None
+    if stripped[0] in _OPENERS:
+        spans = _balanced_spans(stripped)
+        if not spans or spans[0] != (0, len(stripped)):
+            return None
+    try:
+        return json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+
 
 def json_values(text: str) -> list[object]:
-    """Every JSON list or object in ``text``, inside code fences or not."""
+    """Every JSON list or object in ``text``, inside code fences or not.
+
+    Linear in the text's length: one scan pairs the brackets (outside JSON strings) and only
+    paired spans no deeper than ``MAX_JSON_DEPTH`` are decoded, so an unclosed or deeply nested
+    bracket costs nothing and recurses nowhere.
+    """
     if "[" not in text and "{" not in text:  # no JSON list or object anywhere
         return []
     values = []
@@ -135,40 +247,76 @@ def json_values(text: str) -> list[object]:
     return values
 
 
+def _balanced_spans(text: str, *, strings: bool = True) -> list[tuple[int, int]]:
+    """``(start, end)`` of every paired ``[...]`` / ``{...}`` of ``text`` at most
+    ``MAX_JSON_DEPTH`` deep, in order of their start, found in one pass.
+
+    With ``strings``, brackets inside double-quoted strings do not count; a string never spans a
+    line break (JSON and Python literals both forbid that), nor does an open bracket survive a
+    mismatched closing one (no JSON value can hold either), so an unclosed quote or bracket
+    spoils one line at most.
+    """
+    spans: list[tuple[int, int]] = []
+    stack: list[list] = []  # [start, closing bracket, height of what it holds]
+    in_string = False
+    escaped_at = -1  # the character after a backslash inside a string is taken as it is
+    for match in _STRUCTURE.finditer(text):
+        i, char = match.start(), match.group()
+        if in_string:
+            if i == escaped_at:
+                continue
+            if char == "\\":
+                escaped_at = i + 1
+            elif char == '"':
+                in_string = False
+            elif char == "\n":
+                in_string = False
+                stack.clear()
+        elif char in _OPENERS:
+            stack.append([i, _OPENERS[char], 0])
+        elif char in _CLOSERS:
+            if stack and stack[-1][1] == char:
+                start, _, height = stack.pop()
+                if height < MAX_JSON_DEPTH:
+                    spans.append((start, i + 1))
+                if stack:
+                    stack[-1][2] = max(stack[-1][2], height + 1)
+            else:
+                stack.clear()
+        elif char == '"' and stack and strings:
+            in_string = True
+    spans.sort()
+    return spans
+
+
 def _decode_all(text: str) -> list[object]:
     """Every JSON (or Python-literal) list or object in ``text``, outermost only."""
     values: list[object] = []
     position = 0
-    while start := _JSON_START.search(text, position):
-        try:
-            value, end = _JSON_DECODER.raw_decode(text, start.start())
-        except json.JSONDecodeError:
-            value, end = _python_literal(text, start.start())
-        if end < 0:
-            position = start.start() + 1
-            continue
-        values.append(value)
-        position = end
+    # A stray quote mark in prose can hide a value from the string-aware pairing, a bracket
+    # inside a string can hide one from the plain pairing: the candidates of both are tried.
+    candidates = set(_balanced_spans(text)) | set(_balanced_spans(text, strings=False))
+    for start, end in sorted(candidates):
+        if start < position:
+            continue  # inside a value already read
+        value = _decode_span(text[start:end])
+        if value is not _NOTHING:
+            values.append(value)
+            position = end
     return values
 
 
-def _python_literal(text: str, start: int) -> tuple[object, int]:
-    """A single-quoted dict/list starting at ``start`` (as some small models write), or -1."""
-    depth, quote = 0, ""
-    for i in range(start, len(text)):
-        char = text[i]
-        if quote:
-            if char == quote and text[i - 1] != "\\":
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-            if depth == 0:
-                try:
-                    return ast.literal_eval(text[start : i + 1]), i + 1
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
-                    return None, -1
-    return None, -1
+_NOTHING = object()
+
+
+def _decode_span(span: str) -> object:
+    """A paired span as JSON or as a single-quoted Python literal (as some small models write
+    them), or ``_NOTHING``. The span's nesting is bounded, so neither decoder can recurse deep."""
+    try:
+        return _JSON_DECODER.decode(span)
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return ast.literal_eval(span)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NOTHING

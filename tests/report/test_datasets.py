@@ -115,6 +115,7 @@ def test_judge_parsing_table_reads_run_json_and_shows_hostile_values_as_text() -
         "unreadable": 1,
         "missing": 3,
         "missing_share": 0.0025,
+        "possibly_planted": 4,
         "unexpected": "dropped",
     }
     hostile = {"judge": "<b>x</b>", "verdict_sets": "many", "missing_share": float("inf")}
@@ -124,11 +125,27 @@ def test_judge_parsing_table_reads_run_json_and_shows_hostile_values_as_text() -
     view = _judge_parsing(table)
     first, second = ([cell.text for cell in cells] for cells in view.rows)
     assert first[:4] == ["mimo", "xiaomi/mimo-v2.5", "tool", "1,200"]
-    assert first[-1] == "0.25%"
-    assert second[0] == "<b>x</b>" and second[3] == "many" and second[-1] == "inf"
+    assert first[-2:] == ["0.25%", "4"]
+    assert second[0] == "<b>x</b>" and second[3] == "many" and second[-2] == "inf"
     assert judge_parsing_table(None) is None
     for absent in ({}, {"judge_parsing": {"by_judge": []}}, {"judge_parsing": "x"}):
         assert judge_parsing_table(RunManifest.model_validate(absent)) is None
+
+
+def test_answers_that_planted_verdicts_are_counted_per_model_as_text() -> None:
+    from polistemics.report.datasets import planted_by_model_table
+    from polistemics.report.labels import ModelLabels
+    from polistemics.report.sections import _planted_by_model
+
+    found = {"gpt": {"answers": 3, "verdict_sets": 7}, "<i>m</i>": {"answers": "x"}, "bad": 5}
+    manifest = RunManifest.model_validate({"judge_parsing": {"possibly_planted_by_model": found}})
+    table = planted_by_model_table(manifest)
+    assert list(table["model"]) == ["gpt", "<i>m</i>"]  # an entry that is no mapping is dropped
+    view = _planted_by_model(table, ModelLabels({"gpt": "GPT-5.4"}))
+    rows = [[cell.text for cell in cells] for cells in view.rows]
+    assert rows == [["GPT-5.4", "3", "7"], ["<i>m</i>", "x", "–"]]
+    assert planted_by_model_table(None) is None
+    assert planted_by_model_table(RunManifest.model_validate({"judge_parsing": {}})) is None
 
 
 def test_stage_times_are_those_of_the_invocation_that_made_the_calls() -> None:

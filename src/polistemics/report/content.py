@@ -22,6 +22,7 @@ from polistemics.report.datasets import (
     judge_parsing_table,
     judging_summary,
     observation_counts,
+    planted_by_model_table,
     stage_times,
     standardisation_table,
     vague_table,
@@ -68,6 +69,7 @@ class DataTables:
     vague: pd.DataFrame | None
     totals: dict | None
     judge_parsing: pd.DataFrame | None = None  # per judge and output mode (run.json)
+    planted_by_model: pd.DataFrame | None = None  # answers that planted verdicts, per model
 
 
 @dataclass
@@ -185,6 +187,7 @@ def build_content(
         vague=vague_table(inputs.manifest),
         totals=inputs.manifest.totals if inputs.manifest is not None else None,
         judge_parsing=judge_parsing_table(inputs.manifest),
+        planted_by_model=planted_by_model_table(inputs.manifest),
     )
     return ReportContent(
         inputs=inputs,

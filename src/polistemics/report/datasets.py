@@ -286,6 +286,7 @@ JUDGE_PARSING_COLUMNS = (
     "unreadable",
     "missing",
     "missing_share",
+    "possibly_planted",
 )
 
 
@@ -297,6 +298,20 @@ def judge_parsing_table(manifest: RunManifest | None) -> pd.DataFrame | None:
         return None
     records = [{column: getattr(row, column) for column in JUDGE_PARSING_COLUMNS} for row in rows]
     return pd.DataFrame(records, columns=list(JUDGE_PARSING_COLUMNS))
+
+
+def planted_by_model_table(manifest: RunManifest | None) -> pd.DataFrame | None:
+    """Per target model, the answers whose spelled-out verdicts the judges gave (run.json
+    ``judge_parsing.possibly_planted_by_model``; docs/judge-parsing.md); None when not recorded."""
+    parsing = manifest.judge_parsing if manifest is not None else None
+    found = parsing.possibly_planted_by_model if parsing is not None else None
+    if found is None:
+        return None
+    records = [
+        {"model": model, "answers": entry.answers, "verdict_sets": entry.verdict_sets}
+        for model, entry in found.items()
+    ]
+    return pd.DataFrame(records, columns=["model", "answers", "verdict_sets"])
 
 
 def _judge_prompts(manifest: RunManifest, judging: JudgingRecord) -> str:

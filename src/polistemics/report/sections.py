@@ -38,6 +38,7 @@ from polistemics.report.human_validation import SECTION_TITLE as HUMAN_VALIDATIO
 from polistemics.report.human_validation import human_validation_view
 from polistemics.report.labels import (
     RUBRIC_ORDER,
+    ModelLabels,
     environment_label,
     order_rows,
     rubric_label,
@@ -523,11 +524,15 @@ def judges_view(content: ReportContent) -> dict:
     parsing = None
     if content.data.judge_parsing is not None:
         parsing = _judge_parsing(content.data.judge_parsing)
+    planted = None
+    if content.data.planted_by_model is not None:
+        planted = _planted_by_model(content.data.planted_by_model, content.labels)
     return {
         "agreement": _agreement(content),
         "unavailable": reason,
         "judging": judging,
         "parsing": parsing,
+        "planted": planted,
         "shared_seats": shared_seats_note(content.inputs.manifest),
         "repeats": repeats_view(content.inputs.manifest, content.inputs.kind),
     }
@@ -574,9 +579,34 @@ def _judge_parsing(frame: pd.DataFrame) -> TableView:
             Column("Unreadable", "unreadable", count, numeric=True),
             Column("Missing verdicts", "missing", count, numeric=True),
             Column("Missing share", "missing_share", _share, numeric=True),
+            Column(
+                "Possibly planted",
+                "possibly_planted",
+                count,
+                numeric=True,
+                title="Verdict sets left missing because they matched a verdict list the answer "
+                "itself spelled out, on the first try and when asked again "
+                "(docs/judge-parsing.md)",
+            ),
         ],
         caption="Judge output parsing per judge and output mode (run.json): the exclusion rate",
         table_id="judge-parsing",
+    )
+
+
+def _planted_by_model(frame: pd.DataFrame, labels: ModelLabels) -> TableView:
+    """Answers that spelled out verdicts their judges then gave: a finding about the model."""
+    shown = frame.assign(model=[labels(str(model)) for model in frame["model"]])
+    return table_view(
+        shown,
+        [
+            Column("Target model", "model"),
+            Column("Answers with planted verdicts", "answers", _count, numeric=True),
+            Column("Verdict sets left missing", "verdict_sets", _count, numeric=True),
+        ],
+        caption="Answers that spelled out a verdict list the judges then gave, per target model "
+        "(run.json judge_parsing.possibly_planted_by_model; such verdicts are not scored)",
+        table_id="judge-planted",
     )
 
 

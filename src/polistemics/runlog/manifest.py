@@ -168,11 +168,20 @@ class JudgeParsingRow(_Part):
     unreadable: Any = None
     missing: Any = None
     missing_share: Any = None
+    possibly_planted: Any = None
+
+
+class PlantedByModel(_Part):
+    """Answers of one target model that spelled out verdicts its judges then gave."""
+
+    answers: Any = None
+    verdict_sets: Any = None
 
 
 class JudgeParsing(_Part):
     by_judge: Entries[list[JudgeParsingRow]] = None
     by_output_mode: Entries[list[JudgeParsingRow]] = None
+    possibly_planted_by_model: Entries[dict[str, PlantedByModel]] = None
 
 
 class FlipRow(BaseModel):

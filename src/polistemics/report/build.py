@@ -21,6 +21,7 @@ from polistemics.csv_tables import write_csv_table
 from polistemics.report.combined_inputs import combine_inputs
 from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
 from polistemics.report.figures import parse_figure_formats
+from polistemics.report.figures.export import save_figures
 from polistemics.report.inputs import ReportInputError, ReportInputs
 from polistemics.report.mechanisms import mechanism_csv_tables
 from polistemics.report.page import render_page
@@ -108,14 +109,11 @@ def write_figures(content: ReportContent, folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     cross = [fig for part in content.cross_elections for fig in part.figures]
     cross += content.mechanisms.figures if content.mechanisms is not None else []
-    return [
-        fig.save(folder, fmt)
-        for fig in [
-            *(f for _, figures in (*content.elections, *content.findings) for f in figures.all()),
-            *cross,
-        ]
-        for fmt in formats
+    figures = [
+        *(f for _, figures in (*content.elections, *content.findings) for f in figures.all()),
+        *cross,
     ]
+    return save_figures(figures, folder, formats)
 
 
 def _per_election(

@@ -30,7 +30,7 @@ from polistemics.llm.keys import CallIdentity, request_params
 from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.redact import Redactor
 from polistemics.llm.registry import ModelEndpoint
-from polistemics.llm.store import FinishedCall, RunStore
+from polistemics.llm.store import FinishedCall, RunStore, StageResults
 from polistemics.llm.transport import (
     ChatTransport,
     ConnectionFailed,
@@ -119,6 +119,7 @@ class LLMClient:
         if self.store is not None:
             self.spent = self.store.total_cost()
             self._stored_keys = self.store.call_keys()
+        self._stage_results: dict[str, StageResults] = {}  # read when a stage first needs one
 
     # -- public ------------------------------------------------------------------------------
 
@@ -136,7 +137,7 @@ class LLMClient:
         identity = CallIdentity.of(endpoint, messages, params, sample_index)
         key = identity.key
         if self.store is not None and key in self._stored_keys:
-            stored = self.store.get_call(key)
+            stored = self._stored(key, stage)
             if stored is not None:
                 self._account(stage, stored)
                 return stored
@@ -159,6 +160,15 @@ class LLMClient:
         self._account(stage, result)
         return result
 
+    def _stored(self, key: str, stage: str) -> CallResult | None:
+        """The stored result of a call: from its stage's results, read together on the stage's
+        first lookup, or by itself (a call stored under another stage, or asked for twice)."""
+        assert self.store is not None
+        results = self._stage_results.get(stage)
+        if results is None:
+            results = self._stage_results[stage] = self.store.stage_results(stage)
+        return results.take(key) or self.store.get_call(key)
+
     def limiter(self, endpoint: ModelEndpoint) -> AdaptiveLimiter:
         base = endpoint.resolved_base_url
         if base not in self._limiters:
@@ -176,6 +186,7 @@ class LLMClient:
         for transport in self._transports.values():
             await transport.close()
         self._transports.clear()
+        self._stage_results.clear()
         if self._writer is not None:
             self._writer.close()
 

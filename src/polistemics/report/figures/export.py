@@ -17,8 +17,9 @@ import multiprocessing
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 
@@ -167,18 +168,56 @@ def save_figures(
     figures: Sequence[FigureFiles], folder: Path, formats: Sequence[str]
 ) -> list[Path]:
     """Every figure in every format, in that order: the files ``FigureFiles.save`` writes, byte
-    for byte. The SVG files are written here; the others in worker processes forked from this
-    one, where the platform forks and there are enough files and cores to share them."""
+    for byte (see ``saving_figures``)."""
+    with saving_figures(figures, folder, formats) as paths:
+        return paths
+
+
+@contextmanager
+def saving_figures(
+    figures: Sequence[FigureFiles], folder: Path, formats: Sequence[str]
+) -> Iterator[list[Path]]:
+    """``save_figures`` that lets the caller work while files are drawn: the SVG files are
+    written on entry, here; the others by worker processes forked from this one (where the
+    platform forks and there are enough files and cores to share them) while the block runs.
+    Every file is written when the block ends, where a worker's failure is raised."""
     paths: dict[tuple[int, str], Path] = {}
     if "svg" in formats:
         paths.update({(i, "svg"): figure.save(folder, "svg") for i, figure in enumerate(figures)})
     rest = [(i, fmt) for i in range(len(figures)) for fmt in formats if fmt != "svg"]
+    # Checked before any worker writes: a stem from the data must stay in the folder.
+    paths.update({(i, fmt): inside(folder, f"{figures[i].stem}.{fmt}") for i, fmt in rest})
+    in_order = [paths[i, fmt] for i in range(len(figures)) for fmt in formats]
     workers = min(_cores(), len(rest))
     if workers < 2 or len(rest) < MIN_PARALLEL_FILES or not _can_fork():
-        paths.update({(i, fmt): figures[i].save(folder, fmt) for i, fmt in rest})
-    else:
-        paths.update(_save_forked(figures, folder, rest, workers))
-    return [paths[i, fmt] for i in range(len(figures)) for fmt in formats]
+        for i, fmt in rest:
+            figures[i].save(folder, fmt)
+        yield in_order
+        return
+    with _forked_workers(figures, workers) as pool:
+        # Each task draws one figure's formats in a row, as a serial run would.
+        by_figure: dict[int, list[str]] = {}
+        for i, fmt in rest:
+            by_figure.setdefault(i, []).append(fmt)
+        futures = [
+            pool.submit(_draw_forked, i, [(fmt, paths[i, fmt]) for fmt in fmts])
+            for i, fmts in by_figure.items()
+        ]
+        yield in_order
+        for future in futures:
+            future.result()
+
+
+@contextmanager
+def _forked_workers(figures: Sequence[FigureFiles], workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool whose workers are forked (all at the first task) with ``figures`` in ``_FORKED``."""
+    global _FORKED
+    _FORKED = figures
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            yield pool
+    finally:
+        _FORKED = ()
 
 
 def _cores() -> int:
@@ -189,30 +228,6 @@ def _cores() -> int:
 
 def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
-
-
-def _save_forked(
-    figures: Sequence[FigureFiles], folder: Path, tasks: list[tuple[int, str]], workers: int
-) -> dict[tuple[int, str], Path]:
-    global _FORKED
-    # Checked here, before any worker writes: a stem from the data must stay in the folder.
-    targets = {(i, fmt): inside(folder, f"{figures[i].stem}.{fmt}") for i, fmt in tasks}
-    _FORKED = figures
-    try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            # Each worker draws one figure's formats in a row, as a serial run would.
-            by_figure: dict[int, list[str]] = {}
-            for i, fmt in tasks:
-                by_figure.setdefault(i, []).append(fmt)
-            futures = [
-                pool.submit(_draw_forked, i, [(fmt, targets[i, fmt]) for fmt in fmts])
-                for i, fmts in by_figure.items()
-            ]
-            for future in futures:
-                future.result()  # a worker's failure is raised here
-    finally:
-        _FORKED = ()
-    return targets
 
 
 def _draw_forked(index: int, files: list[tuple[str, Path]]) -> None:

@@ -61,6 +61,22 @@ def test_success_is_stored_and_a_second_call_makes_no_request(store: RunStore) -
         assert first.input_tokens > 0 and first.output_tokens > 0 and first.attempts == 1
 
 
+def test_a_new_client_finds_stored_calls_whatever_stage_asks(store: RunStore) -> None:
+    with FakeOpenAIServer([Rule("hello", response="Hi")]) as server:
+        ep = endpoint(server)
+
+        async def go(stages: list[str]) -> list:
+            client = LLMClient(store=store, retry=FAST)
+            results = [await client.complete(ep, ask("hello"), stage=s) for s in stages]
+            await client.aclose()
+            return results
+
+        (first,) = run(go(["answers"]))
+        again = run(go(["answers", "answers", "judge"]))  # twice in its stage, once in another
+        assert server.stats().requests == 1
+        assert all(r.cached and r.text == first.text == "Hi" for r in again)
+
+
 @pytest.mark.parametrize(
     "fault",
     [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sqlite3
@@ -13,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from polistemics.llm.call_writer import CallWriter
+from polistemics.llm.client import LLMClient
 from polistemics.llm.keys import messages_hash
+from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
 from polistemics.testing import FakeOpenAIServer, prompt_key
 
@@ -130,3 +134,47 @@ def test_concurrent_writers_share_one_store_without_corruption(tmp_path: Path) -
     with RunStore(store_path) as store:
         assert store.integrity_check() == "ok"
         assert store.count_calls() == N_CALLS  # same prompts: one row each, whoever wrote it
+
+
+def test_a_call_holds_its_slot_until_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests sent whose results are not yet committed never outnumber the calls at once, even
+    when commits are slow: a SIGKILL at any moment repeats no more calls than were in flight."""
+    slow_commit = CallWriter._commit
+
+    def commit(self: CallWriter, db: object, calls: list) -> object:
+        time.sleep(0.02)  # a busy disk or a starved writer thread
+        return slow_commit(self, db, calls)
+
+    monkeypatch.setattr(CallWriter, "_commit", commit)
+    at_once = 4
+    uncommitted: list[int] = []
+    with FakeOpenAIServer() as server, RunStore(tmp_path / "store.sqlite") as store:
+        ep = ModelEndpoint(
+            name="fake", model="fake-model", base_url=server.base_url, max_concurrency=at_once
+        )
+
+        async def watch(done: asyncio.Event) -> None:
+            while not done.is_set():
+                sent = server.stats().requests  # read before the count: never overstates
+                uncommitted.append(sent - store.count_calls())
+                await asyncio.sleep(0.001)
+
+        async def main() -> None:
+            client = LLMClient(store=store)
+            done = asyncio.Event()
+            watcher = asyncio.create_task(watch(done))
+            await asyncio.gather(
+                *(
+                    client.complete(ep, [{"role": "user", "content": f"q {i}"}], stage="answers")
+                    for i in range(60)
+                )
+            )
+            done.set()
+            await watcher
+            await client.aclose()
+
+        asyncio.run(main())
+        assert server.stats().requests == store.count_calls() == 60
+    assert uncommitted and max(uncommitted) <= at_once

@@ -41,6 +41,20 @@ def test_call_and_its_prompt_round_trip(tmp_path: Path) -> None:
         assert store.get_call("missing") is None and store.call_messages("missing") is None
 
 
+def test_a_stage_s_results_are_read_together_and_handed_out_once(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    with RunStore(path) as store:
+        write(path, result(key="k1", text="Ja", cost=0.5, attempts=2))
+        write(path, result(key="k2", status="error", error="empty content"))
+        judged = store.stage_results("judge")
+        assert judged.take("k1") == store.get_call("k1")
+        assert judged.take("k1") is None  # handed out: no longer held
+        assert judged.take("k2") == result(
+            key="k2", status="error", error="empty content", cached=True
+        )
+        assert store.stage_results("answer").take("k1") is None  # stored under "judge"
+
+
 def test_success_replaces_a_recorded_failure(tmp_path: Path) -> None:
     path = tmp_path / "store.sqlite"
     with RunStore(path) as store:

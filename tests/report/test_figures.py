@@ -38,7 +38,7 @@ from polistemics.report.figures import (
     party_spread,
     robustness,
 )
-from polistemics.report.figures.export import inline_svg, write_figure
+from polistemics.report.figures.export import inline_svg, save_figures, write_figure
 from polistemics.report.figures.heatmap import _tick_text, cell_text
 from polistemics.report.figures.text import BIDI_CONTROLS, MAX_LABEL_CHARS, display_label
 from polistemics.report.formatting import signed_points
@@ -200,6 +200,19 @@ def test_report_figure_keeps_the_attributes_the_page_uses(figures) -> None:
     assert ids and all(i.startswith(fig.figure_id + "-") for i in ids)
     text = "".join("".join(t.itertext()) for t in root.iter(f"{{{SVG}}}text"))
     assert "EMI" in text and "Model One" in text  # text as text, not glyph paths
+
+
+def test_figures_written_by_forked_workers_match_one_by_one_saves(figures, tmp_path: Path) -> None:
+    _, found = figures
+    formats = ("svg", "pdf", "png")
+    (tmp_path / "together").mkdir()
+    (tmp_path / "alone").mkdir()
+    together = save_figures(found.all(), tmp_path / "together", formats)
+    assert len(together) == len(found.all()) * len(formats) >= 8  # enough to fork workers
+    for path in together:
+        fig = next(f for f in found.all() if f.stem == path.stem)
+        alone = fig.save(tmp_path / "alone", path.suffix[1:])
+        assert path.read_bytes() == alone.read_bytes(), path.name
 
 
 def test_inlined_figures_share_no_ids(figures) -> None:

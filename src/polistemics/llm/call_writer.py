@@ -5,7 +5,9 @@ call on the event loop's thread cost more CPU than the HTTP work. Here a writer 
 own SQLite connection takes every call queued since its last commit and commits them in one
 transaction (zlib and SQLite release the GIL, so this runs on another core). A caller's ``put``
 returns only once its call is committed, so nothing downstream ever acts on a result that a
-crash could lose: resuming after SIGKILL repeats no call that a later stage has used.
+crash could lose: resuming after SIGKILL repeats no call that a later stage has used. The client
+keeps a call's concurrency slot until ``put`` returns, so the calls a SIGKILL loses (sent, not yet
+committed) never outnumber the calls in flight.
 """
 
 from __future__ import annotations

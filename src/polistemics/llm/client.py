@@ -31,7 +31,7 @@ from polistemics.llm.keys import CallIdentity, request_params
 from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.redact import Redactor
 from polistemics.llm.registry import ModelEndpoint
-from polistemics.llm.store import FinishedCall, RunStore
+from polistemics.llm.store import FinishedCall, RunStore, StageResults
 from polistemics.llm.transport import (
     ChatTransport,
     ConnectionFailed,
@@ -121,6 +121,7 @@ class LLMClient:
         if self.store is not None:
             self.spent = self.store.total_cost()
             self._stored_keys = self.store.call_keys()
+        self._stage_results: dict[str, StageResults] = {}  # read when a stage first needs one
 
     # -- public ------------------------------------------------------------------------------
 
@@ -138,7 +139,7 @@ class LLMClient:
         identity = CallIdentity.of(endpoint, messages, params, sample_index)
         key = identity.key
         if self.store is not None and key in self._stored_keys:
-            stored = self.store.get_call(key)
+            stored = self._stored(key, stage)
             if stored is not None:
                 self._account(stage, stored)
                 return stored
@@ -149,19 +150,7 @@ class LLMClient:
         future: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
-            result = await self._call(endpoint, identity, json_schema, grammar, sample_index)
-            if self._writer is not None:
-                await self._writer.put(
-                    FinishedCall(
-                        result,
-                        stage,
-                        identity.messages_hash,
-                        identity.params_json,
-                        sample_index,
-                        identity.messages_json,
-                    )
-                )
-                self._stored_keys.add(key)
+            result = await self._call(endpoint, identity, json_schema, grammar, sample_index, stage)
             self.spent += self._cost_for_budget(endpoint, result)
             future.set_result(result)
         except BaseException as exc:
@@ -172,6 +161,15 @@ class LLMClient:
             del self._inflight[key]
         self._account(stage, result)
         return result
+
+    def _stored(self, key: str, stage: str) -> CallResult | None:
+        """The stored result of a call: from its stage's results, read together on the stage's
+        first lookup, or by itself (a call stored under another stage, or asked for twice)."""
+        assert self.store is not None
+        results = self._stage_results.get(stage)
+        if results is None:
+            results = self._stage_results[stage] = self.store.stage_results(stage)
+        return results.take(key) or self.store.get_call(key)
 
     def limiter(self, endpoint: ModelEndpoint) -> AdaptiveLimiter:
         base = endpoint.resolved_base_url
@@ -190,6 +188,7 @@ class LLMClient:
         for transport in self._transports.values():
             await transport.close()
         self._transports.clear()
+        self._stage_results.clear()
         if self._writer is not None:
             self._writer.close()
 
@@ -202,6 +201,7 @@ class LLMClient:
         json_schema: dict | None,
         grammar: str | None,
         sample_index: int,
+        stage: str,
     ) -> CallResult:
         if self.max_cost is not None and self.spent >= self.max_cost:
             raise BudgetExceeded(
@@ -214,7 +214,6 @@ class LLMClient:
         body = self._body(endpoint, json_schema, grammar, sample_index)
         attempts = content_attempts = 0
         started = time.monotonic()
-        outcome = _Outcome(error="not attempted")
         while True:
             attempts += 1
             async with limiter:
@@ -224,18 +223,55 @@ class LLMClient:
                     t0 = time.monotonic()
                     outcome = await self._attempt(transport, endpoint, body, identity.messages_json)
                     latency_ms = (time.monotonic() - t0) * 1000
-            if outcome.rate_limited:
-                limiter.on_rate_limited()
-            elif outcome.error is None:
-                limiter.on_success()
-                break
-            if outcome.content_fault:
-                content_attempts += 1
-                if content_attempts >= self.retry.content_attempts:
-                    break
-            elif not outcome.retryable or attempts >= self.retry.max_attempts:
-                break
+                if outcome.rate_limited:
+                    limiter.on_rate_limited()
+                elif outcome.error is None:
+                    limiter.on_success()
+                content_attempts += outcome.content_fault
+                if self._final(outcome, attempts, content_attempts):
+                    result = self._result(
+                        endpoint, identity, outcome, attempts, latency_ms, started
+                    )
+                    # Committed while the call still holds its slot: a SIGKILL loses only calls
+                    # that hold slots, so a resumed run repeats no more calls than were in flight.
+                    await self._commit(result, stage, identity, sample_index)
+                    return result
             await asyncio.sleep(self._delay(attempts, outcome.retry_after))
+
+    def _final(self, outcome: _Outcome, attempts: int, content_attempts: int) -> bool:
+        """Whether this attempt's outcome is the call's result (no retry follows)."""
+        if outcome.error is None:
+            return True
+        if outcome.content_fault:
+            return content_attempts >= self.retry.content_attempts
+        return not outcome.retryable or attempts >= self.retry.max_attempts
+
+    async def _commit(
+        self, result: CallResult, stage: str, identity: CallIdentity, sample_index: int
+    ) -> None:
+        if self._writer is None:
+            return
+        await self._writer.put(
+            FinishedCall(
+                result,
+                stage,
+                identity.messages_hash,
+                identity.params_json,
+                sample_index,
+                identity.messages_json,
+            )
+        )
+        self._stored_keys.add(identity.key)
+
+    def _result(
+        self,
+        endpoint: ModelEndpoint,
+        identity: CallIdentity,
+        outcome: _Outcome,
+        attempts: int,
+        latency_ms: float,
+        started: float,
+    ) -> CallResult:
         status = "ok" if outcome.error is None else "error"
         return CallResult(
             key=identity.key,

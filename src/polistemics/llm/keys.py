@@ -60,16 +60,18 @@ class CallIdentity:
     ) -> CallIdentity:
         messages_json = canonical_json(messages)
         params_json = canonical_json(params)
-        material = (
-            f'{{"endpoint":{canonical_json(endpoint.resolved_base_url)},'
-            f'"messages":{messages_json},'
-            f'"model":{canonical_json(endpoint.model)},'
-            f'"params":{params_json},'
-            f'"sample_index":{canonical_json(sample_index)}}}'
+        messages_bytes = messages_json.encode("utf-8")  # encoded once, hashed twice
+        key = hashlib.sha256(
+            f'{{"endpoint":{canonical_json(endpoint.resolved_base_url)},"messages":'.encode()
+        )
+        key.update(messages_bytes)
+        key.update(
+            f',"model":{canonical_json(endpoint.model)},"params":{params_json},'
+            f'"sample_index":{canonical_json(sample_index)}}}'.encode()
         )
         return cls(
-            key=hashlib.sha256(material.encode("utf-8")).hexdigest(),
+            key=key.hexdigest(),
             messages_json=messages_json,
-            messages_hash=hashlib.sha256(messages_json.encode("utf-8")).hexdigest(),
+            messages_hash=hashlib.sha256(messages_bytes).hexdigest(),
             params_json=params_json,
         )

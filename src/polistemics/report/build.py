@@ -8,6 +8,8 @@ are written to ``tables/`` first and the page is drawn from what those files hol
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +24,7 @@ from polistemics.paths import UnsafePathError, output_folder, write_text_replaci
 from polistemics.report.combined_inputs import combine_inputs
 from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
 from polistemics.report.figures import parse_figure_formats
+from polistemics.report.figures.export import saving_figures
 from polistemics.report.inputs import ReportInputError, ReportInputs
 from polistemics.report.mechanisms import mechanism_csv_tables
 from polistemics.report.page import render_page
@@ -108,28 +111,35 @@ def write_report(
     write_analysis_tables(computed, tables_dir)
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
     content = build_content(inputs, options, analyses=analyses, scores=scores)
-    write_figures(content, out_dir / "figures")
-    for name, table in table_exports(content).items():
-        write_csv_table(table, tables_dir / f"{name}.csv")
     path = out_dir / REPORT_FILE
-    write_text_replacing(path, render_page(content))
+    # The figure files other than SVG are drawn by worker processes meanwhile.
+    with writing_figures(content, out_dir / "figures"):
+        for name, table in table_exports(content).items():
+            write_csv_table(table, tables_dir / f"{name}.csv")
+        write_text_replacing(path, render_page(content))
     return path
 
 
 def write_figures(content: ReportContent, folder: Path) -> list[Path]:
     """Every figure of the report in every format of ``content.options.figure_formats``."""
+    with writing_figures(content, folder) as paths:
+        return paths
+
+
+@contextmanager
+def writing_figures(content: ReportContent, folder: Path) -> Iterator[list[Path]]:
+    """``write_figures`` whose files other than SVG are drawn while the block runs (written
+    when it ends: ``figures.export.saving_figures``)."""
     formats = parse_figure_formats(",".join(content.options.figure_formats))
     folder.mkdir(parents=True, exist_ok=True)
     cross = [fig for part in content.cross_elections for fig in part.figures]
     cross += content.mechanisms.figures if content.mechanisms is not None else []
-    return [
-        fig.save(folder, fmt)
-        for fig in [
-            *(f for _, figures in (*content.elections, *content.findings) for f in figures.all()),
-            *cross,
-        ]
-        for fmt in formats
+    figures = [
+        *(f for _, figures in (*content.elections, *content.findings) for f in figures.all()),
+        *cross,
     ]
+    with saving_figures(figures, folder, formats) as paths:
+        yield paths
 
 
 def _per_election(content: ReportContent, attribute: str, source: str) -> pd.DataFrame | None:

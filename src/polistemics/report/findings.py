@@ -138,9 +138,8 @@ def _findings(
     loo_min_items: int | None,
 ) -> FindingTables:
     everything, _ = election_cells(cells, election_id)
-    election_evidence = [
-        e for e in evidence or [] if e.observation_id in set(everything["observation_id"])
-    ]
+    observations = set(everything["observation_id"])  # once, not once per evidence item
+    election_evidence = [e for e in evidence or [] if e.observation_id in observations]
     expansion, reason = expansion_table(everything, election_evidence)
     return FindingTables(
         election_id=election_id,

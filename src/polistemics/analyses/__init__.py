@@ -5,3 +5,21 @@ written to ``tables/`` as typed CSV tables and read back by whatever shows them.
 it; each other module is one analysis (a ``TableSchema`` and the function that computes it);
 ``tables.py`` is the list of them. See docs/analysis-tables.md for the pattern.
 """
+
+from polistemics.analyses.schema import TableColumn, TableSchema, TableSchemaError
+from polistemics.analyses.tables import (
+    AnalysisTables,
+    analysis_tables,
+    read_analysis_tables,
+    write_analysis_tables,
+)
+
+__all__ = [
+    "AnalysisTables",
+    "TableColumn",
+    "TableSchema",
+    "TableSchemaError",
+    "analysis_tables",
+    "read_analysis_tables",
+    "write_analysis_tables",
+]

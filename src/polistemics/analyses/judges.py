@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.analyses.schema import TableColumn, TableSchema
+from polistemics.analyses.schema import WILSON_CI, TableColumn, TableSchema
 from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord
 from polistemics.scoring.judge_analyses import (
     judge_pass_rates,
@@ -21,10 +21,6 @@ from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
 from polistemics.scoring.verdicts import panel_votes
 
 _JUDGE = TableColumn("judge", "text", "the panel seat and judge model (seat:model)")
-_CI = (
-    TableColumn("ci_low", "float", "Wilson 95% CI, lower bound"),
-    TableColumn("ci_high", "float", "Wilson 95% CI, upper bound"),
-)
 JUDGE_PASS_RATES = TableSchema(
     "judge_pass_rates",
     "Each judge's pass rate per variant x environment x rubric x sub-question",
@@ -37,7 +33,7 @@ JUDGE_PASS_RATES = TableSchema(
         TableColumn("n", "int", "the judge's votes"),
         TableColumn("passes", "int", "its Yes votes"),
         TableColumn("pass_rate", "float", "passes / n"),
-        *_CI,
+        *WILSON_CI,
     ),
     optional=True,
 )
@@ -51,7 +47,7 @@ JUDGE_MAJORITY_AGREEMENT = TableSchema(
         TableColumn("n", "int", "the judge's votes on decided sub-questions"),
         TableColumn("agreements", "int", "votes equal to the majority"),
         TableColumn("agreement", "float", "agreements / n"),
-        *_CI,
+        *WILSON_CI,
     ),
     optional=True,
 )

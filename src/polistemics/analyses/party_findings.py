@@ -31,7 +31,7 @@ from polistemics.analyses.election_scores import (
     VARIANT,
 )
 from polistemics.analyses.elections import election_cells, elections_in, joined
-from polistemics.analyses.schema import TableColumn, TableSchema
+from polistemics.analyses.schema import WILSON_CI, TableColumn, TableSchema
 from polistemics.rubrics import Rubric
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.cells import scoreable_cells
@@ -43,10 +43,6 @@ from polistemics.scoring.party_analyses import (
     sanitisation_by_variant,
 )
 
-WILSON = (
-    TableColumn("ci_low", "float", "Wilson 95% CI, lower bound"),
-    TableColumn("ci_high", "float", "Wilson 95% CI, upper bound"),
-)
 PASSES = (
     TableColumn("n", "int", "scored cells"),
     TableColumn("passes", "int", "passing cells"),
@@ -70,7 +66,7 @@ PARTY_ADHERENCE = TableSchema(
 PARTY_PASS_RATES = TableSchema(
     "party_pass_rates",
     "Pass rate per model x environment x party x sub-question with its Wilson CI",
-    (ELECTION, MODEL, ENVIRONMENT, PARTY, PARTY_NAME, RUBRIC, SUB_QUESTION, *PASSES, *WILSON),
+    (ELECTION, MODEL, ENVIRONMENT, PARTY, PARTY_NAME, RUBRIC, SUB_QUESTION, *PASSES, *WILSON_CI),
 )
 MEAN_PARTY_SPREAD = TableSchema(
     "mean_party_spread",
@@ -108,7 +104,7 @@ I4_BY_VARIANT = TableSchema(
         PARTY,
         PARTY_NAME,
         *PASSES,
-        *WILSON,
+        *WILSON_CI,
         TableColumn("n_models", "int", "models pooled"),
     ),
 )

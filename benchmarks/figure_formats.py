@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from polistemics.analyses import analysis_tables
 from polistemics.report.content import ReportOptions, build_content
 from polistemics.report.figures import FIGURE_FORMATS, election_figures
 from polistemics.report.release_inputs import load_release_inputs
@@ -24,9 +25,10 @@ def main() -> None:
     parser.add_argument("release", type=Path, help="authors' release experiment folder")
     parser.add_argument("--resamples", type=int, default=200)
     args = parser.parse_args()
-    content = build_content(
-        load_release_inputs(args.release), ReportOptions(bootstrap_resamples=args.resamples)
-    )
+    inputs = load_release_inputs(args.release)
+    analyses = analysis_tables(inputs.cells, items=inputs.items, resamples=args.resamples)
+    options = ReportOptions(bootstrap_resamples=args.resamples)
+    content = build_content(inputs, options, analyses=analyses)
     started = time.perf_counter()
     for tables, _ in content.elections:
         election_figures(tables, content.labels)

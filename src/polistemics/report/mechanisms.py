@@ -115,7 +115,10 @@ def _share_columns(what: str) -> list[Column]:
 def _model_party(frame: pd.DataFrame, by_model: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Each model's all-parties row, then its parties."""
     pooled = by_model.assign(party_id=None, party_name=None)
-    joined = pd.concat([t for t in (pooled, frame) if not t.empty], ignore_index=True)
+    # Empty frames are left out of the concat; with no rows at all (no prior probe: no prior
+    # accuracy) the party table stands for itself, empty, with its columns.
+    parts = [t for t in (pooled, frame) if not t.empty] or [frame]
+    joined = pd.concat(parts, ignore_index=True)
     if joined.empty:
         return joined
     order = joined.assign(_party=joined["party_id"].notna())

@@ -7,7 +7,6 @@ import asyncio
 import base64
 import json
 import math
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from local_provider import serving
 from polistemics.llm.client import LLMClient, RetryPolicy
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
@@ -47,23 +47,8 @@ def provider(reply: Reply) -> Iterator[str]:
     async def chat(request: web.Request) -> web.Response:
         return reply(await request.json())
 
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", chat)
-    runner = web.AppRunner(app, access_log=None)
-    loop = asyncio.new_event_loop()
-    loop.run_until_complete(runner.setup())
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    loop.run_until_complete(site.start())
-    port = runner.addresses[0][1]
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
+    with serving(chat) as base_url:
+        yield base_url
 
 
 def endpoint(base_url: str, **overrides: object) -> ModelEndpoint:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import contextlib
@@ -11,8 +10,7 @@ import os
 import re
 import subprocess
 import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
@@ -20,6 +18,7 @@ from urllib.parse import unquote_to_bytes
 from aiohttp import web
 from study_helpers import write_study
 
+from local_provider import serving
 from polistemics.testing import FakeOpenAIServer, Fault, Rule, polistemic_responder
 from polistemics.testing.completions import completion_body, error_body
 
@@ -70,28 +69,6 @@ def _run_study(tmp_path: Path, base_url: str, key: str) -> subprocess.CompletedP
 
 
 @contextmanager
-def serving(chat: Callable) -> Iterator[str]:
-    """``chat`` as the chat completions route of a server on a local port."""
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", chat)
-    runner = web.AppRunner(app, access_log=None)
-    loop = asyncio.new_event_loop()
-    loop.run_until_complete(runner.setup())
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    loop.run_until_complete(site.start())
-    port = runner.addresses[0][1]
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
-
-
-@contextmanager
 def echoing_provider() -> Iterator[tuple[str, list[str]]]:
     """A provider that echoes the Authorization header it receives.
 
@@ -114,23 +91,8 @@ def echoing_provider() -> Iterator[tuple[str, list[str]]]:
             answer += f" (debug: your Authorization header was {header})"
         return web.json_response(completion_body(body, completion_id="echo", content=answer))
 
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", chat)
-    runner = web.AppRunner(app, access_log=None)
-    loop = asyncio.new_event_loop()
-    loop.run_until_complete(runner.setup())
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    loop.run_until_complete(site.start())
-    port = runner.addresses[0][1]
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}/v1", seen
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
+    with serving(chat) as base_url:
+        yield base_url, seen
 
 
 def _key_fragments(key: str) -> list[bytes]:

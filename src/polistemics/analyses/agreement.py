@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from polistemics.analyses.columns import RUBRIC, SUB_QUESTION
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.scoring.agreement import agreement_by
 from polistemics.scoring.verdicts import ITEM_RUBRIC, PanelTally
@@ -24,8 +25,6 @@ _STATISTICS = (
     TableColumn("fleiss_kappa", "float", "Fleiss' kappa; NaN when undefined"),
     TableColumn("gwet_ac1", "float", "Gwet's AC1; NaN when undefined"),
 )
-_RUBRIC = TableColumn("rubric", "text", "the rubric (Rubric value)")
-_SUB_QUESTION = TableColumn("sub_question", "text", "the sub-question key")
 _LANGUAGE = TableColumn("language", "text", "the language the answer was asked in")
 
 
@@ -34,26 +33,26 @@ def _agreement_schema(name: str, meaning: str, *keys: TableColumn) -> TableSchem
 
 
 AGREEMENT_BY_RUBRIC = _agreement_schema(
-    "agreement_by_rubric", "Inter-judge agreement per rubric (Table 12)", _RUBRIC
+    "agreement_by_rubric", "Inter-judge agreement per rubric (Table 12)", RUBRIC
 )
 AGREEMENT_BY_SUB_QUESTION = _agreement_schema(
     "agreement_by_sub_question",
     "Inter-judge agreement per rubric and sub-question",
-    _RUBRIC,
-    _SUB_QUESTION,
+    RUBRIC,
+    SUB_QUESTION,
 )
 AGREEMENT_BY_LANGUAGE = _agreement_schema(
     "agreement_by_language",
     "Inter-judge agreement per rubric and output language (Table 13; the English ablation is "
     "its own language)",
-    _RUBRIC,
+    RUBRIC,
     _LANGUAGE,
 )
 AGREEMENT_BY_SUB_QUESTION_LANGUAGE = _agreement_schema(
     "agreement_by_sub_question_language",
     "Inter-judge agreement per rubric, sub-question and output language",
-    _RUBRIC,
-    _SUB_QUESTION,
+    RUBRIC,
+    SUB_QUESTION,
     _LANGUAGE,
 )
 _ITEM_TYPES = {"sample_index": "int"}

@@ -23,6 +23,17 @@ from dataclasses import dataclass, fields
 
 import pandas as pd
 
+from polistemics.analyses.columns import (
+    BOOTSTRAP_CI,
+    ELECTION,
+    ENVIRONMENT,
+    MODEL,
+    PARTY,
+    PARTY_NAME,
+    RUBRIC,
+    SUB_QUESTION,
+    VARIANT,
+)
 from polistemics.analyses.elections import elections_in, joined
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.conditions import Environment, Variant
@@ -60,20 +71,6 @@ def _float(name: str, meaning: str) -> TableColumn:
 
 def _int(name: str, meaning: str) -> TableColumn:
     return TableColumn(name, "int", meaning)
-
-
-ELECTION = _text("election_id", "the election")
-MODEL = _text("model", "the answering model")
-ENVIRONMENT = _text("environment", "the information environment (Environment value)")
-VARIANT = _text("variant", "the variant (Variant value)")
-RUBRIC = _text("rubric", "the rubric (Rubric value)")
-SUB_QUESTION = _text("sub_question", "the sub-question key")
-PARTY = _text("party_id", "the party")
-PARTY_NAME = TableColumn("party_name", "text", "the party's name; empty: none", True)
-CI = (
-    _float("ci_low", "bootstrap 95% CI, lower bound"),
-    _float("ci_high", "bootstrap 95% CI, upper bound"),
-)
 
 
 def _spread_columns(*keys: TableColumn) -> tuple[TableColumn, ...]:
@@ -115,7 +112,7 @@ LEADERBOARD = TableSchema(
 ADHERENCE_BY_ENVIRONMENT = TableSchema(
     "adherence_by_environment",
     "Fig. 3: Adherence Index per model x environment with its bootstrap CI",
-    (ELECTION, MODEL, ENVIRONMENT, _float("adherence", "Adherence Index"), *CI),
+    (ELECTION, MODEL, ENVIRONMENT, _float("adherence", "Adherence Index"), *BOOTSTRAP_CI),
 )
 DISPERSION = TableSchema(
     "dispersion",
@@ -254,7 +251,7 @@ VARIANT_SCORES = TableSchema(
         MODEL,
         _float("emi", "Epistemic Merit Index"),
         _int("n_environments", "environments in the EMI"),
-        *CI,
+        *BOOTSTRAP_CI,
     ),
 )
 BOOTSTRAP = TableSchema(
@@ -268,7 +265,7 @@ BOOTSTRAP = TableSchema(
         _text("measure", "emi or adherence"),
         TableColumn("environment", "text", "the environment; empty for the EMI", True),
         _float("estimate", "the full-data estimate"),
-        *CI,
+        *BOOTSTRAP_CI,
         _int("n_resamples", "bootstrap resamples"),
         _int("n_observations", "observations resampled"),
     ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from polistemics.analyses.columns import ELECTION, ENVIRONMENT
 from polistemics.analyses.elections import election_cells, elections_in
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.scoring.cooccurrence import failure_cooccurrence
@@ -19,8 +20,8 @@ FAILURE_COOCCURRENCE = TableSchema(
     meaning="Answers scored on both Faithfulness (F) and Epistemic Calibration (EC), per "
     "election and environment: the 2 x 2 table of rubric failures and its phi coefficient",
     columns=(
-        TableColumn("election_id", "text", "the election"),
-        TableColumn("environment", "text", "the information environment (Environment value)"),
+        ELECTION,
+        ENVIRONMENT,
         TableColumn("n_answers", "int", "answers scored on both rubrics"),
         TableColumn("both_fail", "int", "answers failing F and EC"),
         TableColumn("faithfulness_only", "int", "answers failing F only"),

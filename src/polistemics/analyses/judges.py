@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.analyses.schema import WILSON_CI, TableColumn, TableSchema
+from polistemics.analyses.columns import ENVIRONMENT, RUBRIC, SUB_QUESTION, VARIANT, WILSON_CI
+from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord
 from polistemics.scoring.judge_analyses import (
     judge_pass_rates,
@@ -26,10 +27,10 @@ JUDGE_PASS_RATES = TableSchema(
     "Each judge's pass rate per variant x environment x rubric x sub-question",
     (
         _JUDGE,
-        TableColumn("variant", "text", "the variant (Variant value)"),
-        TableColumn("environment", "text", "the environment (Environment value)"),
-        TableColumn("rubric", "text", "the rubric (Rubric value)"),
-        TableColumn("sub_question", "text", "the sub-question key"),
+        VARIANT,
+        ENVIRONMENT,
+        RUBRIC,
+        SUB_QUESTION,
         TableColumn("n", "int", "the judge's votes"),
         TableColumn("passes", "int", "its Yes votes"),
         TableColumn("pass_rate", "float", "passes / n"),

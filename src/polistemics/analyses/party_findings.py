@@ -19,8 +19,8 @@ from dataclasses import dataclass, fields
 
 import pandas as pd
 
-from polistemics.analyses.election_scores import (
-    CI,
+from polistemics.analyses.columns import (
+    BOOTSTRAP_CI,
     ELECTION,
     ENVIRONMENT,
     MODEL,
@@ -29,9 +29,10 @@ from polistemics.analyses.election_scores import (
     RUBRIC,
     SUB_QUESTION,
     VARIANT,
+    WILSON_CI,
 )
 from polistemics.analyses.elections import election_cells, elections_in, joined
-from polistemics.analyses.schema import WILSON_CI, TableColumn, TableSchema
+from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.rubrics import Rubric
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.cells import scoreable_cells
@@ -59,7 +60,7 @@ PARTY_ADHERENCE = TableSchema(
         PARTY,
         PARTY_NAME,
         TableColumn("adherence", "float", "Adherence Index"),
-        *CI,
+        *BOOTSTRAP_CI,
         TableColumn("n_observations", "int", "the party's observations"),
     ),
 )

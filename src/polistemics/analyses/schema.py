@@ -40,14 +40,6 @@ class TableColumn:
     missing_is_none: bool = False
 
 
-# The two bounds of a Wilson score interval (``stats.wilson_interval``), as every table with a
-# pass rate or agreement share writes them.
-WILSON_CI = (
-    TableColumn("ci_low", "float", "Wilson 95% CI, lower bound"),
-    TableColumn("ci_high", "float", "Wilson 95% CI, upper bound"),
-)
-
-
 @dataclass(frozen=True)
 class TableSchema:
     name: str  # the file's stem in tables/

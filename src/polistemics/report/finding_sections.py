@@ -263,6 +263,12 @@ def expansion_view(content: ReportContent) -> dict:
                     Column("Spearman ρ", "spearman_rho", lambda v: number(v, 2), numeric=True),
                     Column("p", "p_value", number, numeric=True),
                     Column("Items", "n_items", numeric=True),
+                    Column(
+                        "Median expansion",
+                        "median_expansion",
+                        lambda v: f"{float(v):.2f}×",
+                        numeric=True,
+                    ),
                     Column("Tercile", "tercile", numeric=True, title="1 = least expanded"),
                     Column("Items in tercile", "tercile_items", numeric=True),
                     Column("Expansion", "expansion", numeric=True),
@@ -274,7 +280,8 @@ def expansion_view(content: ReportContent) -> dict:
                         title="lowest - highest party mean I4 pass rate in the tercile",
                     ),
                 ],
-                caption="Expansion (standardised / raw tokens) vs the item's I4 pass rate (Baseline, full variant, pooled over models)",
+                caption="Expansion (standardised characters, [PARTY] as written / raw rationale "
+                "characters) vs the item's I4 pass rate (Baseline, full variant, pooled over models)",
                 table_id=f"expansion-i4-{findings.election_id}",
             )
         elections.append(

@@ -675,7 +675,8 @@ def _fidelity(frame: pd.DataFrame) -> TableView:
                 "median_expansion",
                 times,
                 numeric=True,
-                title="median over items of standardised / raw tokens",
+                title="median over items of standardised / raw characters ([PARTY] as written; "
+                "App. D.4)",
             ),
         ],
         table_id="fidelity",

@@ -4,6 +4,7 @@ import json
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -138,3 +139,35 @@ def test_an_unreadable_stance_code_file_is_a_user_error(tmp_path: Path):
     result = runner.invoke(app, ["score", str(run), "--json"])
     assert result.exit_code == 2
     assert "stance_codes.jsonl, record 1" in result.stderr
+
+
+def _raw_rubric_scores(release_dir: Path) -> pd.DataFrame:
+    """Rubric Score per model x environment x rubric straight from the release's aggregated
+    score files (not through the tool's reader): the share of passing sub-question values."""
+    rows = []
+    for path in sorted((release_dir / "scores").glob("*/aggregated_scores.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            for key, value in row["scores"].items():
+                if key not in ("adherence_rate", "structural_balance") and value is not None:
+                    rows.append((row["model_id"], row["ie_name"], path.parent.name, value))
+    table = pd.DataFrame(rows, columns=["model", "environment", "rubric", "passed"])
+    return table.groupby(["model", "environment", "rubric"])["passed"].mean().reset_index()
+
+
+@pytest.mark.shared
+def test_dutch_release_rubric_dispersion_matches_an_independent_reading(release_dir):
+    """The paper prints the German 5 / 9 / 12% (Sec. 7.2), no Dutch figure; on the Dutch release
+    ``rubric_dispersion`` equals the definition applied with pandas to the raw files: Claude
+    0.050, Qwen 0.084, GPT 0.108 (the SD of the Adherence Index gave 0.042, 0.069, 0.095)."""
+    raw = _raw_rubric_scores(release_dir)
+    active = raw[raw["environment"] != "baseline"]
+    expected = active.groupby(["model", "rubric"])["passed"].std(ddof=1).groupby("model").mean()
+    scores = {s["model"]: s["rubric_dispersion"] for s in run_json(str(release_dir))}
+    assert scores == pytest.approx(expected.to_dict())
+    assert scores["claude_sonnet_4_6"] < scores["qwen3_6_flash"] < scores["gpt_5_4"]
+    assert {m: round(v, 3) for m, v in scores.items()} == {
+        "claude_sonnet_4_6": 0.050,
+        "qwen3_6_flash": 0.084,
+        "gpt_5_4": 0.108,
+    }

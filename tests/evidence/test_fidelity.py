@@ -92,21 +92,30 @@ def test_compare_fidelity_and_expansion():
         evidence("Wir sind dagegen.", "[PARTY] ist sehr entschieden dagegen."),  # 3 -> 5 tokens
         evidence("Das lehnen wir sehr ab.", "[PARTY] lehnt das ab.", number=2),  # 5 -> 4 tokens
     ]
-    assert expansion(items[0]) == pytest.approx(5 / 3)
+    # D.4's expansion is in characters: 37 / 17 and 21 / 23 (in tokens 5 / 3 and 4 / 5)
+    assert expansion(items[0]) == pytest.approx(37 / 17)
     comparison = compare_fidelity(items)["de"]
     assert comparison.items == 2
     assert comparison.raw.mean_density == pytest.approx((0 + 20) / 2)
     assert comparison.standardised.mean_density == pytest.approx((40 + 0) / 2)
-    assert comparison.median_expansion == pytest.approx((5 / 3 + 4 / 5) / 2)
-    assert comparison.median_length_ratio == pytest.approx(4.5 / 4)
+    assert comparison.median_expansion == pytest.approx((37 / 17 + 21 / 23) / 2)
+    assert comparison.median_length_ratio == pytest.approx(4.5 / 4)  # tokens
+
+
+def test_expansion_counts_characters_with_the_placeholder_as_written():
+    """App. D.4: standardised text with the party shown as [PARTY] (7 characters, not the
+    party's name), over the raw rationale, in characters, not tokens."""
+    item = evidence("Nein.", "[PARTY] lehnt ab.", party="SPD")
+    assert expansion(item) == pytest.approx(len("[PARTY] lehnt ab.") / len("Nein."))  # 17 / 5
+    assert expansion(item) != pytest.approx(len(item.filled("SPD")) / 5)  # name: 13 / 5
+    assert expansion(item) != pytest.approx(3 / 1)  # tokens: party, lehnt, ab / nein
+    assert expansion(evidence("", "[PARTY] ist dafür.")) is None
 
 
 def test_expansion_vs_sanitisation_terciles_and_correlation():
-    # Raw rationales of 2 tokens; standardised of 2..12 tokens: expansions 1..6.
-    items = [
-        evidence("eins zwei", " ".join(["wort"] * (2 * k)), party=f"P{k % 2}", number=k)
-        for k in range(1, 7)
-    ]
+    # Raw rationales of 4 characters; standardised one word of 4..24 characters: expansions
+    # 1..6 in characters (in tokens all 1, which would leave rho undefined).
+    items = [evidence("zwei", "w" * (4 * k), party=f"P{k % 2}", number=k) for k in range(1, 7)]
     rates = {
         item.observation_id: rate
         for item, rate in zip(items, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0], strict=True)
@@ -114,6 +123,7 @@ def test_expansion_vs_sanitisation_terciles_and_correlation():
     report = expansion_vs_sanitisation(items, rates)
     assert report.items == 6 and report.without_score == 0
     assert report.correlation.rho == pytest.approx(1.0)
+    assert report.median_expansion == pytest.approx(3.5)
     assert [(t.tercile, t.items) for t in report.terciles] == [(1, 2), (2, 2), (3, 2)]
     assert [t.i4_pass_rate for t in report.terciles] == pytest.approx([0.1, 0.5, 0.9])
     assert report.terciles[0].expansion_min == 1 and report.terciles[0].expansion_max == 2

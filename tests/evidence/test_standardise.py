@@ -35,6 +35,9 @@ GOOD_NL = (
 TOO_SHORT = "[PARTY] lehnt diese Maßnahme ab. Die Partei bleibt dabei."
 NO_PLACEHOLDER = GOOD_DE.replace("[PARTY]", "Die SPD")
 FIRST_PERSON = GOOD_DE.replace("Die Partei hält", "Wir halten")
+STANCE_VERB = GOOD_DE.replace(
+    "[PARTY] lehnt diese Maßnahme ab.", "[PARTY] [stance verb] diese Maßnahme."
+)
 
 
 def position(party: str, number: int, rationale: str | None, language: str = "German") -> Position:
@@ -96,6 +99,7 @@ def test_first_answer_accepted():
         (answer(TOO_SHORT), FailureReason.SENTENCE_COUNT),
         (answer(NO_PLACEHOLDER), FailureReason.PLACEHOLDER),
         (answer(FIRST_PERSON), FailureReason.FIRST_PERSON),
+        (answer(STANCE_VERB), FailureReason.TEMPLATE_SLOT),  # beyond App. D.2 (defect 17)
         ("Sure! Here is the rewrite: third person rationale...", FailureReason.UNPARSEABLE),
         ('{"third_person_rationale": "[PARTY] lehnt', FailureReason.UNPARSEABLE),
         (failed_call(), FailureReason.CALL_ERROR),

@@ -77,3 +77,30 @@ def test_sentence_window_is_configurable():
 def test_unsupported_language():
     with pytest.raises(UnsupportedLanguage):
         validate(GOOD_EN, "fr")
+
+
+# The demo's passage that passed validation (issue 27, defect 17): the D.1 format line copied.
+STANCE_VERB_EN = GOOD_EN.replace(
+    "[PARTY] opposes this measure.", "[PARTY] [stance verb] this measure."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "slot"),
+    [
+        (STANCE_VERB_EN, "[stance verb]"),
+        (GOOD_EN.replace("opposes", "{stance_label}"), "{stance_label}"),
+        (GOOD_EN.replace("According to [PARTY]", "According to [PARTY NAME]"), "[PARTY NAME]"),
+        (GOOD_DE.replace("lehnt diese", "[Verb] diese"), "[Verb]"),
+    ],
+)
+def test_an_unfilled_template_slot_fails(text, slot):
+    """Beyond App. D.2: a bracketed word slot other than the [PARTY] mask is refused."""
+    result = validate(text, "de" if "Partei" in text else "en")
+    assert result.failed_checks == [Check.TEMPLATE_SLOT]
+    assert slot in result.failures[0].detail
+
+
+def test_the_mask_numbers_and_editorial_marks_are_not_slots():
+    text = GOOD_EN.replace("a warning.", "a warning [sic] [1] [...] […].")
+    assert validate(text, "en").passed, validate(text, "en").failures

@@ -23,6 +23,7 @@ def _expected_rows(table) -> list[list[str]]:
             percent(r.faithfulness_failure_rate),
             percent(r.calibration_failure_rate),
             number(r.phi),
+            number(r.phi_any_ec),
         ]
         for r in order_rows(table.drop(columns=["election_id"])).itertuples()
     ]

@@ -65,9 +65,14 @@ def test_robustness_orders_baseline_first_then_by_difficulty(tables: ElectionTab
     robustness = tables.robustness.set_index(["model", "environment"])
     assert robustness.loc[("m1", "ie_availability_absent"), "adherence"] == pytest.approx(0.6)
     assert robustness["ci_low"].notna().all()
-    dispersion = tables.dispersion.set_index("model")["dispersion"]
-    assert dispersion["m1"] == pytest.approx(0.2)  # population SD of (1.0, 0.6): Baseline left out
-    assert dispersion["m2"] == 0.0
+    dispersion = tables.dispersion.set_index("model")
+    # rubric-level: only Epistemic Calibration is scored in two non-Baseline environments
+    # (Vague 1.0, Absent 0.6): its sample SD
+    assert dispersion.loc["m1", "dispersion"] == pytest.approx(math.sqrt(0.08))
+    assert dispersion.loc["m1", "n_rubrics"] == 1
+    assert dispersion.loc["m2", "dispersion"] == 0.0
+    # kept beside it: population SD of the Adherence Index (1.0, 0.6), Baseline left out
+    assert dispersion.loc["m1", "adherence_sd"] == pytest.approx(0.2)
 
 
 def test_party_tables(tables: ElectionTables) -> None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from polistemics.scoring.analyses import (
     environment_difficulty,
     leave_one_out,
     loo_summary,
+    model_adherence_sd,
     model_dispersion,
     party_spread,
     vague_mode_table,
@@ -54,11 +56,62 @@ def test_environment_difficulty_and_dispersion(make_cell, make_cells):
     difficulty = environment_difficulty(cells).set_index("environment")["mean_adherence"]
     assert difficulty.to_dict() == {"baseline": 0.75, "ie_clarity_vague": 0.5}
     assert list(difficulty.index) == ["baseline", "ie_clarity_vague"]  # easiest first
-    population = model_dispersion(cells).set_index("model")["dispersion"]
+    population = model_adherence_sd(cells).set_index("model")["adherence_sd"]
     assert population["m1"] == pytest.approx(0.25)  # population SD of (1.0, 0.5)
     assert population["m2"] == 0.0
-    sample = model_dispersion(cells, ddof=1).set_index("model")["dispersion"]
+    sample = model_adherence_sd(cells, ddof=1).set_index("model")["adherence_sd"]
     assert sample["m1"] == pytest.approx(np.std([1.0, 0.5], ddof=1))
+
+
+def test_rubric_level_dispersion_is_the_mean_of_per_rubric_sample_sds(make_cell, make_cells):
+    """Sec. 7.2's dispersion: per rubric, the sample SD of the Rubric Score across the
+    non-Baseline environments where the rubric is scored, then the mean over the rubrics."""
+    C, N, A = Environment.CONTRADICTORY, Environment.NOISY, Environment.ABSENT
+    # (environment, F1 passes of 2, EC1 passes of 2); F is not scored in Absent
+    spec = [(B, 2, 2), (V, 1, 2), (C, 2, 1), (N, 2, 2), (A, None, 2)]
+    rows = []
+    for env, f_passes, ec_passes in spec:
+        for i in range(2):
+            observation = f"e__p1__s{i:03d}"
+            if f_passes is not None:
+                rows.append(
+                    make_cell(
+                        i < f_passes,
+                        "position_representation",
+                        environment=env,
+                        observation=observation,
+                    )
+                )
+            rows.append(
+                make_cell(
+                    i < ec_passes, "epistemic_certainty", environment=env, observation=observation
+                )
+            )
+    cells = make_cells(rows)
+    row = model_dispersion(cells).set_index("model").loc["m1"]
+    faithfulness = [0.5, 1.0, 1.0]  # Vague, Contradictory, Noisy
+    calibration = [1.0, 0.5, 1.0, 1.0]  # and Absent
+    expected = (statistics.stdev(faithfulness) + statistics.stdev(calibration)) / 2
+    assert row["dispersion"] == pytest.approx(expected)  # 0.269
+    assert row["n_rubrics"] == 2
+    # the old definition, SD of the Adherence Index over the same environments, differs
+    old = model_adherence_sd(cells[cells["environment"] != B.value]).iloc[0]["adherence_sd"]
+    assert old == pytest.approx(np.std([0.75, 0.75, 1.0, 1.0]))  # 0.125
+    assert abs(row["dispersion"] - old) > 0.05
+
+
+def test_a_rubric_scored_in_one_active_environment_has_no_sd(make_cell, make_cells):
+    rows = [
+        make_cell(True, "position_representation", environment=V),
+        make_cell(False, "epistemic_certainty", environment=V),
+        make_cell(True, "epistemic_certainty", environment=Environment.ABSENT),
+        make_cell(True, "position_representation", environment=B),
+    ]
+    row = model_dispersion(make_cells(rows)).iloc[0]
+    assert row["n_rubrics"] == 1  # Faithfulness: Vague only (Baseline is left out)
+    assert row["dispersion"] == pytest.approx(statistics.stdev([0.0, 1.0]))
+    alone = model_dispersion(make_cells(rows[:1] + rows[3:])).iloc[0]
+    assert alone["n_rubrics"] == 0 and math.isnan(alone["dispersion"])
 
 
 def test_party_spread_flags_at_threshold(make_cell, make_cells):

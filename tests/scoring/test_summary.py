@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from pathlib import Path
 
 import pandas as pd
@@ -29,8 +30,11 @@ def test_score_cells_on_the_small_release(fixtures_dir: Path):
         "adherence",
         "rubrics",
         "mean_party_spread",
+        "rubric_dispersion",
     }
     assert 0.0 <= a.to_json()["mean_party_spread"] <= 1.0
+    # Absent is the only non-Baseline environment: no rubric has an SD
+    assert a.to_json()["rubric_dispersion"] is None
 
 
 def test_score_cells_keeps_variants_apart(fixtures_dir: Path):
@@ -71,3 +75,32 @@ def test_score_cells_gives_the_mean_party_spread_per_model(make_cell, make_cells
     # spreads: Baseline 1.0 - 0.75, Vague 1.0 - 0.25 -> mean 0.5
     assert scores.mean_party_spread == pytest.approx(0.5)
     assert scores.to_json()["mean_party_spread"] == pytest.approx(0.5)
+
+
+def test_score_cells_gives_the_rubric_level_dispersion(make_cell, make_cells):
+    """Sec. 7.2: mean over rubrics of the sample SD of the Rubric Score across the non-Baseline
+    environments where the rubric is scored; not the SD of the Adherence Index."""
+    from polistemics.conditions import Environment
+
+    # (environment, F1 passes of 4, EC1 passes of 4)
+    spec = [
+        (Environment.BASELINE, 0, 0),
+        (Environment.VAGUE, 1, 4),
+        (Environment.CONTRADICTORY, 4, 2),
+        (Environment.NOISY, 4, 4),
+    ]
+    rows = [
+        make_cell(i < passes, key, environment=env, observation=f"e__p1__s{i:03d}")
+        for env, f_passes, ec_passes in spec
+        for key, passes in (
+            ("position_representation", f_passes),
+            ("epistemic_certainty", ec_passes),
+        )
+        for i in range(4)
+    ]
+    (scores,) = score_cells(make_cells(rows))
+    faithfulness, calibration = [0.25, 1.0, 1.0], [1.0, 0.5, 1.0]
+    expected = (statistics.stdev(faithfulness) + statistics.stdev(calibration)) / 2
+    assert scores.to_json()["rubric_dispersion"] == pytest.approx(expected)  # 0.361
+    adherence = [(f + c) / 2 for f, c in zip(faithfulness, calibration, strict=True)]
+    assert abs(expected - statistics.pstdev(adherence)) > 0.2  # the old definition: 0.118

@@ -10,8 +10,9 @@ name says otherwise, ``elections.election_cells``):
   mean of the model's Rubric Scores over the environments in which the rubric is scored (each
   environment weighs the same, as in the Adherence Index and the EMI); rows by EMI.
 - ``adherence_by_environment`` (Fig. 3): Adherence Index per model x environment with bootstrap
-  CIs; ``dispersion``: SD of each model's Adherence Index across the environments other than
-  Baseline; ``environment_difficulty``: mean Adherence Index across models.
+  CIs; ``dispersion``: each model's rubric-level dispersion (Fig. 3's strip,
+  ``scoring.analyses.rubric_dispersion_of``) with the SD of its Adherence Index beside it;
+  ``environment_difficulty``: mean Adherence Index across models.
 - ``baseline_party_adherence`` (Fig. 16), party spread (Fig. 4, ``scoring.analyses``),
   leave-one-out deviations (Fig. 13), Rubric Scores and sub-question pass rates (Figs. 19-27),
   vague modes (Table 8), ablation deltas (Figs. 36-38), EMI per variant and every bootstrap CI.
@@ -40,11 +41,12 @@ from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import Rubric
 from polistemics.scoring.analyses import (
     ablation_deltas,
+    adherence_sd_of,
     difficulty_of,
-    dispersion_of,
     leave_one_out,
     loo_summary,
     party_spread,
+    rubric_dispersion_of,
     vague_mode_table,
 )
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES, bootstrap_indices
@@ -116,13 +118,24 @@ ADHERENCE_BY_ENVIRONMENT = TableSchema(
 )
 DISPERSION = TableSchema(
     "dispersion",
-    "Fig. 3's strip: population SD of each model's Adherence Index across the environments "
-    "other than Baseline",
+    "Fig. 3's strip: each model's rubric-level dispersion across the environments other than "
+    "Baseline (Sec. 7.2), and the SD of its Adherence Index there",
     (
         ELECTION,
         MODEL,
-        _float("dispersion", "SD of the Adherence Index"),
-        _int("n_environments", "environments in the SD"),
+        _float(
+            "dispersion",
+            "rubric-level dispersion (the paper's, Fig. 3's strip): mean over the rubrics of the "
+            "sample SD (ddof 1) of the Rubric Score across the non-Baseline environments where "
+            "the rubric is scored",
+        ),
+        _int("n_rubrics", "rubrics with an SD in the mean"),
+        _float(
+            "adherence_sd",
+            "population SD (ddof 0) of the Adherence Index across the non-Baseline environments "
+            "(not the paper's dispersion)",
+        ),
+        _int("n_environments", "environments in adherence_sd"),
     ),
 )
 ENVIRONMENT_DIFFICULTY = TableSchema(
@@ -365,13 +378,17 @@ def robustness(adherence: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame
     return adherence.merge(ci, on=["model", "environment"], how="left")
 
 
-def active_dispersion(adherence: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3's strip: population SD of the Adherence Index (one variant's ``adherence_indices``
-    by model) across the non-Baseline environments."""
-    active = adherence[adherence["environment"] != BASELINE]
-    if active.empty:
-        return pd.DataFrame(columns=["model", "dispersion", "n_environments"])
-    return dispersion_of(active).loc[:, ["model", "dispersion", "n_environments"]]
+def active_dispersion(tables: ScoreTables) -> pd.DataFrame:
+    """Fig. 3's strip from one variant's scores by model: the rubric-level dispersion across the
+    non-Baseline environments, and the population SD of the Adherence Index there."""
+    columns = ["model", "dispersion", "n_rubrics", "adherence_sd", "n_environments"]
+    adherence = tables.adherence[tables.adherence["environment"] != BASELINE]
+    if adherence.empty:
+        return pd.DataFrame(columns=columns)
+    rubric_level = rubric_dispersion_of(tables.rubrics)
+    return rubric_level.merge(adherence_sd_of(adherence), on=["variant", "model"], how="outer")[
+        columns
+    ]
 
 
 def baseline_party_adherence(cells: pd.DataFrame) -> pd.DataFrame:
@@ -447,7 +464,7 @@ def election_scores(
     return ElectionScores(
         leaderboard=leaderboard(tables, full, full_boot),
         adherence_by_environment=robustness(tables.adherence, full_boot),
-        dispersion=active_dispersion(tables.adherence),
+        dispersion=active_dispersion(tables),
         environment_difficulty=difficulty_of(tables.adherence).loc[
             :, ["environment", "mean_adherence", "n_models"]
         ],

@@ -17,23 +17,30 @@ from polistemics.scoring.cooccurrence import failure_cooccurrence
 
 FAILURE_COOCCURRENCE = TableSchema(
     name="failure_cooccurrence",
-    meaning="Answers scored on both Faithfulness (F) and Epistemic Calibration (EC), per "
-    "election and environment: the 2 x 2 table of rubric failures and its phi coefficient",
+    meaning="Answers scored on Faithfulness (F) and EC1 Epistemic Certainty, per election and "
+    "environment: the 2 x 2 table of failures (F: any scored F sub-question fails; EC: EC1 "
+    "fails) and its phi coefficient (paper Sec. 7.2)",
     columns=(
         ELECTION,
         ENVIRONMENT,
-        TableColumn("n_answers", "int", "answers scored on both rubrics"),
-        TableColumn("both_fail", "int", "answers failing F and EC"),
+        TableColumn("n_answers", "int", "answers scored on F and EC1"),
+        TableColumn("both_fail", "int", "answers failing F and EC1"),
         TableColumn("faithfulness_only", "int", "answers failing F only"),
-        TableColumn("calibration_only", "int", "answers failing EC only"),
+        TableColumn("calibration_only", "int", "answers failing EC1 only"),
         TableColumn("neither", "int", "answers failing neither"),
         TableColumn("faithfulness_failure_rate", "float", "share of answers failing F"),
-        TableColumn("calibration_failure_rate", "float", "share of answers failing EC"),
+        TableColumn("calibration_failure_rate", "float", "share of answers failing EC1"),
         TableColumn(
             "phi",
             "float",
-            "phi coefficient of the two failure indicators; NaN when "
-            "one rubric never or always fails",
+            "phi coefficient of the F and EC1 failure indicators (the paper's); NaN when "
+            "one of them never or always fails",
+        ),
+        TableColumn(
+            "phi_any_ec",
+            "float",
+            "phi with EC failing when any scored EC sub-question fails (rubric-level reading, "
+            "not the paper's); NaN likewise",
         ),
     ),
 )

@@ -4,8 +4,9 @@ orderings, computed on the compared cells of one variant (full when both have it
 - ``leaderboard``: models by EMI (rank 1 = highest);
 - ``environment_difficulty``: environments by the mean Adherence Index across the compared
   models (``analyses.difficulty_of``; rank 1 = easiest);
-- ``dispersion``: models by the SD of their Adherence Index across the compared environments
-  other than Baseline (``analyses.dispersion_of``, as Fig. 3's strip; rank 1 = most robust).
+- ``dispersion``: models by their rubric-level dispersion across the compared environments
+  other than Baseline (``analyses.rubric_dispersion_of``, Sec. 7.2 and Fig. 3's strip: mean over
+  the rubrics of the sample SD of the Rubric Score; rank 1 = most robust).
 
 Fewer than two items, or a side whose values are all equal, gives ``None`` coefficients with
 the reason.
@@ -19,11 +20,9 @@ import warnings
 import pandas as pd
 from scipy.stats import kendalltau, rankdata, spearmanr
 
-from polistemics.conditions import Environment, Variant
-from polistemics.scoring.analyses import difficulty_of, dispersion_of
-from polistemics.scoring.indices import adherence_indices, emi_scores
-
-BASELINE = Environment.BASELINE.value
+from polistemics.conditions import Variant
+from polistemics.scoring.analyses import difficulty_of, rubric_dispersion_of
+from polistemics.scoring.indices import adherence_indices, emi_scores, rubric_scores
 
 
 def _number(value: float) -> float | None:
@@ -90,15 +89,13 @@ def rank_agreement(cells_a: pd.DataFrame, cells_b: pd.DataFrame) -> dict:
     difficulty_a = difficulty_of(adherence_a).set_index("environment")["mean_adherence"]
     difficulty_b = difficulty_of(adherence_b).set_index("environment")["mean_adherence"]
 
-    def dispersion(adherence: pd.DataFrame) -> pd.Series:
-        active = adherence[adherence["environment"] != BASELINE]
-        if active.empty:
-            return pd.Series(dtype=float)
-        return dispersion_of(active).set_index("model")["dispersion"]
+    def dispersion(cells: pd.DataFrame) -> pd.Series:
+        table = rubric_dispersion_of(rubric_scores(cells, ("model",)))
+        return table.set_index("model")["dispersion"]
 
     return {
         "variant": variant,
         "leaderboard": agreement(emi_a, emi_b, descending=True),
         "environment_difficulty": agreement(difficulty_a, difficulty_b, descending=True),
-        "dispersion": agreement(dispersion(adherence_a), dispersion(adherence_b), descending=False),
+        "dispersion": agreement(dispersion(a), dispersion(b), descending=False),
     }

@@ -65,6 +65,7 @@ class FailureReason(StrEnum):
     SENTENCE_COUNT = "sentence_count"  # the values of validation.Check
     PLACEHOLDER = "placeholder"
     FIRST_PERSON = "first_person"
+    TEMPLATE_SLOT = "template_slot"  # beyond App. D.2 (validation.template_slots)
 
 
 class StandardiserOutput(BaseModel):

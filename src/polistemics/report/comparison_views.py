@@ -43,7 +43,12 @@ def rank_views(c: Comparison, labels: ModelLabels) -> list[dict]:
     for what, title, item in (
         ("leaderboard", "Leaderboard (EMI, rank 1 = highest)", "Model"),
         ("environment_difficulty", "Environment difficulty (rank 1 = easiest)", "Environment"),
-        ("dispersion", "Model dispersion (SD across active IEs, rank 1 = most robust)", "Model"),
+        (
+            "dispersion",
+            "Model rubric-level dispersion (mean over rubrics of the SD of the Rubric Score "
+            "across active IEs, rank 1 = most robust)",
+            "Model",
+        ),
     ):
         found = c.ranks[what]
         name = (

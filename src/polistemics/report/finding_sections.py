@@ -145,13 +145,22 @@ def failure_cooccurrence_view(content: ReportContent) -> dict:
                     Column("Answers", "n_answers", numeric=True),
                     Column("Both fail", "both_fail", numeric=True),
                     Column("F only", "faithfulness_only", numeric=True),
-                    Column("EC only", "calibration_only", numeric=True),
+                    Column("EC1 only", "calibration_only", numeric=True),
                     Column("Neither", "neither", numeric=True),
                     Column("F fails", "faithfulness_failure_rate", percent, numeric=True),
-                    Column("EC fails", "calibration_failure_rate", percent, numeric=True),
+                    Column("EC1 fails", "calibration_failure_rate", percent, numeric=True),
                     Column("φ", "phi", number, numeric=True),
+                    Column(
+                        "φ (any EC sub-question)",
+                        "phi_any_ec",
+                        number,
+                        numeric=True,
+                        title="Epistemic Calibration failing when any of its scored "
+                        "sub-questions fails; not the paper's definition",
+                    ),
                 ],
-                caption="Faithfulness and Epistemic Calibration failures per answer, pooled over models",
+                caption="Faithfulness failures (any scored F sub-question) and Epistemic "
+                "Calibration failures (EC1 Epistemic Certainty) per answer, pooled over models",
                 table_id=f"failure-cooccurrence-{findings.election_id}",
             )
         elections.append(
@@ -254,6 +263,12 @@ def expansion_view(content: ReportContent) -> dict:
                     Column("Spearman ρ", "spearman_rho", lambda v: number(v, 2), numeric=True),
                     Column("p", "p_value", number, numeric=True),
                     Column("Items", "n_items", numeric=True),
+                    Column(
+                        "Median expansion",
+                        "median_expansion",
+                        lambda v: f"{float(v):.2f}×",
+                        numeric=True,
+                    ),
                     Column("Tercile", "tercile", numeric=True, title="1 = least expanded"),
                     Column("Items in tercile", "tercile_items", numeric=True),
                     Column("Expansion", "expansion", numeric=True),
@@ -265,7 +280,8 @@ def expansion_view(content: ReportContent) -> dict:
                         title="lowest - highest party mean I4 pass rate in the tercile",
                     ),
                 ],
-                caption="Expansion (standardised / raw tokens) vs the item's I4 pass rate (Baseline, full variant, pooled over models)",
+                caption="Expansion (standardised characters, [PARTY] as written / raw rationale "
+                "characters) vs the item's I4 pass rate (Baseline, full variant, pooled over models)",
                 table_id=f"expansion-i4-{findings.election_id}",
             )
         elections.append(

@@ -54,8 +54,10 @@ class FindingTables:
 def expansion_table(
     cells: pd.DataFrame, evidence: Sequence[Evidence] | None
 ) -> tuple[pd.DataFrame | None, str | None]:
-    """App. D.4 per evidence language: Spearman rho of expansion vs the item's I4 pass rate
-    (Baseline, full variant, pooled over models) and one row per expansion tercile."""
+    """App. D.4 per evidence language: Spearman rho of expansion (characters of the standardised
+    text with ``[PARTY]`` over characters of the raw rationale, ``evidence.fidelity.expansion``)
+    vs the item's I4 pass rate (Baseline, full variant, pooled over models), the median
+    expansion, and one row per expansion tercile."""
     if not evidence:
         return None, "the source has no standardised evidence with its raw rationale"
     kept, _ = scoreable_cells(cells)
@@ -84,6 +86,7 @@ def expansion_table(
                     "spearman_rho": report.correlation.rho,
                     "p_value": report.correlation.p_value,
                     "n_items": report.items,
+                    "median_expansion": report.median_expansion,
                     "tercile": tercile.tercile,
                     "tercile_items": tercile.items,
                     "expansion_min": tercile.expansion_min,

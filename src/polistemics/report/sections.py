@@ -156,12 +156,31 @@ def robustness_view(content: ReportContent) -> dict:
             ],
             caption="Environment difficulty (easiest first)",
         )
+        dispersion = table_view(
+            tables.dispersion.set_index("model").reindex(tables.models).reset_index(),
+            [
+                _model(content),
+                Column("Rubric-level dispersion", "dispersion", percent, numeric=True),
+                Column("Rubrics", "n_rubrics", numeric=True),
+                Column(
+                    "SD of the Adherence Index",
+                    "adherence_sd",
+                    percent,
+                    numeric=True,
+                    title="population SD across the same environments; not the paper's "
+                    "dispersion (Absent's index averages Epistemic Calibration alone)",
+                ),
+                Column("Environments", "n_environments", numeric=True),
+            ],
+            caption="Dispersion across the active (non-Baseline) environments, the figure's strip",
+        )
         elections.append(
             {
                 "heading": _heading(content, tables),
                 "figure": figure_view(figures.robustness),
                 "adherence": adherence,
                 "difficulty": difficulty,
+                "dispersion": dispersion,
             }
         )
     return {"elections": elections}
@@ -656,7 +675,8 @@ def _fidelity(frame: pd.DataFrame) -> TableView:
                 "median_expansion",
                 times,
                 numeric=True,
-                title="median over items of standardised / raw tokens",
+                title="median over items of standardised / raw characters ([PARTY] as written; "
+                "App. D.4)",
             ),
         ],
         table_id="fidelity",

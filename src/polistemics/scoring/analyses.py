@@ -1,7 +1,9 @@
 """The paper's analyses built on the indices (Sec. 6, 7; App. E Table 8, H, I, J).
 
 - Information robustness: environment difficulty (mean Adherence Index across models) and
-  per-model dispersion (SD of the Adherence Index across the model's environments).
+  per-model rubric-level dispersion (Sec. 7.2, Fig. 3's strip: for each rubric, the sample SD
+  of the model's Rubric Score across the active environments where the rubric is scored, then
+  the mean over the rubrics); the SD of the Adherence Index is kept beside it (``adherence_sd``).
 - Even-handedness: party spread (max - min Adherence Index across parties) and
   leave-one-out (LOO) deviations per party x sub-question.
 - Ablations: pass-rate deltas per party x sub-question (ablation - full).
@@ -44,22 +46,60 @@ def difficulty_of(adherence: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def model_dispersion(cells: pd.DataFrame, ddof: int = 0) -> pd.DataFrame:
-    """SD of each model's Adherence Index across the environments it was scored in.
+def model_dispersion(cells: pd.DataFrame) -> pd.DataFrame:
+    """The paper's rubric-level dispersion per variant x model (``rubric_dispersion_of``)."""
+    return rubric_dispersion_of(rubric_scores(cells, ("model",)))
+
+
+def rubric_dispersion_of(
+    rubrics: pd.DataFrame, exclude: Sequence[str] = (Environment.BASELINE.value,)
+) -> pd.DataFrame:
+    """Rubric-level dispersion (Sec. 7.2: Claude 5%, Qwen 9%, GPT 12%; Fig. 3's strip) from the
+    Rubric Scores per model (``rubric_scores``).
+
+    For each rubric, the sample SD (``ddof=1``) of the model's Rubric Score across the active
+    environments (all but ``exclude``, Baseline by default) where the rubric is scored; then the
+    unweighted mean over the rubrics. Each SD is taken within one rubric, so a rubric that is
+    not scored in an environment (Faithfulness and Impartiality in Absent) changes no mix; a
+    rubric scored in fewer than two active environments has no SD and is left out of the mean
+    (``n_rubrics`` counts the rubrics in it; NaN when none has an SD).
+    """
+    active = rubrics[~rubrics["environment"].isin(list(exclude))]
+    per_rubric = (
+        active.groupby(["variant", "model", "rubric"], sort=True)["score"]
+        .agg(lambda s: float(np.std(s.to_numpy(dtype=float), ddof=1)) if len(s) > 1 else np.nan)
+        .rename("rubric_sd")
+        .reset_index()
+    )
+    table = (
+        per_rubric.groupby(["variant", "model"], sort=True)["rubric_sd"]
+        .agg(dispersion="mean", n_rubrics="count")
+        .reset_index()
+    )
+    return table.astype({"n_rubrics": "int64"})
+
+
+def model_adherence_sd(cells: pd.DataFrame, ddof: int = 0) -> pd.DataFrame:
+    """SD of each model's Adherence Index across the environments it was scored in (not the
+    paper's dispersion, which is ``model_dispersion``).
 
     Population SD (``ddof=0``) by default: the environments are the complete set of
     conditions studied, not a sample from a larger population of environments. Pass
     ``ddof=1`` for the sample SD.
     """
-    return dispersion_of(adherence_indices(cells, ("model",)), ddof)
+    return adherence_sd_of(adherence_indices(cells, ("model",)), ddof)
 
 
-def dispersion_of(adherence: pd.DataFrame, ddof: int = 0) -> pd.DataFrame:
-    """``model_dispersion`` from the Adherence Indices per model (``adherence_indices``)."""
+def adherence_sd_of(adherence: pd.DataFrame, ddof: int = 0) -> pd.DataFrame:
+    """``model_adherence_sd`` from the Adherence Indices per model (``adherence_indices``).
+
+    The Adherence Index of Absent averages Epistemic Calibration alone, of the other
+    environments all three rubrics, so this SD mixes a change of composition with a change of
+    behaviour; the paper's dispersion (``rubric_dispersion_of``) does not."""
     return (
         adherence.groupby(["variant", "model"], sort=True)["adherence"]
         .agg(
-            dispersion=lambda s: (
+            adherence_sd=lambda s: (
                 float(np.std(s.to_numpy(dtype=float), ddof=ddof)) if len(s) > ddof else np.nan
             ),
             n_environments="size",

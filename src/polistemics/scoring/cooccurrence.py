@@ -1,9 +1,11 @@
 """Failure co-occurrence between Faithfulness and Epistemic Calibration (paper Sec. 7.2).
 
-Definition. The unit is one answer (an item: model x environment x variant x observation x
-sample) scored on both rubrics. The answer *fails a rubric* when at least one of that rubric's
-scored sub-questions fails (its release ``adherence_rate`` is below 1). Over the answers of a
-group (default: variant x environment, pooled over models) the 2 x 2 table
+Definition (the one that gives the paper's German 0.489 Vague and 0.814 Contradictory). The unit
+is one answer (an item: model x environment x variant x observation x sample) scored on both
+Faithfulness and EC1 Epistemic Certainty. The answer *fails Faithfulness* when at least one of its
+scored F sub-questions fails; it *fails Epistemic Calibration* when EC1 (Epistemic Certainty)
+fails: the answer commits to a stance where it should not, or withholds one where it should. Over
+the answers of a group (default: variant x environment, pooled over models) the 2 x 2 table
 
                     EC fails   EC passes
     F fails            a           b
@@ -15,6 +17,10 @@ gives the phi coefficient, the Pearson correlation of the two failure indicators
 
 +1: the rubrics always fail together; 0: independent; NaN when a margin is empty (one rubric
 never or always fails). |phi| equals Cramer's V of the table.
+
+``phi_any_ec`` is the rubric-level reading, kept beside it for a user who wants the whole rubric:
+Epistemic Calibration fails when *any* of its scored sub-questions fails (the tool's definition
+before issue 27; German 0.451 / 0.797). Its 2 x 2 counts are not listed.
 """
 
 from __future__ import annotations
@@ -24,11 +30,12 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from polistemics.rubrics import Rubric
+from polistemics.rubrics import BY_CODE, Rubric
 from polistemics.scoring.cells import ITEM_COLUMNS, scoreable_cells
 
 FAITHFULNESS = Rubric.FAITHFULNESS.value
 CALIBRATION = Rubric.EPISTEMIC_CALIBRATION.value
+CERTAINTY = BY_CODE["EC1"].key  # the sub-question whose failure is an EC failure
 COOCCURRENCE_COLUMNS = [
     "n_answers",
     "both_fail",
@@ -38,7 +45,9 @@ COOCCURRENCE_COLUMNS = [
     "faithfulness_failure_rate",
     "calibration_failure_rate",
     "phi",
+    "phi_any_ec",
 ]
+_FAILURES = ["faithfulness_fails", "calibration_fails", "any_calibration_fails"]
 
 
 def phi_coefficient(a: int, b: int, c: int, d: int) -> float:
@@ -50,22 +59,35 @@ def phi_coefficient(a: int, b: int, c: int, d: int) -> float:
 
 
 def rubric_failures(cells: pd.DataFrame) -> pd.DataFrame:
-    """One row per answer scored on both rubrics: ``faithfulness_fails``, ``calibration_fails``."""
+    """One row per answer scored on Faithfulness and EC1: ``faithfulness_fails`` (any scored F
+    sub-question fails), ``calibration_fails`` (EC1 fails) and ``any_calibration_fails`` (any
+    scored EC sub-question fails)."""
     kept, _ = scoreable_cells(cells)
-    both = kept[kept["rubric"].isin([FAITHFULNESS, CALIBRATION])]
     keys = list(ITEM_COLUMNS)
-    failed = (
-        both.assign(failed=~both["passed"].astype(bool))
-        .groupby([*keys, "rubric"], dropna=False, sort=False)["failed"]
+    failed = kept.assign(failed=~kept["passed"].astype(bool))
+    by_answer = [*keys, "rubric"]
+    parts = {
+        "faithfulness_fails": failed[failed["rubric"] == FAITHFULNESS],
+        "calibration_fails": failed[failed["sub_question"] == CERTAINTY],
+        "any_calibration_fails": failed[failed["rubric"] == CALIBRATION],
+    }
+    if parts["faithfulness_fails"].empty or parts["calibration_fails"].empty:
+        return pd.DataFrame(columns=[*keys, *_FAILURES])
+    columns = [
+        part.groupby(by_answer, dropna=False, sort=False)["failed"]
         .any()
-        .unstack("rubric")
-    )
-    if FAITHFULNESS not in failed.columns or CALIBRATION not in failed.columns:
-        return pd.DataFrame(columns=[*keys, "faithfulness_fails", "calibration_fails"])
-    failed = failed.dropna(subset=[FAITHFULNESS, CALIBRATION]).astype(bool)
-    return failed.rename(
-        columns={FAITHFULNESS: "faithfulness_fails", CALIBRATION: "calibration_fails"}
-    ).reset_index()[[*keys, "faithfulness_fails", "calibration_fails"]]
+        .droplevel("rubric")
+        .rename(name)
+        for name, part in parts.items()
+    ]
+    answers = pd.concat(columns, axis=1, join="inner")
+    return answers.astype(bool).reset_index()[[*keys, *_FAILURES]]
+
+
+def _phi_of(failures: pd.Series, other: pd.Series) -> tuple[int, int, int, int, float]:
+    a, b = int((failures & other).sum()), int((failures & ~other).sum())
+    c, d = int((~failures & other).sum()), int((~failures & ~other).sum())
+    return a, b, c, d, phi_coefficient(a, b, c, d)
 
 
 def failure_cooccurrence(
@@ -78,9 +100,9 @@ def failure_cooccurrence(
         return pd.DataFrame(columns=[*by, *COOCCURRENCE_COLUMNS])
     rows = []
     for key, group in answers.groupby(by, sort=True, dropna=False):
-        f, ec = group["faithfulness_fails"], group["calibration_fails"]
-        a, b = int((f & ec).sum()), int((f & ~ec).sum())
-        c, d = int((~f & ec).sum()), int((~f & ~ec).sum())
+        f = group["faithfulness_fails"]
+        a, b, c, d, phi = _phi_of(f, group["calibration_fails"])
+        *_, phi_any_ec = _phi_of(f, group["any_calibration_fails"])
         n = len(group)
         rows.append(
             (
@@ -92,7 +114,8 @@ def failure_cooccurrence(
                 d,
                 (a + b) / n,
                 (a + c) / n,
-                phi_coefficient(a, b, c, d),
+                phi,
+                phi_any_ec,
             )
         )
     return pd.DataFrame(rows, columns=[*by, *COOCCURRENCE_COLUMNS])

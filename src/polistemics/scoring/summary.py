@@ -1,5 +1,5 @@
 """Per-model headline scores (EMI, Adherence Index per environment, Rubric Scores, mean party
-spread) from cells."""
+spread, rubric-level dispersion) from cells."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pandas as pd
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
 from polistemics.rubrics import Rubric
+from polistemics.scoring.analyses import rubric_dispersion_of
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.indices import scores_by
 from polistemics.scoring.party_analyses import mean_party_spread
@@ -28,6 +29,9 @@ class ModelScores:
     rubrics: dict[str, dict[str, float]] = field(default_factory=dict)  # env -> rubric -> score
     # Mean over environments of (max - min party Adherence Index); None: no party-level scores.
     mean_party_spread: float | None = None
+    # Sec. 7.2: mean over rubrics of the sample SD of the Rubric Score across the non-Baseline
+    # environments where the rubric is scored; None: no rubric scored in two such environments.
+    rubric_dispersion: float | None = None
 
     def to_json(self) -> dict:
         return {
@@ -37,6 +41,7 @@ class ModelScores:
             "adherence": dict(self.adherence),
             "rubrics": {env: dict(scores) for env, scores in self.rubrics.items()},
             "mean_party_spread": self.mean_party_spread,
+            "rubric_dispersion": self.rubric_dispersion,
         }
 
 
@@ -47,6 +52,11 @@ def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
     spreads = {
         (row.variant, row.model): float(row.mean_party_spread)
         for row in mean_party_spread(cells).itertuples()
+    }
+    dispersions = {
+        (row.variant, row.model): float(row.dispersion)
+        for row in rubric_dispersion_of(tables.rubrics).itertuples()
+        if not pd.isna(row.dispersion)
     }
     results: list[ModelScores] = []
     for (variant, model), emi_rows in tables.emi.groupby(["variant", "model"], sort=True):
@@ -74,6 +84,7 @@ def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
                 },
                 rubrics=by_env,
                 mean_party_spread=spreads.get((variant, model)),
+                rubric_dispersion=dispersions.get((variant, model)),
             )
         )
     variant_order = {v.value: i for i, v in enumerate(Variant)}

@@ -109,7 +109,8 @@ class DeltaFigures:
             scale=diverging_scale(diverging_limit(values), "delta"),
             strip=Strip(f"SD ({self.c.matched.b.label})", strip, dispersion_scale()),
             footnote=f"Adherence Index delta per model and IE. {ANNOTATION} "
-            "Right strip: dispersion of side B (SD across active IEs), not a delta.",
+            "Right strip: side B's rubric-level dispersion (mean over rubrics of the SD of the "
+            "Rubric Score across active IEs), not a delta.",
         )
         return self._figure(
             "fig30",

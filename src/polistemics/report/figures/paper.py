@@ -136,7 +136,8 @@ def robustness_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFigu
         values=values,
         scale=score_scale(),
         strip=Strip("SD", strip_values, dispersion_scale()),
-        footnote="Adherence Index in %; Baseline first, then easiest to hardest; SD across active IEs.",
+        footnote="Adherence Index in %; Baseline first, then easiest to hardest. Strip: "
+        "rubric-level dispersion, mean over rubrics of the SD of the Rubric Score across active IEs.",
     )
     return ReportFigure(
         heatmap.figure_id,
@@ -144,7 +145,9 @@ def robustness_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFigu
         f"{_prefix(tables)}_fig03_robustness",
         heatmap,
         "Adherence Index per model and environment (Baseline first, then by difficulty), with each "
-        "model's dispersion (SD across the non-Baseline environments) in the right strip.",
+        "model's rubric-level dispersion in the right strip (Sec. 7.2): for each rubric, the sample "
+        "SD of the model's Rubric Score across the non-Baseline environments where the rubric is "
+        "scored, averaged over the rubrics. The strip is not the SD of the heatmap's row.",
     )
 
 

@@ -55,7 +55,14 @@ def new(
     with user_errors(SourceError, ConfigError, ValueError):
         election = load_election(source, election_id=election_id)
         spec = portable_spec(source)
-        written = study_file(election, spec, models=models, min_share=min_rationales, name=name)
+        written = study_file(
+            election,
+            spec,
+            models=models,
+            min_share=min_rationales,
+            name=name,
+            election_id=election_id,
+        )
         # The default name is the election id, a checked folder name: it cannot leave ".".
         target = output if output is not None else Path(f"{written.config.name}.toml")
         _write_new(target, written.text, force=force)

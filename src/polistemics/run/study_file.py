@@ -153,8 +153,9 @@ def _models(preset: RunConfig, models: str) -> list[str]:
         f"judges = {_array(preset.judges)}",
         "# Rewrites each rationale into the standardised evidence the environments are built from.",
         f"standardiser = {_string(preset.standardiser)}",
-        "# Writes the Vague environment's hedged passages, and audits that they keep the stance.",
+        "# Writes the Vague environment's hedged passages.",
         f"vague_generator = {_string(preset.vague_generator)}",
+        "# Checks that each Vague passage keeps the party's stance (failed ones are retried).",
         f"vague_auditor = {_string(preset.vague_auditor)}",
         "",
     ]

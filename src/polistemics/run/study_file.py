@@ -23,10 +23,11 @@ from polistemics.sources.load import parse_spec
 
 # A party is kept when it gave a rationale for at least this share of the election's statements.
 # Observations are the positions with a rationale, so a party below it adds few items, and its
-# few items cover few statements: Contradictory and Counterfactual then find few opposing
-# partners for it. 0.75 keeps every party that explained most answers (in the Bundestag
-# election 2025 it drops the three of 28 parties with 0%, 26% and 45%).
-DEFAULT_MIN_RATIONALE_SHARE = 0.75
+# few items cover few statements (Contradictory and Counterfactual then find few opposing
+# partners for it, and its leave-one-out deviations rest on a handful of items). 0.4 keeps a
+# party that explained two answers in five: in the Bundestag election 2025 it keeps BSW (17 of
+# 38), which the paper's scope has, and drops BP (10 of 38) and Bündnis C (0 of 38).
+DEFAULT_MIN_RATIONALE_SHARE = 0.4
 
 # models preset -> the run preset whose models it copies
 MODEL_PRESETS = {"paper": "paper-de", "local": "demo"}

@@ -48,8 +48,10 @@ def new(
         None, "--election-id", help="Override the election id (e.g. nl_tk2025)."
     ),
 ) -> None:
-    """Write a commented study TOML: the election's parties with their counts, the ones with
-    enough rationales kept, and the paper's models and design; then run it with --dry-run."""
+    """Write a commented study TOML for an election, ready for run --dry-run.
+
+    It lists the election's parties with their counts (those with enough rationales kept) and
+    takes the models and design from a run preset."""
     if models not in MODEL_PRESETS:
         fail(f"--models: unknown preset {models!r} (known: {', '.join(MODEL_PRESETS)})")
     with user_errors(SourceError, ConfigError, ValueError):

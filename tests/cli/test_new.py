@@ -222,3 +222,18 @@ def test_a_name_cannot_lead_the_default_file_out_of_the_folder(offline: Path) ->
     assert result.exit_code == 2 and "not usable as a folder name" in result.stderr
     assert not (offline.parent / "escape.toml").exists()
     assert sorted(p.name for p in offline.iterdir() if p.suffix == ".toml") == []
+
+
+@pytest.mark.parametrize("spec", ["wahlomat:bundestagswahl2025", "stemwijzer:tweedekamer2025"])
+def test_new_then_dry_run_on_the_real_elections(
+    offline: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch, spec: str
+) -> None:
+    monkeypatch.setenv(ENV_VAR, str(shared_dir / "data"))
+    assert new(spec, "-o", "real.toml").exit_code == 0
+    election = load_election(spec)
+    config = load_config(offline / "real.toml")
+    kept = set(config.elections[0].parties)
+    plan = dry_run(offline / "real.toml")
+    observations = sum(1 for p in election.positions if p.party.name in kept and p.has_rationale)
+    assert plan["details"]["elections"][election.id]["observations"] == observations > 0
+    assert all(row["cost"] is not None for row in plan["stages"])

@@ -187,3 +187,27 @@ def test_inspect_an_unsafe_election_id_is_one_line() -> None:
     result = runner.invoke(app, ["data", "inspect", "demo", "--election-id", "../../x"])
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "'../../x' is not usable as an election id" in result.stderr
+
+
+def test_list_shows_every_election_with_its_counts(fixture_data: Path) -> None:
+    result = runner.invoke(app, ["data", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["data_dir"] == str(fixture_data)
+    rows = {row["source"]: row for row in payload["elections"]}
+    assert {"demo:en", "demo:de", "wahlomat:teststadt2099", "stemwijzer:gm9999"} <= set(rows)
+    row = rows["wahlomat:teststadt2099"]
+    inspected = _inspect_json("wahlomat:teststadt2099")
+    assert row["election"] == inspected["election"] == "teststadt2099"
+    assert row["positions"] == inspected["positions"]
+    assert row["observations"] == inspected["observations"]
+    assert row["parties"] == len(inspected["per_party"])
+
+
+def test_list_as_a_table_names_the_next_command(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "empty"))
+    result = runner.invoke(app, ["data", "list"])
+    assert result.exit_code == 0, result.output
+    assert "demo:en" in result.stdout and "demo_de" in result.stdout
+    assert "polistemics data fetch wahlomat <year>/<region>" in result.stdout
+    assert "polistemics new SOURCE" in result.stdout

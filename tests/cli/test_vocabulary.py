@@ -25,7 +25,11 @@ COMMANDS = leaf_commands()
 # Spellings retired for good: none may be a visible option again (docs/cli.md, "Renamed options").
 RETIRED = {old for _, old, _ in documented_renames()}
 # Flags that set a config key but are spelled otherwise (docs/cli.md explains both).
-CONFIG_SPELLING_EXCEPTIONS = {("run", "--out"), ("data inspect", "--election-id")}
+CONFIG_SPELLING_EXCEPTIONS = {
+    ("run", "--out"),
+    ("data inspect", "--election-id"),
+    ("new", "--election-id"),
+}
 
 
 def spellings(command) -> set[str]:

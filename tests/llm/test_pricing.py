@@ -6,19 +6,23 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 
 import httpx
 import pytest
+from pydantic import ValidationError
 
 from polistemics.llm.pricing import (
     PriceListError,
     estimate_prices,
     fetch_price_list,
     openrouter_prices,
+    packaged_snapshot,
     parse_price_list,
+    parse_snapshot,
 )
-from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.registry import ModelEndpoint, builtin_registry
 from polistemics.testing import FakeOpenAIServer
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -257,3 +261,117 @@ def test_a_list_that_trickles_in_stops_at_the_overall_deadline() -> None:
     with pytest.raises(PriceListError, match="took longer than 0.5s"):
         fetch_price_list("https://x.test/v1", timeout=0.5, transport=httpx.MockTransport(trickle))
     assert time.monotonic() - started < 5
+
+
+# ---- the price snapshot shipped with the package -----------------------------------------------
+
+SNAPSHOT = parse_snapshot(
+    json.dumps(
+        {
+            "captured": "2026-11-01",
+            "unit": "USD per token",
+            "source": "a test",
+            "aliases": {"openai/gpt-x-pinned": "openai/gpt-x"},
+            "prices": {
+                "openai/gpt-x": {"prompt": "0.000003", "completion": "0.000006"},
+                "google/cheap": {"prompt": "0.0000002", "completion": "0.0000008"},
+            },
+        }
+    )
+)
+
+
+def _offline(monkeypatch) -> None:
+    with FakeOpenAIServer() as gone:
+        base = gone.base_url
+    monkeypatch.setenv("POLISTEMICS_OPENROUTER_BASE_URL", base)  # nothing listens there now
+
+
+def test_offline_the_snapshot_prices_what_the_registry_does_not_and_says_how_old(
+    tmp_path, monkeypatch
+):
+    _offline(monkeypatch)
+    prices, note = estimate_prices(
+        [
+            endpoint("snap", "openai/gpt-x"),
+            endpoint("pinned", "openai/gpt-x-pinned"),
+            endpoint("registry", "google/cheap", **REGISTRY_PRICED),  # the registry wins
+            endpoint("neither", "someone/else"),
+            endpoint("vllm", "openai/gpt-x", provider="openai-compatible"),
+        ],
+        cache_path=tmp_path / "prices.json",
+        now=NOW,
+        snapshot=SNAPSHOT,
+    )
+    assert prices["snap"].source == prices["pinned"].source == "price snapshot of 2026-11-01"
+    assert prices["snap"].cost(1_000_000, 1_000_000) == pytest.approx(9.0)
+    assert prices["pinned"].cost(1_000_000, 0) == pytest.approx(3.0)
+    assert prices["registry"].source == "registry"
+    assert prices["neither"].source == prices["vllm"].source == "none"
+    assert note.startswith("OpenRouter price list not used (ConnectError")
+    assert note.endswith(
+        "using registry prices; else the price snapshot of 2026-11-01 shipped with polistemics "
+        "(29 days old; 2 of 5 models)"
+    )
+
+
+def test_a_live_list_wins_over_the_snapshot(openrouter, server, tmp_path):
+    prices, note = estimate_prices(
+        [endpoint("a", "openai/gpt-x"), endpoint("b", "only/in-snapshot")],
+        cache_path=tmp_path / "prices.json",
+        now=NOW,
+        snapshot=parse_snapshot(
+            json.dumps(
+                {
+                    "captured": "2026-11-01",
+                    "unit": "USD per token",
+                    "source": "a test",
+                    "prices": {"only/in-snapshot": {"prompt": "1", "completion": "1"}},
+                }
+            )
+        ),
+    )
+    assert prices["a"].source == "openrouter list of 2026-11-30"
+    # the list is live: a model it does not list is not priced from an old snapshot
+    assert prices["b"].source == "none"
+    assert note is None or "snapshot" not in note
+
+
+def test_the_packaged_snapshot_is_dated_and_prices_every_paper_model(tmp_path, monkeypatch):
+    snapshot = packaged_snapshot()
+    assert snapshot is not None
+    assert snapshot.captured <= datetime.now(UTC).date()
+    raw = json.loads(
+        resources.files("polistemics.llm").joinpath("prices_snapshot.json").read_text("utf-8")
+    )
+    assert raw["source"] and raw["captured"] == snapshot.captured.isoformat()
+    paper = [e for e in builtin_registry("paper").models.values() if e.provider == "openrouter"]
+    assert paper
+    _offline(monkeypatch)
+    prices, note = estimate_prices(paper, cache_path=tmp_path / "prices.json", now=NOW)
+    assert {price.source for price in prices.values()} == {snapshot.source}
+    assert all(price.cost(1000, 1000) > 0 for price in prices.values())
+    assert f"({snapshot.age_days(NOW)} days old; {len(paper)} of {len(paper)} models)" in note
+
+
+def test_the_paper_claude_string_is_priced_under_openrouters_id(openrouter, server, tmp_path):
+    server.model_list = json.dumps(
+        {"data": [{"id": "anthropic/claude-sonnet-4.6", "pricing": LISTING["data"][0]["pricing"]}]}
+    ).encode()
+    prices, _ = estimate_prices(
+        [endpoint("claude", "anthropic/claude-sonnet-4-6")],
+        cache_path=tmp_path / "prices.json",
+        now=NOW,
+    )
+    assert prices["claude"].source == "openrouter list of 2026-11-30"
+
+
+def test_a_malformed_snapshot_is_refused():
+    for bad in (
+        '{"captured": "2026-13-01", "unit": "u", "source": "s", "prices": {}}',
+        '{"captured": "2026-11-01", "unit": "u", "source": "s", "prices": {"a": {"prompt": -1, '
+        '"completion": 1}}}',
+        '{"captured": "2026-11-01", "unit": "u", "source": "s", "prices": {}, "extra": 1}',
+    ):
+        with pytest.raises(ValidationError):
+            parse_snapshot(bad)

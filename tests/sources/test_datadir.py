@@ -36,3 +36,36 @@ def test_resolve(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def test_single_json_needs_exactly_one(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="found none"):
         single_json(tmp_path)
+
+
+def test_year_region_finds_the_folder_data_fetch_saved_under_its_slug(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    fetched = tmp_path / "wahlomat" / "bundestagswahl2099"
+    fetched.mkdir(parents=True)
+    assert resolve("wahlomat", "2099/deutschland") == fetched
+    # qual-o-mat-data's own layout is found first when both exist
+    checkout = tmp_path / "wahlomat" / "2099" / "deutschland"
+    checkout.mkdir(parents=True)
+    assert resolve("wahlomat", "2099/deutschland") == checkout
+
+
+def test_a_missing_election_names_the_command_that_gets_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    with pytest.raises(SourceError) as slug:
+        resolve("wahlomat", "bundestagswahl2025")
+    assert "`polistemics data fetch wahlomat 2025/deutschland`" in str(slug.value)
+    assert "`polistemics data list`" in str(slug.value)
+    with pytest.raises(SourceError) as year_region:
+        resolve("wahlomat", "2024/europa")
+    assert "`polistemics data fetch wahlomat 2024/europa`" in str(year_region.value)
+    with pytest.raises(SourceError) as unknown:
+        resolve("wahlomat", "mine")
+    assert "`polistemics data fetch wahlomat <year>/<region>`" in str(unknown.value)
+    with pytest.raises(SourceError) as stemwijzer:
+        resolve("stemwijzer", "tweedekamer2025")
+    assert "nl-voting-data-scraper" in str(stemwijzer.value)
+    assert str(tmp_path / "stemwijzer") in str(stemwijzer.value)

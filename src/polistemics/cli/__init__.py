@@ -21,6 +21,7 @@ from polistemics.cli.help_format import FlagsWithoutTypes
 
 # Command -> the modules that register it, in --help order (a group's own module first).
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "new": ("new",),
     "data": ("data", "evidence"),
     "environments": ("environments",),
     "score": ("score",),

@@ -1,8 +1,10 @@
-"""CLI commands: ``polistemics data inspect`` and ``polistemics data fetch``."""
+"""CLI commands: ``polistemics data list``, ``data inspect`` and ``data fetch``."""
 
 from __future__ import annotations
 
 import json
+import sys
+from dataclasses import asdict
 from typing import Any
 
 import typer
@@ -11,6 +13,8 @@ from rich.table import Table
 
 from polistemics.cli.errors import fail, user_errors
 from polistemics.cli.groups import add_group
+from polistemics.sources.catalog import list_elections
+from polistemics.sources.datadir import ENV_VAR, data_dir
 from polistemics.sources.errors import FetchError, SourceError
 from polistemics.sources.fetch import DEFAULT_QOM_URL, QOM_URL_ENV, fetch_wahlomat
 from polistemics.sources.load import SPEC_HELP, load_election
@@ -22,11 +26,65 @@ def register(app: typer.Typer) -> None:
     data = add_group(
         app,
         "data",
-        help="Voting-advice data: inspect a source (counts of positions and observations), "
-        "fetch elections.",
+        help="Voting-advice data: list the elections at hand, inspect a source (counts of "
+        "positions and observations), fetch elections.",
     )
+    data.command("list")(list_command)
     data.command("inspect")(inspect)
     data.command("fetch")(fetch)
+
+
+def list_command(
+    as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
+) -> None:
+    """Every election the sources know: the bundled demo and the data directory's elections."""
+    listed = list_elections()
+    if as_json:
+        payload = {
+            "data_dir": str(data_dir()),
+            "elections": [
+                {
+                    "source": entry.spec,
+                    "election": entry.election_id,
+                    "title": entry.title,
+                    "language": entry.language_code,
+                    **(asdict(entry.counts) if entry.counts else {}),
+                    **({"error": entry.error} if entry.error else {}),
+                }
+                for entry in listed
+            ],
+        }
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        return
+    table = Table(title=f"elections (data directory {data_dir()}, ${ENV_VAR})")
+    for header in ("Source", "Election", "Title", "Statements", "Parties", "Observations"):
+        justify = "right" if header in ("Statements", "Parties", "Observations") else "left"
+        table.add_column(header, justify=justify)
+    for entry in listed:
+        counts = entry.counts
+        table.add_row(
+            entry.spec,
+            entry.election_id or "",
+            entry.title if counts else f"does not load: {entry.error}",
+            str(counts.statements) if counts else "",
+            str(counts.parties) if counts else "",
+            str(counts.observations) if counts else "",
+        )
+    console = _stdout_console()
+    console.print(table, markup=False)
+    console.print(
+        "Observations: positions with a rationale. Start a study with "
+        "`polistemics new SOURCE --out study.toml`.",
+        markup=False,
+        highlight=False,
+    )
+    if len(listed) == 2:
+        console.print(
+            "No election in the data directory yet: `polistemics data fetch wahlomat "
+            "<year>/<region>` downloads a Wahl-O-Mat election.",
+            markup=False,
+            highlight=False,
+        )
 
 
 def inspect(
@@ -111,3 +169,10 @@ def _print_table(scoped: ScopedElection, summary: dict[str, Any]) -> None:
     console.print(
         f"{summary['positions']} positions in the source; {election.language} ({election.language_code})"
     )
+
+
+def _stdout_console() -> Console:
+    """Rich on a terminal; piped, lines as wide as they need (never cut at 80 columns)."""
+    if sys.stdout.isatty():
+        return Console()
+    return Console(width=10_000, soft_wrap=True)

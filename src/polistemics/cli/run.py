@@ -189,8 +189,8 @@ def _print_plan(
         console.print(prices_note, markup=False, highlight=False)
     if any(r.cost is None for r in rows):
         console.print(
-            "cost: n/a where neither OpenRouter's list nor the registry has a price "
-            "(price_input_per_mtok, price_output_per_mtok)"
+            "cost: n/a where neither OpenRouter's list, the registry (price_input_per_mtok, "
+            "price_output_per_mtok) nor the packaged price snapshot has a price"
         )
     if missing_keys:
         console.print(f"to run it, set: {', '.join(missing_keys)}")

@@ -1,4 +1,5 @@
-"""Prices for cost estimates: OpenRouter's public model list, cached on disk, else the registry.
+"""Prices for cost estimates: OpenRouter's public model list, cached on disk, else the registry,
+else (offline) the dated price snapshot shipped with the package (``prices_snapshot.json``).
 
 ``GET {OpenRouter base}/models`` needs no key and is sent none. Its answer is network data: the
 body is read in chunks up to ``MAX_LIST_BYTES``, each entry is validated on its own (an unusable
@@ -7,18 +8,23 @@ body) leaves the registry's prices in use with a one-line reason, never a failed
 
 The list is cached as validated prices with the time it was fetched, in the user cache folder;
 the base URL it came from is kept as a hash only, since a gateway URL may carry credentials.
+
+The snapshot is used only when no list (fresh or cached) can be had, and only for a model the
+registry has no price for; the dry run then says how old its prices are. A live list always wins.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import tempfile
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,6 +38,7 @@ MAX_LIST_BYTES = 16 * 2**20  # OpenRouter's list is a few MB; anything far large
 FETCH_TIMEOUT_SECONDS = 15.0
 DEFAULT_MAX_AGE = timedelta(days=7)
 CACHE_FILE_NAME = "openrouter-models.json"
+SNAPSHOT_FILE_NAME = "prices_snapshot.json"
 REGISTRY_SOURCE = "registry"
 NO_SOURCE = "none"
 
@@ -72,6 +79,50 @@ class _CacheFile(BaseModel):
     source_hash: str
     ignored: int = Field(ge=0)
     prices: dict[str, TokenPrices]
+
+
+class _SnapshotFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    captured: date
+    unit: str
+    source: str = Field(min_length=1)
+    aliases_note: str = ""
+    aliases: dict[str, str] = Field(default_factory=dict)
+    prices: dict[str, TokenPrices]
+
+
+@dataclass(frozen=True)
+class PriceSnapshot:
+    """Prices by OpenRouter model id, as captured on one day and shipped with the package."""
+
+    captured: date
+    prices: dict[str, TokenPrices]
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        return f"price snapshot of {self.captured.isoformat()}"
+
+    def age_days(self, now: datetime) -> int:
+        return (now.astimezone(UTC).date() - self.captured).days
+
+
+def parse_snapshot(raw: bytes | str) -> PriceSnapshot:
+    """A snapshot file: ``{"captured": "YYYY-MM-DD", "unit", "source", "prices": {id: {...}}}``."""
+    parsed = _SnapshotFile.model_validate_json(raw)
+    return PriceSnapshot(captured=parsed.captured, prices=parsed.prices, aliases=parsed.aliases)
+
+
+@functools.cache
+def packaged_snapshot() -> PriceSnapshot | None:
+    """The snapshot shipped in ``polistemics/llm``; None if it is missing or unreadable (a dry
+    run then goes without it rather than failing)."""
+    try:
+        raw = resources.files("polistemics.llm").joinpath(SNAPSHOT_FILE_NAME).read_bytes()
+        return parse_snapshot(raw)
+    except (OSError, ValidationError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -269,13 +320,40 @@ def registry_price(endpoint: ModelEndpoint) -> Price:
     )
 
 
-def endpoint_price(endpoint: ModelEndpoint, price_list: PriceList | None) -> Price:
-    """The listed price for an OpenRouter model, else the registry's, else none."""
+def endpoint_price(
+    endpoint: ModelEndpoint,
+    price_list: PriceList | None,
+    snapshot: PriceSnapshot | None = None,
+) -> Price:
+    """The listed price for an OpenRouter model, else the registry's, else the snapshot's (an
+    OpenRouter model, when no list could be had), else none."""
     if price_list is not None and is_openrouter(endpoint):
-        listed = price_list.prices.get(endpoint.model)
+        listed = _priced(price_list.prices, endpoint.model, model_aliases())
         if listed is not None:
             return Price(price_list.source, listed.prompt, listed.completion)
-    return registry_price(endpoint)
+    price = registry_price(endpoint)
+    if price is NO_PRICE and snapshot is not None and is_openrouter(endpoint):
+        captured = _priced(snapshot.prices, endpoint.model, snapshot.aliases)
+        if captured is not None:
+            return Price(snapshot.source, captured.prompt, captured.completion)
+    return price
+
+
+def _priced(
+    prices: dict[str, TokenPrices], model: str, aliases: dict[str, str]
+) -> TokenPrices | None:
+    """``model``'s entry, or that of the id OpenRouter lists it under (the paper pins
+    ``anthropic/claude-sonnet-4-6``; the list has ``anthropic/claude-sonnet-4.6``)."""
+    if model in prices:
+        return prices[model]
+    alias = aliases.get(model)
+    return prices.get(alias) if alias else None
+
+
+def model_aliases() -> dict[str, str]:
+    """The packaged snapshot's aliases: model string sent -> id OpenRouter's list uses."""
+    snapshot = packaged_snapshot()
+    return dict(snapshot.aliases) if snapshot else {}
 
 
 def estimate_prices(
@@ -285,10 +363,17 @@ def estimate_prices(
     max_age: timedelta = DEFAULT_MAX_AGE,
     refresh: bool = False,
     now: datetime | None = None,
+    snapshot: PriceSnapshot | None = None,
 ) -> tuple[dict[str, Price], str | None]:
-    """Prices by endpoint name and a note; the list is looked up only when an endpoint needs it."""
+    """Prices by endpoint name and a note; the list is looked up only when an endpoint needs it.
+
+    Without a list, ``snapshot`` (default: the packaged one) prices the OpenRouter models the
+    registry has no price for, and the note says how old it is.
+    """
     endpoints = list(endpoints)
+    now = now or datetime.now(UTC)
     lookup = PriceLookup(None)
+    fallback = None
     if any(is_openrouter(e) for e in endpoints):
         lookup = openrouter_prices(
             openrouter_base_url(),
@@ -297,4 +382,15 @@ def estimate_prices(
             refresh=refresh,
             now=now,
         )
-    return {e.name: endpoint_price(e, lookup.price_list) for e in endpoints}, lookup.note
+        if lookup.price_list is None:
+            fallback = snapshot or packaged_snapshot()
+    prices = {e.name: endpoint_price(e, lookup.price_list, fallback) for e in endpoints}
+    note = lookup.note
+    if fallback is not None:
+        used = sum(1 for price in prices.values() if price.source == fallback.source)
+        if used:
+            note = (
+                f"{note}; else the {fallback.source} shipped with polistemics "
+                f"({fallback.age_days(now)} days old; {used} of {len(prices)} models)"
+            )
+    return prices, note

@@ -27,6 +27,8 @@ from pydantic import (
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.paths import SAFE_NAME_RULE, inside, is_safe_name
+from polistemics.run.config_examples import example_for, similar_key
+from polistemics.sources.scope import Scope, ScopeParty, load_scope
 
 
 def _safe_name(value: str | None) -> str | None:
@@ -49,8 +51,42 @@ class ElectionConfig(BaseModel):
     statements: list[StrictInt] | None = Field(
         default=None, description="Only these statement numbers (1-based); all when unset."
     )
+    parties: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="Only these parties, named as the source names them (an inline scope, as "
+        "`polistemics new` writes it); not together with scope.",
+    )
 
     _id_is_safe = field_validator("id")(_safe_name)
+
+    @field_validator("parties")
+    @classmethod
+    def _party_names(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return value
+        names = [name.strip() for name in value]
+        if any(not name for name in names):
+            raise ValueError("a party name is empty")
+        if len(set(names)) != len(names):
+            raise ValueError("a party is listed twice")
+        return names
+
+    @model_validator(mode="after")
+    def _one_party_list(self) -> ElectionConfig:
+        if self.scope is not None and self.parties is not None:
+            raise ValueError("set scope or parties, not both (parties is an inline scope)")
+        return self
+
+    def party_scope(self) -> Scope | None:
+        """The parties asked about: the inline list, the scope preset or file, or None (all)."""
+        if self.parties is not None:
+            return Scope(
+                name="parties",
+                description=f"the parties listed for {self.source} in the run config",
+                parties=tuple(ScopeParty(name=name) for name in self.parties),
+            )
+        return load_scope(self.scope) if self.scope else None
 
 
 ALL_JUDGES = "all"
@@ -244,14 +280,22 @@ def parse_config(data: dict, origin: str) -> RunConfig:
     try:
         return RunConfig(**data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: "
-            + err["msg"].removeprefix("Value error, ")
-            for err in exc.errors()
-        )
+        problems = "; ".join(_describe(err) for err in exc.errors())
         raise ConfigError(f"{origin}: {problems}") from None
     except ValueError as exc:
         raise ConfigError(f"{origin}: {exc}") from None
+
+
+def _describe(error) -> str:
+    """'elections.0.statements: Input should be a valid list (for example: statements = [1, 2])'."""
+    loc = error["loc"]
+    where = ".".join(str(p) for p in loc) or "(top level)"
+    text = f"{where}: " + error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        known = similar_key(loc)
+        return f"{text}; did you mean {known!r}?" if known else f"{text} (not a config key)"
+    example = example_for(loc)
+    return f"{text} (for example: {example})" if example else text
 
 
 PRESETS = ("demo", "demo-mechanisms", "paper-de", "paper-nl")

@@ -27,7 +27,7 @@ from polistemics.run.stages.base import ElectionRun, Log, Stage, StudyState, run
 from polistemics.runlog.layout import release_folder
 from polistemics.scoring.verdict_table import score_run
 from polistemics.sources.load import load_election
-from polistemics.sources.scope import ScopedElection, apply_scope, load_scope
+from polistemics.sources.scope import ScopedElection, apply_scope
 
 __all__ = [
     "ElectionRun",
@@ -72,8 +72,7 @@ def load_elections(config: RunConfig) -> list[ScopedElection]:
             election = election.model_copy(
                 update={"positions": [p for p in election.positions if p.statement.number in keep]}
             )
-        scope = load_scope(spec.scope) if spec.scope else None
-        scoped.append(apply_scope(election, scope))
+        scoped.append(apply_scope(election, spec.party_scope()))
     return scoped
 
 

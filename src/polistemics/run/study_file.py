@@ -121,7 +121,7 @@ def _header(election, spec, models, min_share, rows, statements) -> list[str]:
     return [
         f"# A study of {_comment(election.title or election.id)} ({_comment(election.source)}),",
         f"# written by `polistemics new {_comment(spec)}`. Every key is explained above it;",
-        "# docs/new-election.md walks through the file, docs/cli.md lists the commands.",
+        "# docs/guides/new-election.md walks through the file, docs/cli.md lists the commands.",
         f"# {len(kept)} of {len(rows)} parties are kept: those with a rationale for at least "
         f"{min_share:.0%} of the",
         f"# {statements} statements ({sum(r.observations for r in kept)} observations). "

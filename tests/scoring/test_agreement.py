@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from polistemics.conditions import Environment, Variant
-from polistemics.rubrics import Rubric
+from polistemics.rubrics import Rubric, sub_questions
 from polistemics.scoring.agreement import agreement_table
-from polistemics.scoring.verdicts import ItemKey, JudgeVerdict
+from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, tally_panel
 from polistemics.stats.agreement import agreement_stats
 
 
@@ -43,3 +43,24 @@ def test_agreement_table_uses_pass_values_of_complete_panels():
     assert pooled["n"].tolist() == [4]
     expected = agreement_stats([[1, 2], [0, 3], [0, 3], [3, 0]])
     assert pooled["gwet_ac1"].iloc[0] == pytest.approx(expected.gwet_ac1)
+
+
+def test_a_one_judge_panel_has_no_rated_instances():
+    """Agreement needs two judges: a panel of one (a valid config) rates nothing, where it raised
+    "agreement needs at least two raters per item" and the run ended without its report."""
+    verdicts = [
+        JudgeVerdict(key(f"e__p1__s00{i}"), Rubric.FAITHFULNESS, "j1", sq.key, says_yes)
+        for i, says_yes in ((1, True), (2, False))
+        for sq in sub_questions(Rubric.FAITHFULNESS, Environment.BASELINE)
+    ]
+    assert tally_panel(verdicts, panel_size=1).counts.shape[0] > 0  # a complete panel of one
+    table = agreement_table(verdicts, by=("rubric",), panel_size=1)
+    assert table.empty
+    assert list(table.columns) == [
+        "rubric",
+        "n",
+        "prevalence",
+        "unanimity",
+        "fleiss_kappa",
+        "gwet_ac1",
+    ]

@@ -38,7 +38,11 @@ def agreement_table(
 
 
 def agreement_by(counts: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """Agreement per group of ``verdicts.vote_counts`` rows (one per rated instance)."""
+    """Agreement per group of ``verdicts.vote_counts`` rows (one per rated instance).
+
+    An instance with fewer than two votes (a panel of one judge) shows no agreement: it is not
+    rated, and a panel of one gives an empty table."""
+    counts = counts[counts["n_votes"] >= 2]
     n_pass, n_votes = counts["n_pass"].to_numpy(), counts["n_votes"].to_numpy()
     rows = []
     for key, group in sorted_groups(counts, by, dropna=False):

@@ -36,7 +36,10 @@ def test_json_has_the_documented_keys(tmp_path):
         "confidence": 0.95,
         "kind": "independent",
     }
-    assert doc["tests"] is None
+    # Unpaired rows are tested too (issue 27): bootstrap z with Holm per table, not None.
+    assert doc["tests"]["test"].startswith("bootstrap z")
+    assert doc["tests"]["correction"] == "Holm, each table one family"
+    assert doc["tests"]["n_excludes_zero"] >= doc["tests"]["n_significant"]
     assert set(doc["deltas"]) == {
         "emi",
         "adherence",

@@ -89,8 +89,12 @@ def test_unpaired_elections_get_independent_cis_and_rank_agreement(tmp_path):
     b_cells = random_cells(election="nl_x", pass_rate=rates, statements=20, seed=6)
     result = compare_pair(side(tmp_path, "de", a_cells), side(tmp_path, "nl", b_cells), OPTIONS)
     assert result.matched.mode == "unpaired"
-    assert result.tested() == []
-    assert "p_value" not in result.deltas.sub_questions.columns
+    # Unpaired: every table is tested (bootstrap z, Holm), none with McNemar's pair counts.
+    assert [name for name, _ in result.tested()] == [name for name, _ in result.deltas.items()]
+    assert "only_a_passed" not in result.deltas.sub_questions.columns
+    assert {"excludes_zero", "p_value", "p_holm", "significant"} <= set(
+        result.deltas.sub_questions.columns
+    )
     emi = result.deltas.emi
     assert (emi["ci_low"] < emi["delta"]).all() and (emi["delta"] < emi["ci_high"]).all()
     board = result.ranks["leaderboard"]

@@ -290,8 +290,8 @@ def comparison_summary(c: Comparison, labels: ModelLabels | None = None) -> list
         spread = f"{fewest}" if fewest == most else f"{fewest} to {most}"
     sentences = [
         f"{m.b.label} − {m.a.label}: {article} {m.mode} comparison of "
-        f"{_counted(len(m.models), 'model')} in {_counted(len(m.environments), 'environment')} "
-        f"({', '.join(variant_label(v) for v in m.variants)}), 95% intervals from "
+        f"{_counted(len(m.models), 'model')} in {_counted(len(m.environments), 'environment')}"
+        f", variant {' and '.join(variant_label(v) for v in m.variants)}; 95% intervals from "
         f"{c.options.resamples} bootstrap resamples of observations ({resampled})"
         + (f", {spread} observations per model and side" if len(units) else "")
         + "."

@@ -214,8 +214,15 @@ def _table_sentence(
         test = "exact McNemar" if c.paired else "bootstrap z"
         sentence += (
             f"; {len(hits)} {'is' if len(hits) == 1 else 'are'} significant after Holm's "
-            f"correction across the {n} rows ({test}, alpha = {c.options.alpha:g})"
+            f"correction across the table's {_counted(n, 'row')} ({test}, "
+            f"alpha = {c.options.alpha:g})"
         )
+        untested = int(pd.to_numeric(rows["p_value"], errors="coerce").isna().sum())
+        if untested:
+            sentence += (
+                f"; {untested} {'has' if untested == 1 else 'have'} no p-value "
+                "(the bootstrap draws have no spread)"
+            )
         if len(hits):
             pick, which = hits, "largest significant"
     largest = pick.loc[pick["delta"].abs().idxmax()]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 from typer.testing import CliRunner
 
 from polistemics.cli import app
@@ -36,7 +37,10 @@ def test_json_has_the_documented_keys(tmp_path):
         "confidence": 0.95,
         "kind": "independent",
     }
-    assert doc["tests"] is None
+    # Unpaired rows are tested too (issue 27): bootstrap z with Holm per table, not None.
+    assert doc["tests"]["test"].startswith("bootstrap z")
+    assert doc["tests"]["correction"] == "Holm, each table one family"
+    assert doc["tests"]["n_excludes_zero"] >= doc["tests"]["n_significant"]
     assert set(doc["deltas"]) == {
         "emi",
         "adherence",
@@ -93,3 +97,33 @@ def test_refusals_are_one_line(tmp_path):
         assert len(lines) == 1, result.stderr
     result = runner.invoke(app, ["compare", de, str(other)])
     assert "no shared model" in result.stderr
+
+
+def test_json_and_terminal_open_with_the_summary_and_small_sample_warnings(tmp_path):
+    rates = {"m1": 0.9, "m2": 0.8, "m3": 0.7}
+    de = run_dir(tmp_path / "de", random_cells(election="de_x", pass_rate=rates, seed=1))
+    nl = run_dir(tmp_path / "nl", random_cells(election="nl_x", pass_rate=rates, seed=2))
+    out = tmp_path / "page"
+    args = ["compare", str(de), str(nl), "--resamples", "50"]
+    result = runner.invoke(app, [*args, "--json", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert list(doc)[:2] == ["summary", "warnings"]
+    assert doc["summary"][0].startswith("nl − de: an unpaired comparison of 3 models")
+    # 12 statements x 3 parties = 36 observations per model, 12 per party: the per-party
+    # intervals rest on fewer than 30.
+    assert len(doc["warnings"]) == 1 and doc["warnings"][0].startswith("Pass rate per party")
+    assert all(row["small_sample"] for row in doc["deltas"]["parties"])
+    assert not any(row["small_sample"] for row in doc["deltas"]["emi"])
+    # --json and tables/ are the same computed tables.
+    written = pd.read_csv(out / "tables" / "delta_sub_questions.csv")
+    assert written["p_holm"].tolist() == [r["p_holm"] for r in doc["deltas"]["sub_questions"]]
+    assert written["excludes_zero"].tolist() == [
+        r["excludes_zero"] for r in doc["deltas"]["sub_questions"]
+    ]
+    terminal = runner.invoke(app, args)
+    assert terminal.exit_code == 0, terminal.output
+    said = " ".join(terminal.stdout.split())
+    assert " ".join(doc["summary"][0].split()) in said
+    assert "warning: Pass rate per party" in said
+    assert "95% interval excludes 0:" in said and "significant after Holm (bootstrap z" in said

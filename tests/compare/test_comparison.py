@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import kendalltau
 
 from polistemics.compare import CompareError, CompareOptions, compare_pair, load_side
 from polistemics.compare.comparison import compare_sides, comparisons_json
@@ -88,8 +89,12 @@ def test_unpaired_elections_get_independent_cis_and_rank_agreement(tmp_path):
     b_cells = random_cells(election="nl_x", pass_rate=rates, statements=20, seed=6)
     result = compare_pair(side(tmp_path, "de", a_cells), side(tmp_path, "nl", b_cells), OPTIONS)
     assert result.matched.mode == "unpaired"
-    assert result.tested() == []
-    assert "p_value" not in result.deltas.sub_questions.columns
+    # Unpaired: every table is tested (bootstrap z, Holm), none with McNemar's pair counts.
+    assert [name for name, _ in result.tested()] == [name for name, _ in result.deltas.items()]
+    assert "only_a_passed" not in result.deltas.sub_questions.columns
+    assert {"excludes_zero", "p_value", "p_holm", "significant"} <= set(
+        result.deltas.sub_questions.columns
+    )
     emi = result.deltas.emi
     assert (emi["ci_low"] < emi["delta"]).all() and (emi["delta"] < emi["ci_high"]).all()
     board = result.ranks["leaderboard"]
@@ -165,3 +170,22 @@ def test_three_sides_compare_each_with_the_first_and_serialise(tmp_path):
     assert isinstance(document["rank_agreement"]["leaderboard"]["spearman"], float)
     assert "spearman" in document["rank_agreement"]["environment_difficulty"]
     json.dumps(document, allow_nan=False)  # no NaN leaks into the JSON
+
+
+def test_three_models_in_the_same_order_get_exact_rank_p_values(tmp_path):
+    """Before: Spearman p = 0 for n = 3 (scipy's t approximation) beside Kendall's 1/3."""
+    rates = {"m1": 0.9, "m2": 0.75, "m3": 0.6}
+    a_cells = random_cells(election="de_x", pass_rate=rates, statements=20, seed=5)
+    b_cells = random_cells(election="nl_x", pass_rate=rates, statements=20, seed=6)
+    result = compare_pair(side(tmp_path, "de", a_cells), side(tmp_path, "nl", b_cells), OPTIONS)
+    board = result.ranks["leaderboard"]
+    assert board["n"] == 3 and board["spearman"] == pytest.approx(1.0)
+    # One of the 3! orderings is as extreme in each direction: p = 2/6, never 0.
+    assert board["spearman_p"] == pytest.approx(1 / 3)
+    assert board["kendall_p"] == pytest.approx(1 / 3)
+    assert board["p_method"] == "exact"
+    environments = result.ranks["environment_difficulty"]
+    values = pd.DataFrame(environments["ranks"])
+    assert environments["kendall_p"] == pytest.approx(
+        kendalltau(values["value_a"], values["value_b"], method="exact").pvalue
+    )

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
+from markupsafe import escape
 
 from polistemics.compare import CompareOptions, compare_pair, compare_sides, load_side
 from polistemics.conditions import Environment
@@ -108,3 +110,63 @@ def test_a_linked_output_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(CompareError, match="out is a symbolic link"):
         write_compare_page(compare_sides([a, b], OPTIONS), tmp_path / "out")
     assert list(elsewhere.iterdir()) == []
+
+
+def election_side(folder: Path, election: str, drop: dict[str, int]):
+    cells = side_cells(drop)
+    cells["election_id"] = election
+    cells["observation_id"] = election + "__" + cells["observation_id"].str.split("__", n=1).str[1]
+    RunDir(folder).write_cells(cells)
+    return load_side(str(folder))
+
+
+def test_the_page_draws_the_tables_it_wrote_and_read_back(tmp_path: Path, monkeypatch) -> None:
+    """The tables are computed once, written to tables/ and read back; the page (summary,
+    tables) shows what was read, so a value changed in between shows on the page."""
+    import polistemics.report.compare_page as compare_page
+    from polistemics.compare.tables import comparison_tables, read_comparison_tables
+
+    a, b, _ = hostile_sides(tmp_path)
+    comparisons = compare_sides([a, b], OPTIONS)
+    computed = comparison_tables(comparisons)
+    seen = {}
+
+    def doctored(written, folder):
+        tables = read_comparison_tables(written, folder)
+        seen.update({name: table.copy() for name, table in tables.items()})
+        tables["delta_emi"].loc[0, "delta"] = 0.4242  # not a value the comparison computed
+        return tables
+
+    monkeypatch.setattr(compare_page, "read_comparison_tables", doctored)
+    page = write_compare_page(comparisons, tmp_path / "out", tables=computed)
+    for name, table in computed.items():  # the files round-trip exactly, types included
+        pd.testing.assert_frame_equal(seen[name], table, check_exact=True)
+    html = page.read_text(encoding="utf-8")
+    assert "+42.4" in html.split('id="summary"')[0]  # the summary in words, from the tables
+    assert "+42.4" in html.split('id="indices"')[1]  # the EMI table
+
+
+def test_unpaired_page_opens_with_the_summary_verdicts_and_warnings(tmp_path: Path) -> None:
+    from polistemics.compare.tables import comparison_tables, with_tables
+    from polistemics.report.comparison_views import comparison_summary, small_sample_warnings
+
+    de = election_side(tmp_path / "de", "de_x", {})
+    nl = election_side(tmp_path / "nl", "nl_x", {"m2": 12})
+    comparisons = compare_sides([de, nl], OPTIONS)
+    page = write_compare_page(comparisons, tmp_path / "out")
+    html = page.read_text(encoding="utf-8")
+    assert html.index('id="in-short"') < html.index('id="summary"')
+    shown = with_tables(comparisons, comparison_tables(comparisons))[0]
+    sentences = comparison_summary(shown)
+    warnings = small_sample_warnings(shown)
+    assert sentences[0].startswith("nl − de: an unpaired comparison of 2 models")
+    assert warnings  # 20 observations per side and row: every interval is flagged
+    in_short = html.split('id="in-short"')[1].split('id="summary"')[0]
+    for text in [*sentences, *warnings]:
+        assert escape(text) in in_short
+    assert "CI excludes 0" in html and "Significant after Holm" in html and "⚠" in html
+    sub = shown.deltas.sub_questions
+    m2 = sub[sub["model"] == "m2"]
+    assert m2["significant"].all() and m2["excludes_zero"].all()  # 18/20 against 6/20
+    assert not sub.loc[sub["model"] != "m2", "excludes_zero"].any()
+    assert f"{int(sub['significant'].sum())} are significant after Holm" in in_short

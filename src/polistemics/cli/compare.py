@@ -3,7 +3,8 @@
 Each side is a run directory, an authors' release folder or either with ``@VARIANT``; every
 side after the first is compared with the first (deltas are that side minus the first).
 Prints a summary, or the JSON document with ``--json``; ``--out DIR`` writes the comparison page
-(``compare.html``), its figures and the CSV tables.
+(``compare.html``), its figures and the CSV tables. The tables are computed once
+(``compare.tables``); the summary in words, ``--json`` and the page all come from them.
 """
 
 from __future__ import annotations
@@ -25,22 +26,48 @@ from polistemics.compare import (
     CompareOptions,
     Comparison,
     compare_sides,
-    comparisons_json,
     load_sides,
 )
+from polistemics.compare.tables import comparison_tables, with_tables
 from polistemics.report.compare_page import write_compare_page
+from polistemics.report.comparison_views import (
+    comparison_summary,
+    p_value_text,
+    small_sample_warnings,
+)
 from polistemics.report.figures import FigureFormatError
 from polistemics.report.formatting import signed_points
 from polistemics.report.labels import ModelLabels
 from polistemics.stats import DEFAULT_ALPHA, DEFAULT_RESAMPLES
 
 
-def _print_summary(comparison: Comparison, console: Console) -> None:
+def _document(comparison: Comparison, labels: ModelLabels) -> dict:
+    """One comparison's JSON object: the summary in words and the warnings first."""
+    return {
+        "summary": comparison_summary(comparison, labels),
+        "warnings": small_sample_warnings(comparison),
+        **comparison.to_json(),
+    }
+
+
+def comparisons_document(comparisons: list[Comparison], labels: ModelLabels) -> dict:
+    """The ``--json`` document: the first comparison, the others under
+    ``additional_comparisons``."""
+    document = _document(comparisons[0], labels)
+    document["additional_comparisons"] = [_document(c, labels) for c in comparisons[1:]]
+    return document
+
+
+def _print_summary(comparison: Comparison, console: Console, labels: ModelLabels) -> None:
     m = comparison.matched
     console.print(
         f"[bold]{escape(m.b.label)} − {escape(m.a.label)}[/bold]: {m.mode} comparison",
         highlight=False,
     )
+    for sentence in comparison_summary(comparison, labels):
+        console.print(f"  {sentence}", markup=False, highlight=False)
+    for warning in small_sample_warnings(comparison):
+        console.print(f"  warning: {warning}", markup=False, highlight=False)
     for note in [*m.notes, *(f"left out: {x}" for x in m.left_out)]:
         console.print(f"  {note}", markup=False, highlight=False)
     table = Table(title="EMI difference (pp, B − A)")
@@ -60,14 +87,29 @@ def _print_summary(comparison: Comparison, console: Console) -> None:
         found = comparison.ranks[what]
         rho = "–" if found["spearman"] is None else f"{found['spearman']:.3f}"
         tau = "–" if found["kendall"] is None else f"{found['kendall']:.3f}"
+        p_values = (
+            ""
+            if found["spearman"] is None
+            else f", p = {p_value_text(found['spearman_p'])} / "
+            f"{p_value_text(found['kendall_p'])} ({found['p_method']})"
+        )
         console.print(
-            f"  rank agreement, {what}: Spearman {rho}, Kendall {tau} (n = {found['n']})",
+            f"  rank agreement, {what}: Spearman {rho}, Kendall {tau} (n = {found['n']}{p_values})",
             markup=False,
             highlight=False,
         )
     if comparison.paired:
         console.print(
             f"  significant after Holm (exact McNemar): {comparison.n_significant()} tests",
+            markup=False,
+            highlight=False,
+        )
+    else:
+        excluding = sum(int(t["excludes_zero"].sum()) for _, t in comparison.tested())
+        rows = sum(len(t) for _, t in comparison.tested())
+        console.print(
+            f"  95% interval excludes 0: {excluding} of {rows} rows; significant after Holm "
+            f"(bootstrap z, each table one family): {comparison.n_significant()}",
             markup=False,
             highlight=False,
         )
@@ -110,17 +152,21 @@ def compare(
         comparisons = compare_sides(
             loaded, CompareOptions(resamples=resamples, seed=seed, alpha=alpha)
         )
+        tables = comparison_tables(comparisons)  # computed once: JSON, summary and page
+    shown = with_tables(comparisons, tables)
     for side in loaded:
         for note in side.notes:
             print(f"note: {side.label}: {note}", file=sys.stderr)
     if as_json:
-        typer.echo(json.dumps(comparisons_json(comparisons), indent=2, allow_nan=False))
+        document = comparisons_document(shown, labels)
+        typer.echo(json.dumps(document, indent=2, allow_nan=False))
     else:
         console = Console()
-        for comparison in comparisons:
-            _print_summary(comparison, console)
+        for comparison in shown:
+            _print_summary(comparison, console, labels)
     if out is not None:
-        page = write_compare_page(comparisons, out, labels, formats)
+        with user_errors(CompareError):
+            page = write_compare_page(comparisons, out, labels, formats, tables)
         print(f"comparison page: {page}", file=sys.stderr if as_json else sys.stdout)
 
 

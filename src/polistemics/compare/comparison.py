@@ -13,11 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from polistemics.compare.deltas import DeltaTables, delta_tables
+from polistemics.compare.deltas import UNIT_COLUMNS, DeltaTables, delta_tables
 from polistemics.compare.matching import PAIRED, Matched, match_sides
 from polistemics.compare.paired import with_tests
 from polistemics.compare.ranks import rank_agreement
 from polistemics.compare.sides import Side
+from polistemics.compare.unpaired import with_bootstrap_tests
 from polistemics.stats import DEFAULT_ALPHA, DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 
 TESTED = {
@@ -25,6 +26,12 @@ TESTED = {
     "sub_questions_pooled": ["variant", "model", "rubric", "sub_question"],
     "parties": ["variant", "party_id", "environment", "rubric", "sub_question"],
 }
+RANK_ORDERINGS = ("leaderboard", "environment_difficulty", "dispersion")
+# An interval resting on fewer observations than this on either side is flagged (issue 27).
+SMALL_SAMPLE_UNITS = 30
+PAIRED_TEST = "exact McNemar (two-sided)"
+UNPAIRED_TEST = "bootstrap z (difference / bootstrap SE, two-sided)"
+CORRECTION = "Holm, each table one family"
 
 
 @dataclass(frozen=True)
@@ -54,8 +61,10 @@ class Comparison:
         return sum(int(table["significant"].sum()) for name, table in self.tested())
 
     def tested(self) -> list[tuple[str, pd.DataFrame]]:
+        """The tables with tests: paired, the pass-rate tables (McNemar); unpaired, every
+        table (bootstrap z)."""
         if not self.paired:
-            return []
+            return self.deltas.items()
         return [(name, getattr(self.deltas, name)) for name in TESTED]
 
     def to_json(self) -> dict:
@@ -76,13 +85,21 @@ class Comparison:
             },
             "tests": (
                 {
-                    "test": "exact McNemar (two-sided)",
-                    "correction": "Holm, each table one family",
+                    "test": PAIRED_TEST,
+                    "correction": CORRECTION,
                     "alpha": self.options.alpha,
                     "n_significant": self.n_significant(),
                 }
                 if self.paired
-                else None
+                else {
+                    "test": UNPAIRED_TEST,
+                    "correction": CORRECTION,
+                    "alpha": self.options.alpha,
+                    "n_significant": self.n_significant(),
+                    "n_excludes_zero": sum(
+                        int(table["excludes_zero"].sum()) for _, table in self.tested()
+                    ),
+                }
             ),
             "rank_agreement": self.ranks,
             "deltas": {name: records(table) for name, table in self.deltas.items()},
@@ -91,7 +108,7 @@ class Comparison:
     def csv_tables(self, prefix: str = "") -> dict[str, pd.DataFrame]:
         tables = {f"{prefix}delta_{name}": table for name, table in self.deltas.items()}
         rows = []
-        for what in ("leaderboard", "environment_difficulty", "dispersion"):
+        for what in RANK_ORDERINGS:
             found = self.ranks[what]
             for rank in found["ranks"]:
                 rows.append({"ordering": what, **rank})
@@ -101,7 +118,7 @@ class Comparison:
         tables[f"{prefix}rank_correlation"] = pd.DataFrame(
             [
                 {"ordering": what, **{k: v for k, v in self.ranks[what].items() if k != "ranks"}}
-                for what in ("leaderboard", "environment_difficulty", "dispersion")
+                for what in RANK_ORDERINGS
             ]
         )
         return tables
@@ -148,7 +165,23 @@ def compare_pair(a: Side, b: Side, options: CompareOptions | None = None) -> Com
             setattr(
                 deltas, name, with_tests(getattr(deltas, name), matched.pairs, keys, options.alpha)
             )
+    else:
+        for name, table in deltas.items():
+            setattr(deltas, name, with_bootstrap_tests(table, options.alpha))
+    for name, table in deltas.items():
+        setattr(deltas, name, with_small_sample_flags(table))
     return Comparison(matched, deltas, rank_agreement(matched.cells_a, matched.cells_b), options)
+
+
+def with_small_sample_flags(table: pd.DataFrame) -> pd.DataFrame:
+    """The units columns moved last (after the tests, so the earlier columns keep their order)
+    and ``small_sample``: fewer than ``SMALL_SAMPLE_UNITS`` observations on either side."""
+    units = table.loc[:, UNIT_COLUMNS]
+    out = table.drop(columns=UNIT_COLUMNS)
+    out[UNIT_COLUMNS] = units
+    fewest = units.min(axis=1) if len(units) else pd.Series(dtype="int64")
+    out["small_sample"] = (fewest < SMALL_SAMPLE_UNITS).astype(bool)
+    return out
 
 
 def compare_sides(sides: list[Side], options: CompareOptions | None = None) -> list[Comparison]:

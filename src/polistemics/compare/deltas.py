@@ -13,6 +13,10 @@ summed into Rubric Scores, averaged into Adherence Indices and combined into the
 ``scoring.indices`` does, so the estimates equal the indices of the compared cells. Paired
 comparisons resample each observation once for both sides (the same weights); unpaired ones
 resample each side's observations independently.
+
+Every row also counts its units: ``n_observations_a`` / ``_b``, the observations (the bootstrap's
+resampling unit) with at least one cell in the row. An unpaired comparison adds each row's
+bootstrap-z p-value (``stats.bootstrap_test``) from the same resamples as its interval.
 """
 
 from __future__ import annotations
@@ -33,21 +37,27 @@ from polistemics.stats.bootstrap import (
     sorted_codes,
     stratum_rng,
 )
+from polistemics.stats.bootstrap_test import bootstrap_z_pvalues
 
 SQ_KEYS = ["environment", "rubric", "sub_question"]
 ESTIMATE_COLUMNS = ["n_a", "n_b", "value_a", "value_b", "delta", "ci_low", "ci_high"]
+UNIT_COLUMNS = ["n_observations_a", "n_observations_b"]
+BOOTSTRAP_P = "p_value"  # unpaired rows: the bootstrap-z p-value (stats.bootstrap_test)
 
 
 @dataclass
 class Totals:
     """Per column (``keys`` row): pass and cell totals of each side, row 0 the full data and
-    then one row per resample."""
+    then one row per resample; ``cells_a`` / ``cells_b``: each side's observations x columns
+    cell counts (to count the observations a column rests on)."""
 
     keys: pd.DataFrame
     passes_a: np.ndarray
     counts_a: np.ndarray
     passes_b: np.ndarray
     counts_b: np.ndarray
+    cells_a: np.ndarray
+    cells_b: np.ndarray
 
     def aggregate(self, by: Sequence[str]) -> Totals:
         """Totals summed over the columns that share ``by``."""
@@ -62,7 +72,17 @@ class Totals:
             self.counts_a @ onehot,
             self.passes_b @ onehot,
             self.counts_b @ onehot,
+            self.cells_a @ onehot,
+            self.cells_b @ onehot,
         )
+
+    def units(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per column, the observations of each side with at least one cell in it."""
+        return (self.cells_a > 0).sum(axis=0), (self.cells_b > 0).sum(axis=0)
+
+    def all_units(self) -> tuple[int, int]:
+        """The observations of each side with at least one cell in any column."""
+        return int((self.cells_a.sum(axis=1) > 0).sum()), int((self.cells_b.sum(axis=1) > 0).sum())
 
     def rates(self) -> tuple[np.ndarray, np.ndarray]:
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -119,11 +139,11 @@ def stratum_totals(
         passed = cells["passed"].to_numpy(dtype=float)
         passes = observation_matrix(obs, cols, passed, n_obs, n_cols)
         counts = observation_matrix(obs, cols, np.ones(len(cells)), n_obs, n_cols)
-        return weights @ passes, weights @ counts
+        return weights @ passes, weights @ counts, counts
 
-    passes_a, counts_a = totals(obs_a, col_a, cells_a, n_obs_a, weights_a)
-    passes_b, counts_b = totals(obs_b, col_b, cells_b, n_obs_b, weights_b)
-    return Totals(keys, passes_a, counts_a, passes_b, counts_b)
+    passes_a, counts_a, matrix_a = totals(obs_a, col_a, cells_a, n_obs_a, weights_a)
+    passes_b, counts_b, matrix_b = totals(obs_b, col_b, cells_b, n_obs_b, weights_b)
+    return Totals(keys, passes_a, counts_a, passes_b, counts_b, matrix_a, matrix_b)
 
 
 def estimate_rows(
@@ -133,8 +153,12 @@ def estimate_rows(
     n_a: np.ndarray,
     n_b: np.ndarray,
     confidence: float,
+    units: tuple[np.ndarray, np.ndarray],
+    *,
+    bootstrap_p: bool,
 ) -> pd.DataFrame:
-    """Keys plus n, both sides' estimates, the delta (B - A) and its percentile CI."""
+    """Keys plus n, both sides' estimates, the delta (B - A) and its percentile CI, the units
+    (observations) of each side and, with ``bootstrap_p``, the bootstrap-z p-value."""
     low, high = percentile_ci(draws_b[1:] - draws_a[1:], confidence)
     table = keys.reset_index(drop=True).copy()
     table["n_a"] = np.asarray(n_a, dtype="int64")
@@ -144,13 +168,24 @@ def estimate_rows(
     table["delta"] = draws_b[0] - draws_a[0]
     table["ci_low"] = low
     table["ci_high"] = high
+    table["n_observations_a"] = np.asarray(units[0], dtype="int64")
+    table["n_observations_b"] = np.asarray(units[1], dtype="int64")
+    if bootstrap_p:
+        table[BOOTSTRAP_P] = bootstrap_z_pvalues(draws_b[0] - draws_a[0], draws_b[1:] - draws_a[1:])
     return table
 
 
-def rate_table(totals: Totals, confidence: float) -> pd.DataFrame:
+def rate_table(totals: Totals, confidence: float, *, bootstrap_p: bool) -> pd.DataFrame:
     rates_a, rates_b = totals.rates()
     return estimate_rows(
-        totals.keys, rates_a, rates_b, totals.counts_a[0], totals.counts_b[0], confidence
+        totals.keys,
+        rates_a,
+        rates_b,
+        totals.counts_a[0],
+        totals.counts_b[0],
+        confidence,
+        totals.units(),
+        bootstrap_p=bootstrap_p,
     )
 
 
@@ -230,17 +265,33 @@ def model_deltas(
             seed=seed,
             resamples=resamples,
         )
-        sub_q.append(rate_table(totals, confidence).assign(**lead))
+        sub_q.append(rate_table(totals, confidence, bootstrap_p=not paired).assign(**lead))
         pooled.append(
-            rate_table(totals.aggregate(["rubric", "sub_question"]), confidence).assign(**lead)
+            rate_table(
+                totals.aggregate(["rubric", "sub_question"]), confidence, bootstrap_p=not paired
+            ).assign(**lead)
         )
         by_rubric = totals.aggregate(["environment", "rubric"])
-        rubrics.append(rate_table(by_rubric, confidence).assign(**lead))
+        rubrics.append(rate_table(by_rubric, confidence, bootstrap_p=not paired).assign(**lead))
         env_keys, adh_a, adh_b, n_rubrics = _adherence(by_rubric)
+        by_environment = totals.aggregate(["environment"])
+        units_a, units_b = by_environment.units()
+        env_units = by_environment.keys.assign(_a=units_a, _b=units_b)
+        env_units = env_keys.merge(env_units, on="environment", how="left")
         adherence.append(
-            estimate_rows(env_keys, adh_a, adh_b, n_rubrics, n_rubrics, confidence).assign(**lead)
+            estimate_rows(
+                env_keys,
+                adh_a,
+                adh_b,
+                n_rubrics,
+                n_rubrics,
+                confidence,
+                (env_units["_a"].to_numpy(), env_units["_b"].to_numpy()),
+                bootstrap_p=not paired,
+            ).assign(**lead)
         )
         n_env = np.array([adh_a.shape[1]])
+        all_a, all_b = totals.all_units()
         emi.append(
             estimate_rows(
                 pd.DataFrame(index=[0]),
@@ -249,6 +300,8 @@ def model_deltas(
                 n_env,
                 n_env,
                 confidence,
+                (np.array([all_a]), np.array([all_b])),
+                bootstrap_p=not paired,
             ).assign(**lead)
         )
     return emi, adherence, rubrics, sub_q, pooled
@@ -274,11 +327,19 @@ def party_deltas(matched: Matched, resamples: int, seed: int, confidence: float)
             resamples=resamples,
         )
         frames.append(
-            rate_table(totals, confidence).assign(
+            rate_table(totals, confidence, bootstrap_p=not paired).assign(
                 variant=variant, party_id=party, party_name=names.get(party)
             )
         )
-    return _concat(frames, ["variant", "party_id", "party_name", *SQ_KEYS, *ESTIMATE_COLUMNS])
+    return _concat(
+        frames,
+        ["variant", "party_id", "party_name", *SQ_KEYS, *_estimates(paired)],
+    )
+
+
+def _estimates(paired: bool) -> list[str]:
+    """The columns after a table's keys: the estimates, the units and (unpaired) the p-value."""
+    return [*ESTIMATE_COLUMNS, *UNIT_COLUMNS, *([] if paired else [BOOTSTRAP_P])]
 
 
 def _party_names(cells: pd.DataFrame) -> dict[str, str]:
@@ -295,15 +356,16 @@ def delta_tables(
 ) -> DeltaTables:
     emi, adherence, rubrics, sub_q, pooled = model_deltas(matched, resamples, seed, confidence)
     lead = ["variant", "model"]
+    estimates = _estimates(matched.mode == PAIRED)
     return DeltaTables(
-        emi=_concat(emi, [*lead, *ESTIMATE_COLUMNS]).rename(
+        emi=_concat(emi, [*lead, *estimates]).rename(
             columns={"n_a": "n_environments_a", "n_b": "n_environments_b"}
         ),
-        adherence=_concat(adherence, [*lead, "environment", *ESTIMATE_COLUMNS]).rename(
+        adherence=_concat(adherence, [*lead, "environment", *estimates]).rename(
             columns={"n_a": "n_rubrics_a", "n_b": "n_rubrics_b"}
         ),
-        rubrics=_concat(rubrics, [*lead, "environment", "rubric", *ESTIMATE_COLUMNS]),
-        sub_questions=_concat(sub_q, [*lead, *SQ_KEYS, *ESTIMATE_COLUMNS]),
-        sub_questions_pooled=_concat(pooled, [*lead, "rubric", "sub_question", *ESTIMATE_COLUMNS]),
+        rubrics=_concat(rubrics, [*lead, "environment", "rubric", *estimates]),
+        sub_questions=_concat(sub_q, [*lead, *SQ_KEYS, *estimates]),
+        sub_questions_pooled=_concat(pooled, [*lead, "rubric", "sub_question", *estimates]),
         parties=party_deltas(matched, resamples, seed, confidence),
     )

@@ -1,5 +1,6 @@
-"""Rank agreement between two sides (Spearman's rho and Kendall's tau-b, scipy) of three
-orderings, computed on the compared cells of one variant (full when both have it):
+"""Rank agreement between two sides (Spearman's rho and Kendall's tau-b, scipy; p-values exact
+below 10 items, ``stats.rank_correlation``) of three orderings, computed on the compared cells
+of one variant (full when both have it):
 
 - ``leaderboard``: models by EMI (rank 1 = highest);
 - ``environment_difficulty``: environments by the mean Adherence Index across the compared
@@ -14,19 +15,13 @@ the reason.
 
 from __future__ import annotations
 
-import math
-import warnings
-
 import pandas as pd
-from scipy.stats import kendalltau, rankdata, spearmanr
+from scipy.stats import rankdata
 
 from polistemics.conditions import Variant
 from polistemics.scoring.analyses import difficulty_of, rubric_dispersion_of
 from polistemics.scoring.indices import adherence_indices, emi_scores, rubric_scores
-
-
-def _number(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
+from polistemics.stats.rank_correlation import rank_correlation
 
 
 def agreement(values_a: pd.Series, values_b: pd.Series, *, descending: bool) -> dict:
@@ -44,6 +39,7 @@ def agreement(values_a: pd.Series, values_b: pd.Series, *, descending: bool) -> 
         "kendall": None,
         "kendall_p": None,
         "reason": None,
+        "p_method": None,  # "exact" below 10 items, else "asymptotic" (stats.rank_correlation)
         "ranks": [
             {
                 "item": item,
@@ -61,15 +57,13 @@ def agreement(values_a: pd.Series, values_b: pd.Series, *, descending: bool) -> 
     if len(set(a)) == 1 or len(set(b)) == 1:
         result["reason"] = "all values equal on one side: ranks carry no order"
         return result
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # tiny samples: scipy warns about the p-value's accuracy
-        rho = spearmanr(a, b)
-        tau = kendalltau(a, b)
+    found = rank_correlation(a, b)
     result |= {
-        "spearman": _number(rho.statistic),
-        "spearman_p": _number(rho.pvalue),
-        "kendall": _number(tau.statistic),
-        "kendall_p": _number(tau.pvalue),
+        "spearman": found.spearman,
+        "spearman_p": found.spearman_p,
+        "kendall": found.kendall,
+        "kendall_p": found.kendall_p,
+        "p_method": found.p_method,
     }
     return result
 

@@ -1,6 +1,11 @@
 """The comparison page of ``polistemics compare --out DIR``: one self-contained HTML file in the
 report's style, with the delta figures (``figures/delta.py``) and CSV tables.
 
+The comparison's tables are computed once (``compare.tables``), written to ``tables/``, read
+back, and the page and its figures are drawn from what was read: the page computes nothing. It
+opens with the comparison in words (``comparison_views.comparison_summary``) and its
+small-sample warnings.
+
 Rendered from ``templates/compare.html`` with the report's Jinja2 environment, macros and CSS
 (``page.py``): autoescaping on, user text (side labels, model and party names, paths) isolated
 in ``<bdi>``, figure SVG the one trusted insert. The page has no script, and its
@@ -19,9 +24,19 @@ from markupsafe import Markup
 from polistemics import __version__
 from polistemics.compare.comparison import Comparison
 from polistemics.compare.errors import CompareError
-from polistemics.csv_tables import write_csv_table
-from polistemics.paths import UnsafePathError, inside, output_folder, write_text_replacing
-from polistemics.report.comparison_views import delta_columns, rank_views
+from polistemics.compare.tables import (
+    comparison_tables,
+    read_comparison_tables,
+    with_tables,
+    write_comparison_tables,
+)
+from polistemics.paths import UnsafePathError, output_folder, write_text_replacing
+from polistemics.report.comparison_views import (
+    comparison_summary,
+    delta_columns,
+    rank_views,
+    small_sample_warnings,
+)
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.figures.delta import comparison_figures
 from polistemics.report.figures.paper import ReportFigure
@@ -37,6 +52,7 @@ from polistemics.report.view import Column, figure_view, table_view
 
 COMPARE_FILE = "compare.html"
 COMPARE_SECTIONS: tuple[tuple[str, str], ...] = (
+    ("in-short", "In short"),
     ("summary", "What was compared"),
     ("ranks", "Rank agreement"),
     ("indices", "EMI and Adherence Index"),
@@ -67,8 +83,14 @@ def _shown(table: pd.DataFrame, paired: bool) -> tuple[pd.DataFrame, str]:
             + (f"; the {MAX_LISTED_ROWS} largest shown" if len(hits) > MAX_LISTED_ROWS else "")
         )
     ranked = table.reindex(table["delta"].abs().sort_values(ascending=False).index)
+    verdicts = ""
+    if "excludes_zero" in table.columns:
+        verdicts = (
+            f" ({int(table['excludes_zero'].astype(bool).sum())} with a 95% interval that "
+            f"excludes 0, {int(table['significant'].astype(bool).sum())} significant after Holm)"
+        )
     return ranked.head(MAX_LISTED_ROWS), (
-        f"the {min(MAX_LISTED_ROWS, len(table))} largest |Δ| of {len(table)} rows"
+        f"the {min(MAX_LISTED_ROWS, len(table))} largest |Δ| of {len(table)} rows{verdicts}"
     )
 
 
@@ -117,9 +139,15 @@ def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
     sub_rows, sub_note = _shown(deltas.sub_questions, paired)
     pooled_rows, pooled_note = _shown(deltas.sub_questions_pooled, paired)
     party_rows, party_note = _shown(deltas.parties, paired)
-    plain = delta_columns(False)
+    plain = delta_columns(paired, tests=not paired)  # paired: no test on these grains
     return {
         "heading": c.title,
+        "in_short": comparison_summary(c, labels),
+        "warnings": small_sample_warnings(c),
+        "alpha": c.options.alpha,
+        "n_excludes_zero": None
+        if paired
+        else sum(int(t["excludes_zero"].astype(bool).sum()) for _, t in c.tested()),
         "mode": m.mode,
         "paired": paired,
         "sides": sides,
@@ -128,7 +156,7 @@ def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
         "shared_models": ", ".join(labels(x) for x in m.models),
         "shared_environments": ", ".join(environment_label(e) for e in m.environments),
         "shared_variants": ", ".join(variant_label(v) for v in m.variants),
-        "n_significant": c.n_significant() if paired else None,
+        "n_significant": c.n_significant(),
         "resamples": c.options.resamples,
         "rank_variant": variant_label(c.ranks["variant"]),
         "ranks": rank_tables,
@@ -186,37 +214,27 @@ def render_compare_page(
     )
 
 
-def comparison_tables(comparisons: list[Comparison]) -> dict[str, pd.DataFrame]:
-    tables: dict[str, pd.DataFrame] = {}
-    for i, comparison in enumerate(comparisons):
-        tables |= comparison.csv_tables("" if i == 0 else f"vs{i + 2}_")
-    return tables
-
-
-def write_csv_tables(comparisons: list[Comparison], folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    return [
-        write_csv_table(table, inside(folder, f"{name}.csv"))
-        for name, table in comparison_tables(comparisons).items()
-    ]
-
-
 def write_compare_page(
     comparisons: list[Comparison],
     out_dir: Path,
     labels: ModelLabels | None = None,
     figure_formats: tuple[str, ...] = ("svg",),
+    tables: dict[str, pd.DataFrame] | None = None,
 ) -> Path:
-    """``compare.html``, ``figures/*`` and ``tables/*.csv`` in ``out_dir``; returns the page."""
+    """``tables/*.csv``, ``figures/*`` and ``compare.html`` in ``out_dir``; returns the page.
+    ``tables``: the comparisons' tables when already computed (``compare.tables``)."""
     labels = labels or ModelLabels()
     formats = parse_figure_formats(",".join(figure_formats))
     try:
         output_folder(out_dir, ("tables", "figures"))  # no write follows a link out of it
     except UnsafePathError as exc:
         raise CompareError(str(exc)) from None
+    tables = tables if tables is not None else comparison_tables(comparisons)
+    written = write_comparison_tables(tables, out_dir / "tables")
+    drawn = with_tables(comparisons, read_comparison_tables(tables, out_dir / "tables"))
     parts = [
         ComparisonPart(c, comparison_figures(c, labels, f"cmp{i + 1}"), f"cmp{i + 1}")
-        for i, c in enumerate(comparisons)
+        for i, c in enumerate(drawn)
     ]
     figures_dir = out_dir / "figures"
     figures_dir.mkdir(exist_ok=True)
@@ -224,7 +242,6 @@ def write_compare_page(
         for figure in part.figures:
             for fmt in formats:
                 figure.save(figures_dir, fmt)
-    written = write_csv_tables(comparisons, out_dir / "tables")
     page = out_dir / COMPARE_FILE
     write_text_replacing(page, render_compare_page(parts, labels, [p.name for p in written]))
     return page

@@ -13,7 +13,7 @@ import pandas as pd
 from polistemics.csv_tables import read_csv_table, write_csv_table
 from polistemics.runlog.read import RunFileError
 
-_ID_COLUMNS = {"observation_id": str, "party_id": str, "election_id": str}
+_ID_COLUMNS = ("observation_id", "party_id", "election_id")
 # What a boolean cell may hold: pandas reads a clean column as bool, but one odd cell turns the
 # whole column into text, where ``astype(bool)`` would make every "False" True.
 _BOOLS = {"True": True, "False": False, True: True, False: False}  # True == 1, False == 0
@@ -43,8 +43,15 @@ def _hashable(value: object) -> bool:
     return True
 
 
+def _id_text(value: str) -> str | float:
+    """An id cell as written: a party called "NA" or "null" stays text (pandas' default NA
+    strings would make it NaN and drop the party); only an empty cell is missing."""
+    return value if value != "" else float("nan")
+
+
 def read_cells(path: Path) -> pd.DataFrame:
-    cells = read_csv_table(path, dtype=_ID_COLUMNS)
+    # Converters see the raw text, before pandas' NA detection (``dtype=str`` does not).
+    cells = read_csv_table(path, converters=dict.fromkeys(_ID_COLUMNS, _id_text))
     if "passed" in cells.columns:
         cells["passed"] = strict_bools(cells["passed"], str(path))
     return cells

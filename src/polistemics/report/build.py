@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from polistemics.analyses.run_tables import AnalysisOptions, run_analysis_tables, run_score_tables
 from polistemics.analyses.tables import (
+    AnalysisTables,
     analysis_tables,
     read_analysis_tables,
     write_analysis_tables,
@@ -30,6 +32,7 @@ from polistemics.report.mechanisms import mechanism_csv_tables
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import is_run_dir, load_run_inputs
+from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.release import variant_folders
 
 REPORT_FILE = "report.html"
@@ -99,16 +102,7 @@ def write_report(
     except UnsafePathError as exc:
         raise ReportInputError(str(exc)) from None
     tables_dir = out_dir / "tables"
-    computed = analysis_tables(
-        inputs.cells,
-        tally=inputs.judging,
-        judge_records=inputs.judge_records,
-        items=inputs.items,
-        resamples=options.bootstrap_resamples,
-        seed=options.seed,
-        loo_min_items=options.loo_min_items,
-    )
-    write_analysis_tables(computed, tables_dir)
+    write_analysis_tables(analyses_of(inputs, options), tables_dir)
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
     content = build_content(inputs, options, analyses=analyses, scores=scores)
     path = out_dir / REPORT_FILE
@@ -118,6 +112,44 @@ def write_report(
             write_csv_table(table, tables_dir / f"{name}.csv")
         write_text_replacing(path, render_page(content))
     return path
+
+
+def analyses_of(inputs: ReportInputs, options: ReportOptions) -> AnalysisTables:
+    """The analysis tables of ``inputs``: for one run, read from its own ``tables/`` folder
+    (computed and written there first when absent or stale); otherwise computed."""
+
+    def compute() -> AnalysisTables:
+        return analysis_tables(
+            inputs.cells,
+            tally=inputs.judging,
+            judge_records=inputs.judge_records,
+            items=inputs.items,
+            resamples=options.bootstrap_resamples,
+            seed=options.seed,
+            loo_min_items=options.loo_min_items,
+        )
+
+    if inputs.run_dir is None:
+        return compute()
+    analysis_options = AnalysisOptions(
+        resamples=options.bootstrap_resamples,
+        seed=options.seed,
+        loo_min_items=options.loo_min_items,
+        panel_size=inputs.judging.panel_size if inputs.judging is not None else 0,
+    )
+    return run_analysis_tables(RunDir(inputs.run_dir), analysis_options, compute)
+
+
+def write_run_tables(inputs: ReportInputs, options: ReportOptions | None = None) -> None:
+    """A run's own ``tables/`` folder (``RunDir.tables``): its analysis tables and the score
+    tables ``polistemics score`` reads, each written unless already current."""
+    if inputs.run_dir is None:
+        raise ValueError("write_run_tables: the inputs are not one run's")
+    analyses_of(inputs, options or ReportOptions())
+    try:
+        run_score_tables(RunDir(inputs.run_dir))
+    except RunFileError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def write_figures(content: ReportContent, folder: Path) -> list[Path]:

@@ -50,6 +50,7 @@ from polistemics.analyses.judges import (
     JUDGE_STRICTNESS,
     judge_analyses,
 )
+from polistemics.analyses.mechanisms import MECHANISM_SCHEMAS, mechanism_analysis_tables
 from polistemics.analyses.party_findings import (
     I4_BY_VARIANT,
     IMPARTIALITY_POOLED,
@@ -60,7 +61,7 @@ from polistemics.analyses.party_findings import (
     party_finding_tables,
 )
 from polistemics.analyses.schema import TableSchema
-from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord
+from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord, ProbeAnswer, StanceCodeRecord
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.verdicts import PanelTally
 
@@ -101,6 +102,24 @@ class AnalysisTables:
     judge_pass_rates: pd.DataFrame | None = None
     judge_majority_agreement: pd.DataFrame | None = None
     judge_strictness: pd.DataFrame | None = None
+    # mechanism analyses (analyses.mechanisms); None: the run did not code stances
+    mechanisms_fallback_by_party: pd.DataFrame | None = None
+    mechanisms_fallback_by_model: pd.DataFrame | None = None
+    mechanisms_fallback_excluded: pd.DataFrame | None = None
+    mechanisms_first_chunk_by_party: pd.DataFrame | None = None
+    mechanisms_first_chunk_by_model: pd.DataFrame | None = None
+    mechanisms_first_chunk_pooled: pd.DataFrame | None = None
+    mechanisms_first_chunk_paired: pd.DataFrame | None = None
+    mechanisms_first_chunk_excluded: pd.DataFrame | None = None
+    mechanisms_prior_by_party: pd.DataFrame | None = None
+    mechanisms_prior_by_model: pd.DataFrame | None = None
+    mechanisms_prior_excluded: pd.DataFrame | None = None
+    mechanisms_follows_overall: pd.DataFrame | None = None
+    mechanisms_follows_conditional: pd.DataFrame | None = None
+    mechanisms_prior_consistent: pd.DataFrame | None = None
+    mechanisms_follows_excluded: pd.DataFrame | None = None
+    mechanisms_party_points: pd.DataFrame | None = None
+    mechanisms_party_correlations: pd.DataFrame | None = None
 
 
 SCHEMAS: dict[str, TableSchema] = {
@@ -134,6 +153,7 @@ SCHEMAS: dict[str, TableSchema] = {
     "judge_pass_rates": JUDGE_PASS_RATES,
     "judge_majority_agreement": JUDGE_MAJORITY_AGREEMENT,
     "judge_strictness": JUDGE_STRICTNESS,
+    **MECHANISM_SCHEMAS,
 }
 
 
@@ -146,12 +166,16 @@ def analysis_tables(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     loo_min_items: int | None = None,
+    stance_codes: Sequence[StanceCodeRecord] | None = None,
+    probes: Sequence[ProbeAnswer] | None = None,
 ) -> AnalysisTables:
     """Every analysis of a source: its scored cells and, for a run, the panel's vote counts
-    (``tally``) and raw verdicts with the items they judge. ``resamples`` and ``seed``: the
-    bootstrap's; ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off)."""
+    (``tally``) and raw verdicts with the items they judge, and its stance codes and probe
+    answers (None: not coded, not probed). ``resamples`` and ``seed``: the bootstrap's;
+    ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off)."""
     found: dict[str, pd.DataFrame | None] = {
         "failure_cooccurrence": failure_cooccurrence_table(cells),
+        **mechanism_analysis_tables(items, stance_codes, cells, probes),
         **election_score_tables(cells, resamples=resamples, seed=seed, loo_min_items=loo_min_items),
         **party_finding_tables(cells, resamples=resamples, seed=seed),
     }

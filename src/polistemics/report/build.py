@@ -28,7 +28,6 @@ from polistemics.report.content import ReportContent, ReportOptions, ScoreConten
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.figures.export import saving_figures
 from polistemics.report.inputs import ReportInputError, ReportInputs
-from polistemics.report.mechanisms import mechanism_csv_tables
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import is_run_dir, load_run_inputs
@@ -127,6 +126,8 @@ def analyses_of(inputs: ReportInputs, options: ReportOptions) -> AnalysisTables:
             resamples=options.bootstrap_resamples,
             seed=options.seed,
             loo_min_items=options.loo_min_items,
+            stance_codes=inputs.stance_codes,
+            probes=inputs.probes,
         )
 
     if inputs.run_dir is None:
@@ -209,5 +210,4 @@ def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
         "judging_summary": data.judging,
         "vague_generation": data.vague,
     }
-    tables |= mechanism_csv_tables(content.mechanisms)
     return {name: table for name, table in tables.items() if table is not None}

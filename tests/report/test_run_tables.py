@@ -90,3 +90,21 @@ def test_report_reads_current_run_tables_and_recomputes_stale_ones(
     build_report(demo_run_copy, tmp_path / "c", other_seed)  # other options: stale
     again = build_report(demo_run_copy, tmp_path / "d", FAST).parent / "tables"
     assert (again / "leaderboard.csv").read_text() == truth
+
+
+def test_a_tables_link_leading_out_of_the_run_is_refused(demo_run_copy: Path, tmp_path: Path):
+    import shutil
+
+    import pytest
+
+    from polistemics.report.inputs import ReportInputError
+
+    run = RunDir(demo_run_copy)
+    outside = tmp_path / "outside"
+    shutil.move(run.tables, outside)
+    run.tables.symlink_to(outside, target_is_directory=True)
+    with pytest.raises(ReportInputError):
+        build_report(demo_run_copy, tmp_path / "a", FAST)
+    result = runner.invoke(app, ["score", str(demo_run_copy), "--json"])
+    assert result.exit_code == 2  # a user error, not a crash
+    assert "error:" in result.stderr

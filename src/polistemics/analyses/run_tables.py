@@ -27,7 +27,6 @@ from polistemics.analyses.model_scores import (
 from polistemics.analyses.tables import (
     SCHEMAS,
     AnalysisTables,
-    read_analysis_tables,
     write_analysis_tables,
 )
 from polistemics.paths import inside
@@ -62,43 +61,37 @@ def scores_fingerprint(run: RunDir) -> str:
     return fingerprint.fingerprint(SCORE_SCHEMAS, input_files(run), {})
 
 
-def _current(
+def _refreshed(
     run: RunDir,
     group: str,
     print_: str,
     compute: Callable[[], T],
     write: Callable[[T, Path], object],
-    read: Callable[[Path], T],
-) -> T:
-    """The group as read from ``folder`` when current; else computed, written, recorded and
-    read back (what a reader gets is always what the files hold). A run folder one may not
-    write to gets the computed tables, and its files are left as they were."""
+) -> tuple[Path, T | None]:
+    """The run's ``tables/`` folder, with ``group`` computed, written and recorded there when it
+    was not current; and the computed tables when the folder could not be written to (a run one
+    may read but not write: its files are left as they were), else None."""
     folder = inside(run.root, run.tables.name)  # a tables/ link leading out is refused
     if fingerprint.is_current(folder, group, print_):
-        return read(folder)
+        return folder, None
     computed = compute()
     try:
         folder.mkdir(exist_ok=True)
         fingerprint.forget(folder, group)
         write(computed, folder)
         fingerprint.record(folder, group, print_)
-    except PermissionError:  # a run one may read but not write: its tables stay as they were
-        return computed
-    return read(folder)
+    except PermissionError:
+        return folder, computed
+    return folder, None
 
 
-def run_analysis_tables(
+def write_run_analysis_tables(
     run: RunDir, options: AnalysisOptions, compute: Callable[[], AnalysisTables]
-) -> AnalysisTables:
-    """The run's analysis tables from ``tables/``; ``compute`` makes them when stale."""
-    return _current(
-        run,
-        ANALYSES,
-        analyses_fingerprint(run, options),
-        compute,
-        write_analysis_tables,
-        read_analysis_tables,
-    )
+) -> AnalysisTables | None:
+    """The run's analysis tables in ``tables/``, made by ``compute`` unless current. None when
+    the files hold them; the computed tables when ``tables/`` could not be written to."""
+    print_ = analyses_fingerprint(run, options)
+    return _refreshed(run, ANALYSES, print_, compute, write_analysis_tables)[1]
 
 
 def score_tables_of_files(run: RunDir) -> ScoreTables:
@@ -114,13 +107,17 @@ def score_tables_of_files(run: RunDir) -> ScoreTables:
     return score_tables(cells, mechanisms)
 
 
+def _scores(run: RunDir) -> tuple[Path, ScoreTables | None]:
+    print_ = scores_fingerprint(run)
+    return _refreshed(run, SCORES, print_, lambda: score_tables_of_files(run), write_score_tables)
+
+
+def write_run_score_tables(run: RunDir) -> None:
+    """The run's score tables in ``tables/``, computed from its files unless current."""
+    _scores(run)
+
+
 def run_score_tables(run: RunDir) -> ScoreTables:
-    """The run's score tables from ``tables/``, computed from its files when stale."""
-    return _current(
-        run,
-        SCORES,
-        scores_fingerprint(run),
-        lambda: score_tables_of_files(run),
-        write_score_tables,
-        read_score_tables,
-    )
+    """The run's score tables as read from ``tables/`` (written first when stale)."""
+    folder, unwritten = _scores(run)
+    return unwritten if unwritten is not None else read_score_tables(folder)

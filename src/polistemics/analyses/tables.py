@@ -8,6 +8,7 @@ None; when measured it always has a file, its header alone when it has no rows.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -209,6 +210,19 @@ def write_analysis_tables(tables: AnalysisTables, folder: Path) -> list[Path]:
         else:
             written.append(schema.write(table, folder))
     return written
+
+
+def copy_analysis_tables(source: Path, folder: Path) -> None:
+    """The analysis tables' files of ``source`` copied byte for byte into ``folder`` (a table
+    with no file in ``source`` has none in ``folder`` either)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for schema in SCHEMAS.values():
+        target = schema.path(folder)
+        if schema.path(source).is_file():
+            target.unlink(missing_ok=True)  # a link there is replaced, its target left alone
+            shutil.copyfile(schema.path(source), target)
+        else:
+            target.unlink(missing_ok=True)
 
 
 def read_analysis_tables(folder: Path) -> AnalysisTables:

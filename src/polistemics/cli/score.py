@@ -7,7 +7,8 @@ scored cells plugs in through ``load_cells``; everything after it works on the c
 
 ``--json`` rows carry ``mechanisms`` (issue 16): fallback, first-chunk, prior-accuracy and
 follows-evidence rates from a run's stance codes (``scoring.mechanisms.summary``); all null for
-a release folder or a run that did not code stances.
+a release folder or a run that did not code stances. A run's scores and rates are read from its
+``tables/`` (``analyses.run_tables``; computed and written there first when absent or stale).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from polistemics.analyses.model_scores import mechanism_rates_of, model_scores_o
 from polistemics.analyses.run_tables import run_score_tables
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
+from polistemics.paths import UnsafePathError
 from polistemics.rubrics import Rubric
 from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.errors import ScoringError
@@ -79,7 +81,7 @@ def _run_cells(run_dir: Path, variant: Variant) -> LoadedCells:
     try:
         tables = run_score_tables(run)
         cells = run.read_cells()
-    except RunFileError as exc:
+    except (RunFileError, UnsafePathError) as exc:
         raise UserError(str(exc)) from None
     chosen = cells[cells["variant"] == variant.value]
     notes = []

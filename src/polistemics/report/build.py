@@ -8,16 +8,21 @@ are written to ``tables/`` first and the page is drawn from what those files hol
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 
-from polistemics.analyses.run_tables import AnalysisOptions, run_analysis_tables, run_score_tables
+from polistemics.analyses.run_tables import (
+    AnalysisOptions,
+    write_run_analysis_tables,
+    write_run_score_tables,
+)
 from polistemics.analyses.tables import (
     AnalysisTables,
     analysis_tables,
+    copy_analysis_tables,
     read_analysis_tables,
     write_analysis_tables,
 )
@@ -101,7 +106,19 @@ def write_report(
     except UnsafePathError as exc:
         raise ReportInputError(str(exc)) from None
     tables_dir = out_dir / "tables"
-    write_analysis_tables(analyses_of(inputs, options), tables_dir)
+    if inputs.run_dir is None:
+        write_analysis_tables(_compute(inputs, options)(), tables_dir)
+    else:  # one run's: its own tables/ (written first when stale), copied
+        run = RunDir(inputs.run_dir)
+        compute = _compute(inputs, options)
+        try:
+            unwritten = write_run_analysis_tables(run, _analysis_options(inputs, options), compute)
+            if unwritten is None:
+                copy_analysis_tables(run.tables, tables_dir)
+            else:
+                write_analysis_tables(unwritten, tables_dir)
+        except UnsafePathError as exc:  # the run's tables/ or a file in it leads out of it
+            raise ReportInputError(str(exc)) from None
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
     content = build_content(inputs, options, analyses=analyses, scores=scores)
     path = out_dir / REPORT_FILE
@@ -113,10 +130,7 @@ def write_report(
     return path
 
 
-def analyses_of(inputs: ReportInputs, options: ReportOptions) -> AnalysisTables:
-    """The analysis tables of ``inputs``: for one run, read from its own ``tables/`` folder
-    (computed and written there first when absent or stale); otherwise computed."""
-
+def _compute(inputs: ReportInputs, options: ReportOptions) -> Callable[[], AnalysisTables]:
     def compute() -> AnalysisTables:
         return analysis_tables(
             inputs.cells,
@@ -130,15 +144,16 @@ def analyses_of(inputs: ReportInputs, options: ReportOptions) -> AnalysisTables:
             probes=inputs.probes,
         )
 
-    if inputs.run_dir is None:
-        return compute()
-    analysis_options = AnalysisOptions(
+    return compute
+
+
+def _analysis_options(inputs: ReportInputs, options: ReportOptions) -> AnalysisOptions:
+    return AnalysisOptions(
         resamples=options.bootstrap_resamples,
         seed=options.seed,
         loo_min_items=options.loo_min_items,
         panel_size=inputs.judging.panel_size if inputs.judging is not None else 0,
     )
-    return run_analysis_tables(RunDir(inputs.run_dir), analysis_options, compute)
 
 
 def write_run_tables(inputs: ReportInputs, options: ReportOptions | None = None) -> None:
@@ -146,9 +161,10 @@ def write_run_tables(inputs: ReportInputs, options: ReportOptions | None = None)
     tables ``polistemics score`` reads, each written unless already current."""
     if inputs.run_dir is None:
         raise ValueError("write_run_tables: the inputs are not one run's")
-    analyses_of(inputs, options or ReportOptions())
+    run, options = RunDir(inputs.run_dir), options or ReportOptions()
+    write_run_analysis_tables(run, _analysis_options(inputs, options), _compute(inputs, options))
     try:
-        run_score_tables(RunDir(inputs.run_dir))
+        write_run_score_tables(run)
     except RunFileError as exc:
         raise ReportInputError(str(exc)) from None
 

@@ -39,6 +39,21 @@ def test_the_finish_step_writes_the_run_tables_the_report_copies(finished_demo_r
     assert (run.tables / "model_scores.csv").is_file()
 
 
+def test_report_run_after_the_run_reads_its_tables_as_they_are(finished_demo_run, tmp_path):
+    """With the run's options the tables are current: nothing in tables/ is rewritten, and the
+    report's tables are the finish step's."""
+    run_dir, paths = finished_demo_run
+    run = RunDir(run_dir)
+    before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in run.tables.iterdir()}
+    options = ReportOptions(figure_formats=("svg",))
+    tables = build_report(run_dir, tmp_path / "again", options).parent / "tables"
+    assert {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in run.tables.iterdir()} == before
+    finish_tables = paths["report"].parent / "tables"
+    for path in tables.glob("*.csv"):
+        if path.stem in SCHEMAS:
+            assert path.read_bytes() == (finish_tables / path.name).read_bytes(), path.name
+
+
 def test_score_json_from_the_tables_is_what_scoring_the_cells_gives(finished_demo_run):
     """The old path (score the chosen variant's cells, no stance codes: null rates) and the
     run's tables give the same bytes, and reading leaves the tables as they were."""

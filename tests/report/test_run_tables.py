@@ -123,3 +123,26 @@ def test_a_tables_link_leading_out_of_the_run_is_refused(demo_run_copy: Path, tm
     result = runner.invoke(app, ["score", str(demo_run_copy), "--json"])
     assert result.exit_code == 2  # a user error, not a crash
     assert "error:" in result.stderr
+
+
+def test_a_run_that_cannot_be_written_gets_computed_tables(
+    demo_run_copy: Path, tmp_path: Path, monkeypatch
+):
+    """tables/ stays as it was (here: stale) and the report and score show fresh numbers."""
+    run = RunDir(demo_run_copy)
+    truth = _score_json(demo_run_copy)
+    reference = build_report(demo_run_copy, tmp_path / "ref", FAST).parent / "tables"
+    board = pd.read_csv(run.tables / "leaderboard.csv", dtype=str, keep_default_na=False)
+    board["emi"] = "0.125"
+    board.to_csv(run.tables / "leaderboard.csv", index=False)
+    run.cells.write_bytes(run.cells.read_bytes() + b"\n")  # stale
+    before = {p.name: p.read_bytes() for p in run.tables.iterdir()}
+
+    def refuse(*args, **kwargs):
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(fingerprint, "forget", refuse)
+    assert _score_json(demo_run_copy) == truth
+    tables = build_report(demo_run_copy, tmp_path / "b", FAST).parent / "tables"
+    assert (tables / "leaderboard.csv").read_bytes() == (reference / "leaderboard.csv").read_bytes()
+    assert {p.name: p.read_bytes() for p in run.tables.iterdir()} == before

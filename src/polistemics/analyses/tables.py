@@ -8,6 +8,7 @@ None; when measured it always has a file, its header alone when it has no rows.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -50,6 +51,7 @@ from polistemics.analyses.judges import (
     JUDGE_STRICTNESS,
     judge_analyses,
 )
+from polistemics.analyses.mechanisms import MECHANISM_SCHEMAS, mechanism_analysis_tables
 from polistemics.analyses.party_findings import (
     I4_BY_VARIANT,
     IMPARTIALITY_POOLED,
@@ -60,7 +62,7 @@ from polistemics.analyses.party_findings import (
     party_finding_tables,
 )
 from polistemics.analyses.schema import TableSchema
-from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord
+from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord, ProbeAnswer, StanceCodeRecord
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.verdicts import PanelTally
 
@@ -101,6 +103,24 @@ class AnalysisTables:
     judge_pass_rates: pd.DataFrame | None = None
     judge_majority_agreement: pd.DataFrame | None = None
     judge_strictness: pd.DataFrame | None = None
+    # mechanism analyses (analyses.mechanisms); None: the run did not code stances
+    mechanisms_fallback_by_party: pd.DataFrame | None = None
+    mechanisms_fallback_by_model: pd.DataFrame | None = None
+    mechanisms_fallback_excluded: pd.DataFrame | None = None
+    mechanisms_first_chunk_by_party: pd.DataFrame | None = None
+    mechanisms_first_chunk_by_model: pd.DataFrame | None = None
+    mechanisms_first_chunk_pooled: pd.DataFrame | None = None
+    mechanisms_first_chunk_paired: pd.DataFrame | None = None
+    mechanisms_first_chunk_excluded: pd.DataFrame | None = None
+    mechanisms_prior_by_party: pd.DataFrame | None = None
+    mechanisms_prior_by_model: pd.DataFrame | None = None
+    mechanisms_prior_excluded: pd.DataFrame | None = None
+    mechanisms_follows_overall: pd.DataFrame | None = None
+    mechanisms_follows_conditional: pd.DataFrame | None = None
+    mechanisms_prior_consistent: pd.DataFrame | None = None
+    mechanisms_follows_excluded: pd.DataFrame | None = None
+    mechanisms_party_points: pd.DataFrame | None = None
+    mechanisms_party_correlations: pd.DataFrame | None = None
 
 
 SCHEMAS: dict[str, TableSchema] = {
@@ -134,6 +154,7 @@ SCHEMAS: dict[str, TableSchema] = {
     "judge_pass_rates": JUDGE_PASS_RATES,
     "judge_majority_agreement": JUDGE_MAJORITY_AGREEMENT,
     "judge_strictness": JUDGE_STRICTNESS,
+    **MECHANISM_SCHEMAS,
 }
 
 
@@ -146,12 +167,16 @@ def analysis_tables(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     loo_min_items: int | None = None,
+    stance_codes: Sequence[StanceCodeRecord] | None = None,
+    probes: Sequence[ProbeAnswer] | None = None,
 ) -> AnalysisTables:
     """Every analysis of a source: its scored cells and, for a run, the panel's vote counts
-    (``tally``) and raw verdicts with the items they judge. ``resamples`` and ``seed``: the
-    bootstrap's; ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off)."""
+    (``tally``) and raw verdicts with the items they judge, and its stance codes and probe
+    answers (None: not coded, not probed). ``resamples`` and ``seed``: the bootstrap's;
+    ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off)."""
     found: dict[str, pd.DataFrame | None] = {
         "failure_cooccurrence": failure_cooccurrence_table(cells),
+        **mechanism_analysis_tables(items, stance_codes, cells, probes),
         **election_score_tables(cells, resamples=resamples, seed=seed, loo_min_items=loo_min_items),
         **party_finding_tables(cells, resamples=resamples, seed=seed),
     }
@@ -185,6 +210,19 @@ def write_analysis_tables(tables: AnalysisTables, folder: Path) -> list[Path]:
         else:
             written.append(schema.write(table, folder))
     return written
+
+
+def copy_analysis_tables(source: Path, folder: Path) -> None:
+    """The analysis tables' files of ``source`` copied byte for byte into ``folder`` (a table
+    with no file in ``source`` has none in ``folder`` either)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for schema in SCHEMAS.values():
+        target = schema.path(folder)
+        if schema.path(source).is_file():
+            target.unlink(missing_ok=True)  # a link there is replaced, its target left alone
+            shutil.copyfile(schema.path(source), target)
+        else:
+            target.unlink(missing_ok=True)
 
 
 def read_analysis_tables(folder: Path) -> AnalysisTables:

@@ -7,7 +7,8 @@ scored cells plugs in through ``load_cells``; everything after it works on the c
 
 ``--json`` rows carry ``mechanisms`` (issue 16): fallback, first-chunk, prior-accuracy and
 follows-evidence rates from a run's stance codes (``scoring.mechanisms.summary``); all null for
-a release folder or a run that did not code stances.
+a release folder or a run that did not code stances. A run's scores and rates are read from its
+``tables/`` (``analyses.run_tables``; computed and written there first when absent or stale).
 """
 
 from __future__ import annotations
@@ -23,17 +24,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from polistemics.analyses.model_scores import mechanism_rates_of, model_scores_of
+from polistemics.analyses.run_tables import run_score_tables
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
+from polistemics.paths import UnsafePathError
 from polistemics.rubrics import Rubric
 from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.errors import ScoringError
-from polistemics.scoring.mechanisms import (
-    MechanismRates,
-    MechanismTables,
-    mechanism_rates,
-    mechanism_tables,
-)
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
 from polistemics.scoring.summary import ModelScores, score_cells
 
@@ -44,7 +42,10 @@ class LoadedCells:
     source: Path
     variant: Variant
     notes: list[str] = field(default_factory=list)
-    mechanisms: MechanismTables | None = None  # None: not a run, or no stance codes
+    # a run's scores and mechanism rates, read from its tables/ (None: a release folder: scored
+    # from ``cells``; rates None: not a run, or no stance codes)
+    scores: list[ModelScores] | None = None
+    mechanisms: pd.DataFrame | None = None
 
 
 def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
@@ -74,38 +75,29 @@ def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
 
 
 def _run_cells(run_dir: Path, variant: Variant) -> LoadedCells:
-    """A finished run of ours: its majority-voted cells, all elections pooled per variant."""
-    cells = RunDir(run_dir).read_cells()
+    """A finished run of ours: its scores with all elections pooled per variant, from its
+    ``tables/`` (``analyses.run_tables``: computed and written there when absent or stale)."""
+    run = RunDir(run_dir)
+    try:
+        tables = run_score_tables(run)
+        cells = run.read_cells()
+    except (RunFileError, UnsafePathError) as exc:
+        raise UserError(str(exc)) from None
     chosen = cells[cells["variant"] == variant.value]
     notes = []
     elections = sorted(set(chosen["election_id"].dropna()))
     if len(elections) > 1:
         notes.append(f"{len(elections)} elections pooled: {', '.join(elections)}")
-    return LoadedCells(chosen, run_dir, variant, notes, _run_mechanisms(run_dir, cells))
+    scores = model_scores_of(tables.model_scores, variant.value)
+    return LoadedCells(chosen, run_dir, variant, notes, scores, tables.mechanism_rates)
 
 
-def _run_mechanisms(run_dir: Path, cells: pd.DataFrame) -> MechanismTables | None:
-    run = RunDir(run_dir)
-    try:
-        records = run.read_stance_codes()
-        if records is None:
-            return None
-        return mechanism_tables(
-            run.read_items(), records, cells, probes=run.read_prior_probe() or []
-        )
-    except RunFileError as exc:
-        raise UserError(str(exc)) from None
-
-
-def json_rows(scores: list[ModelScores], mechanisms: MechanismTables | None) -> list[dict]:
-    """``ModelScores.to_json`` per model, with its ``mechanisms`` rates (null: not measured)."""
+def json_rows(scores: list[ModelScores], mechanisms: pd.DataFrame | None) -> list[dict]:
+    """``ModelScores.to_json`` per model, with its ``mechanisms`` rates (null: not measured;
+    ``mechanisms``: the ``mechanism_rates`` table)."""
     rows = []
     for s in scores:
-        rates = (
-            MechanismRates()
-            if mechanisms is None
-            else mechanism_rates(mechanisms, s.variant, s.model)
-        )
+        rates = mechanism_rates_of(mechanisms, s.variant, s.model)
         rows.append(s.to_json() | {"mechanisms": rates.to_json()})
     return rows
 
@@ -160,7 +152,7 @@ def score(
     """Score judged answers: EMI, Adherence Index per environment and Rubric Scores per model."""
     with user_errors(ScoringError):
         loaded = load_cells(path, variant)
-        scores = score_cells(loaded.cells)
+        scores = loaded.scores if loaded.scores is not None else score_cells(loaded.cells)
     for note in loaded.notes:
         print(f"note: {note}", file=sys.stderr)
     if not scores:

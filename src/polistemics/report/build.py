@@ -8,14 +8,21 @@ are written to ``tables/`` first and the page is drawn from what those files hol
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 
+from polistemics.analyses.run_tables import (
+    AnalysisOptions,
+    write_run_analysis_tables,
+    write_run_score_tables,
+)
 from polistemics.analyses.tables import (
+    AnalysisTables,
     analysis_tables,
+    copy_analysis_tables,
     read_analysis_tables,
     write_analysis_tables,
 )
@@ -26,10 +33,10 @@ from polistemics.report.content import ReportContent, ReportOptions, ScoreConten
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.figures.export import saving_figures
 from polistemics.report.inputs import ReportInputError, ReportInputs
-from polistemics.report.mechanisms import mechanism_csv_tables
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import is_run_dir, load_run_inputs
+from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.release import variant_folders
 
 REPORT_FILE = "report.html"
@@ -99,16 +106,19 @@ def write_report(
     except UnsafePathError as exc:
         raise ReportInputError(str(exc)) from None
     tables_dir = out_dir / "tables"
-    computed = analysis_tables(
-        inputs.cells,
-        tally=inputs.judging,
-        judge_records=inputs.judge_records,
-        items=inputs.items,
-        resamples=options.bootstrap_resamples,
-        seed=options.seed,
-        loo_min_items=options.loo_min_items,
-    )
-    write_analysis_tables(computed, tables_dir)
+    if inputs.run_dir is None:
+        write_analysis_tables(_compute(inputs, options)(), tables_dir)
+    else:  # one run's: its own tables/ (written first when stale), copied
+        run = RunDir(inputs.run_dir)
+        compute = _compute(inputs, options)
+        try:
+            unwritten = write_run_analysis_tables(run, _analysis_options(inputs, options), compute)
+            if unwritten is None:
+                copy_analysis_tables(run.tables, tables_dir)
+            else:
+                write_analysis_tables(unwritten, tables_dir)
+        except UnsafePathError as exc:  # the run's tables/ or a file in it leads out of it
+            raise ReportInputError(str(exc)) from None
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
     content = build_content(inputs, options, analyses=analyses, scores=scores)
     path = out_dir / REPORT_FILE
@@ -118,6 +128,45 @@ def write_report(
             write_csv_table(table, tables_dir / f"{name}.csv")
         write_text_replacing(path, render_page(content))
     return path
+
+
+def _compute(inputs: ReportInputs, options: ReportOptions) -> Callable[[], AnalysisTables]:
+    def compute() -> AnalysisTables:
+        return analysis_tables(
+            inputs.cells,
+            tally=inputs.judging,
+            judge_records=inputs.judge_records,
+            items=inputs.items,
+            resamples=options.bootstrap_resamples,
+            seed=options.seed,
+            loo_min_items=options.loo_min_items,
+            stance_codes=inputs.stance_codes,
+            probes=inputs.probes,
+        )
+
+    return compute
+
+
+def _analysis_options(inputs: ReportInputs, options: ReportOptions) -> AnalysisOptions:
+    return AnalysisOptions(
+        resamples=options.bootstrap_resamples,
+        seed=options.seed,
+        loo_min_items=options.loo_min_items,
+        panel_size=inputs.judging.panel_size if inputs.judging is not None else 0,
+    )
+
+
+def write_run_tables(inputs: ReportInputs, options: ReportOptions | None = None) -> None:
+    """A run's own ``tables/`` folder (``RunDir.tables``): its analysis tables and the score
+    tables ``polistemics score`` reads, each written unless already current."""
+    if inputs.run_dir is None:
+        raise ValueError("write_run_tables: the inputs are not one run's")
+    run, options = RunDir(inputs.run_dir), options or ReportOptions()
+    write_run_analysis_tables(run, _analysis_options(inputs, options), _compute(inputs, options))
+    try:
+        write_run_score_tables(run)
+    except RunFileError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def write_figures(content: ReportContent, folder: Path) -> list[Path]:
@@ -177,5 +226,4 @@ def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
         "judging_summary": data.judging,
         "vague_generation": data.vague,
     }
-    tables |= mechanism_csv_tables(content.mechanisms)
     return {name: table for name, table in tables.items() if table is not None}

@@ -38,7 +38,13 @@ from polistemics.report.findings import (
 from polistemics.report.human_validation import human_validation_stats
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels
-from polistemics.report.mechanisms import MechanismContent, mechanism_content
+from polistemics.report.mechanisms import (
+    MechanismCodes,
+    MechanismContent,
+    answer_stances,
+    mechanism_codes,
+    mechanism_content,
+)
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
 from polistemics.report.tables import ElectionTables, election_tables_of
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
@@ -101,7 +107,7 @@ class ScoreContent:
     fidelity_reason: str | None
     browser: dict
     cross_elections: list[CrossElection] = field(default_factory=list)
-    mechanisms: MechanismContent | None = None
+    mechanism_codes: MechanismCodes | None = None  # None: no stance codes
 
 
 def _election_parts(
@@ -131,7 +137,7 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     options = options or ReportOptions()
     labels = ModelLabels(options.model_labels)
     fidelity, fidelity_reason = fidelity_table(inputs.evidence)
-    mechanisms = mechanism_content(inputs, labels)
+    codes = mechanism_codes(inputs)
     browser = browser_payload(
         inputs.answers,
         inputs.cells,
@@ -139,7 +145,7 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
         labels,
         max_answers=options.max_browser_answers,
         seed=options.seed,
-        stances=mechanisms.stances() if mechanisms.tables is not None else None,
+        stances=answer_stances(codes),
     )
     return ScoreContent(
         labels=labels,
@@ -154,7 +160,7 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
             resamples=options.bootstrap_resamples,
             seed=options.seed,
         ),
-        mechanisms=mechanisms,
+        mechanism_codes=codes,
     )
 
 
@@ -202,6 +208,6 @@ def build_content(
         findings=findings,
         judges=judge_tables(analyses, panel_size),
         human_validation=human_validation_stats(inputs),
-        mechanisms=scores.mechanisms,
+        mechanisms=mechanism_content(analyses, scores.mechanism_codes, scores.labels),
         analyses=analyses,
     )

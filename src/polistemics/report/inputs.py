@@ -50,3 +50,6 @@ class ReportInputs:
     notes: list[str] = field(default_factory=list)
     stance_codes: list[StanceCodeRecord] | None = None  # None: the run did not code stances
     probes: list[ProbeAnswer] | None = None  # None: the run did not probe priors
+    # the run directory when these are exactly one run's outputs (its tables/ folder holds
+    # their analysis tables); None: a release folder or several sources combined
+    run_dir: Path | None = None

@@ -1,6 +1,6 @@
-"""The report's "Mechanisms" section (issue 16): computed once from the run's stance codes
-(``scoring.mechanisms``), shown as tables with n and 95% intervals and three figures, and
-exported as CSV tables. Markup: ``templates/sections/mechanisms.html``.
+"""The report's "Mechanisms" section (issue 16): the mechanism tables of ``analyses.mechanisms``
+as read back from ``tables/``, shown with n and 95% intervals and three figures. Markup:
+``templates/sections/mechanisms.html``.
 
 Without stance codes the section says so and how to turn them on; without a probe it says which
 parts need one.
@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from polistemics.analyses.tables import AnalysisTables
+from polistemics.coding.records import majority_codes
 from polistemics.report.figures.findings import PlotFigure
 from polistemics.report.figures.mechanisms import mechanism_figures
 from polistemics.report.formatting import (
@@ -26,7 +28,16 @@ from polistemics.report.formatting import (
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import ModelLabels, environment_label
 from polistemics.report.view import Column, TableView, figure_view, table_view
-from polistemics.scoring.mechanisms import MechanismTables, mechanism_tables
+from polistemics.scoring.mechanisms import (
+    FallbackAccuracy,
+    FirstChunkPreference,
+    FollowsEvidence,
+    MechanismTables,
+    PriorAccuracy,
+    coded_answers,
+    coded_probes,
+    prior_stances,
+)
 from polistemics.scoring.mechanisms.coded import OK
 
 MECHANISMS_SECTION = ("mechanisms", "Mechanisms")
@@ -39,61 +50,102 @@ NOT_PROBED = "this run did not probe priors: set `prior_probe = true` in the run
 _RULES = {"union": "EC4 fails or coder says so", "ec4": "EC4 fails", "coder": "coder says so"}
 
 
+@dataclass(frozen=True)
+class MechanismCodes:
+    """The run's per-answer stance codes and the model's prior per party x statement: data the
+    item browser shows beside each answer (not analyses: they are not in ``tables/``)."""
+
+    answers: pd.DataFrame  # scoring.mechanisms.coded_answers
+    probes: pd.DataFrame  # scoring.mechanisms.coded_probes
+    priors: pd.DataFrame  # scoring.mechanisms.prior_stances
+    unknown_items: int  # answer codes naming no item of the run
+
+
+def mechanism_codes(inputs: ReportInputs) -> MechanismCodes | None:
+    """None when the run did not code stances."""
+    if inputs.stance_codes is None:
+        return None
+    codes = majority_codes(inputs.stance_codes)
+    coded = coded_answers(inputs.items, codes)
+    probes = coded_probes(inputs.items, codes, inputs.probes or [])
+    return MechanismCodes(coded.frame, probes, prior_stances(probes), coded.unknown_items)
+
+
+def answer_stances(
+    codes: MechanismCodes | None,
+) -> dict[tuple[str, str, int], tuple[str | None, str | None]] | None:
+    """Per answer (item key, model, sample): its coded stance (or code status) and the model's
+    prior on the party x statement, for the item browser; None: no stance codes."""
+    if codes is None:
+        return None
+    priors = {
+        (r.model, r.election_id, r.party_id, r.statement_id): r.prior
+        for r in codes.priors.itertuples()
+    }
+    found = {}
+    for row in codes.answers.itertuples():
+        coded = row.code if row.status == OK else row.status
+        prior = priors.get((row.model, row.election_id, row.party_id, row.statement_id))
+        found[(row.item_key, row.model, int(row.sample_index))] = (coded, prior)
+    return found
+
+
 @dataclass
 class MechanismContent:
     tables: MechanismTables | None  # None: the run did not code stances
     figures: list[PlotFigure] = field(default_factory=list)
 
-    def stances(self) -> dict[tuple[str, str, int], tuple[str | None, str | None]]:
-        """Per answer (item key, model, sample): its coded stance (or code status) and the
-        model's prior on the party x statement, for the item browser."""
-        if self.tables is None:
-            return {}
-        answers = self.tables.answers
-        priors = {
-            (r.model, r.election_id, r.party_id, r.statement_id): r.prior
-            for r in self.tables.priors.itertuples()
-        }
-        found = {}
-        for row in answers.itertuples():
-            coded = row.code if row.status == OK else row.status
-            prior = priors.get((row.model, row.election_id, row.party_id, row.statement_id))
-            found[(row.item_key, row.model, int(row.sample_index))] = (coded, prior)
-        return found
 
+def _read_back(analyses: AnalysisTables, codes: MechanismCodes) -> MechanismTables:
+    """The mechanism tables as ``tables/`` holds them, with the run's codes. The analyses'
+    per-answer working frames are not tables; the section draws none of them (empty here)."""
 
-def mechanism_content(inputs: ReportInputs, labels: ModelLabels) -> MechanismContent:
-    if inputs.stance_codes is None:
-        return MechanismContent(None)
-    tables = mechanism_tables(
-        inputs.items, inputs.stance_codes, inputs.cells, probes=inputs.probes or []
+    def table(name: str) -> pd.DataFrame:
+        return getattr(analyses, f"mechanisms_{name}")
+
+    working = pd.DataFrame()
+    return MechanismTables(
+        answers=codes.answers,
+        probes=codes.probes,
+        unknown_items=codes.unknown_items,
+        fallback=FallbackAccuracy(
+            working,
+            table("fallback_by_party"),
+            table("fallback_by_model"),
+            table("fallback_excluded"),
+        ),
+        first_chunk=FirstChunkPreference(
+            working,
+            table("first_chunk_by_party"),
+            table("first_chunk_by_model"),
+            table("first_chunk_pooled"),
+            table("first_chunk_paired"),
+            table("first_chunk_excluded"),
+        ),
+        prior=PriorAccuracy(
+            working, table("prior_by_party"), table("prior_by_model"), table("prior_excluded")
+        ),
+        priors=codes.priors,
+        follows=FollowsEvidence(
+            working,
+            table("follows_overall"),
+            table("follows_conditional"),
+            table("prior_consistent"),
+            table("follows_excluded"),
+        ),
+        party_points=table("party_points"),
+        party_correlations=table("party_correlations"),
     )
+
+
+def mechanism_content(
+    analyses: AnalysisTables, codes: MechanismCodes | None, labels: ModelLabels
+) -> MechanismContent:
+    """The section's tables (read back from ``tables/``) and figures."""
+    if codes is None or analyses.mechanisms_fallback_by_party is None:
+        return MechanismContent(None)
+    tables = _read_back(analyses, codes)
     return MechanismContent(tables, mechanism_figures(tables, labels))
-
-
-def mechanism_csv_tables(content: MechanismContent | None) -> dict[str, pd.DataFrame]:
-    if content is None or content.tables is None:
-        return {}
-    t = content.tables
-    return {
-        "mechanisms_fallback_by_party": t.fallback.by_party,
-        "mechanisms_fallback_by_model": t.fallback.by_model,
-        "mechanisms_fallback_excluded": t.fallback.excluded,
-        "mechanisms_first_chunk_by_party": t.first_chunk.by_party,
-        "mechanisms_first_chunk_by_model": t.first_chunk.by_model,
-        "mechanisms_first_chunk_pooled": t.first_chunk.pooled,
-        "mechanisms_first_chunk_paired": t.first_chunk.paired,
-        "mechanisms_first_chunk_excluded": t.first_chunk.excluded,
-        "mechanisms_prior_by_party": t.prior.by_party,
-        "mechanisms_prior_by_model": t.prior.by_model,
-        "mechanisms_prior_excluded": t.prior.excluded,
-        "mechanisms_follows_overall": t.follows.overall,
-        "mechanisms_follows_conditional": t.follows.conditional,
-        "mechanisms_prior_consistent": t.follows.prior_consistent,
-        "mechanisms_follows_excluded": t.follows.excluded,
-        "mechanisms_party_points": t.party_points,
-        "mechanisms_party_correlations": t.party_correlations,
-    }
 
 
 def _party(row: pd.Series) -> str:

@@ -137,6 +137,7 @@ def run_report_inputs(
         notes=notes,
         stance_codes=stance_codes,
         probes=probes,
+        run_dir=run_dir,
     )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.llm.store import RunStore
-from polistemics.report.build import RUN_REPORT_FOLDER, write_report
+from polistemics.report.build import RUN_REPORT_FOLDER, write_report, write_run_tables
 from polistemics.report.content import ReportOptions, score_content
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.run_inputs import read_manifest, run_report_inputs, with_manifest
@@ -50,6 +50,7 @@ def _finish(
     with study.stage("report"):
         inputs = _report_inputs(study, result, items, scored)
         report_scores = score_content(inputs, report_options)
+        write_run_tables(inputs, report_options)  # tables/: read by report and score
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     paths["manifest"] = write_manifest(
         run_dir,

@@ -67,6 +67,8 @@ class RunDir:
 
     @property
     def tables(self) -> Path:
+        """The analysis and score tables, with ``manifest.json`` saying what they are current
+        for (written by the finish step, read by ``report`` and ``score``)."""
         return self.root / layout.TABLES_FOLDER
 
     @property

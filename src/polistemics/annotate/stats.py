@@ -136,8 +136,13 @@ def annotation_stats(
     (the report); otherwise they are read from ``run_dir`` when there are labels.
     """
     run_dir = Path(run_dir)
-    sample, labels = _read_store(run_dir)
+    sample, labels, not_blind = _read_store(run_dir)
     notes: list[str] = []
+    if not_blind:
+        notes.append(
+            f"{not_blind} labels given after the panel's verdicts were shown (to their annotator, "
+            "or on their item to anyone) are not counted: they were not blind"
+        )
     sample_frame = _sample_frame(sample)
     label_frame = _label_frame(labels, sample_frame)
     human_scores = human_answer_scores(label_frame)
@@ -184,13 +189,14 @@ def annotation_stats(
     )
 
 
-def _read_store(run_dir: Path) -> tuple[list[SampleItem], list[Label]]:
+def _read_store(run_dir: Path) -> tuple[list[SampleItem], list[Label], int]:
+    """The sample, the labels that count (blind ones) and how many labels do not."""
     if not run_dir.is_dir():
         raise FileNotFoundError(f"{run_dir}: no such run directory")
     if not RunDir(run_dir).store.is_file():
-        return [], []
+        return [], [], 0
     with AnnotationStore.open(run_dir) as store:
-        return store.sample(), store.labels()
+        return store.sample(), store.counted_labels(), store.labels_after_a_reveal()
 
 
 def _sample_frame(sample: list[SampleItem]) -> pd.DataFrame:

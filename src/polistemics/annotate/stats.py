@@ -39,6 +39,7 @@ from polistemics.annotate.run_data import (
     items_for,
     judge_rows,
 )
+from polistemics.annotate.small_sample import MIN_UNITS, warning
 from polistemics.annotate.store import SAMPLE_COLUMNS, AnnotationStore, Label, SampleItem
 from polistemics.annotate.versus import human_majority, versus_tables
 from polistemics.rubrics import BY_CODE, BY_KEY, Rubric
@@ -86,6 +87,31 @@ class AnnotationStats:
             return NO_SAMPLE
         return None if self.has_labels else NO_LABELS
 
+    @property
+    def warnings(self) -> list[str]:
+        """One sentence per table with rows on fewer than 30 labelled items (``small_sample``);
+        empty without labels (nothing is estimated then)."""
+        if not self.has_labels:
+            return []
+        found = [
+            warning(title, frame)
+            for title, frame in (
+                ("Human-human agreement", self.agreement),
+                ("Humans vs judges", self.versus.get("all", pd.DataFrame())),
+                ("Corrected Rubric Scores", self.rubric_scores),
+                ("Corrected Rubric Scores pooled over models", self.rubric_scores_pooled),
+                ("Corrected Adherence Indices", self.adherence),
+                ("Corrected EMI", self.emi),
+            )
+        ]
+        if self.n_labelled_items < MIN_UNITS:
+            found.insert(
+                0,
+                f"only {self.n_labelled_items} sample items are fully labelled (fewer than "
+                f"{MIN_UNITS}): every figure below is indicative only",
+            )
+        return [text for text in found if text]
+
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table by a file-name-safe name."""
         tables = {
@@ -110,6 +136,8 @@ class AnnotationStats:
             "n_ties": self.n_ties,
             "message": self.message,
             "notes": self.notes,
+            "warnings": self.warnings,
+            "min_labelled_items": MIN_UNITS,
             "tables": {name: _records(table) for name, table in self.tables().items()},
         }
 

@@ -132,18 +132,14 @@ def _annotator(request: web.Request) -> str:
         ) from None
 
 
-def _progress(store: AnnotationStore, annotator: str) -> dict:
-    done, available = store.progress(annotator)
-    return {"done": done, "available": available}
-
-
 def _state(app: web.Application, annotator: str) -> dict:
     """What every answer carries about the annotator: progress, and whether their assignment is
     done and the verdicts may be shown (``shows_verdicts`` says whether they ever will be)."""
-    store = app[STORE]
+    open_items = app[STORE].available_for(annotator)  # read once for both figures
+    done = sum(finished for _, finished in open_items)
     return {
-        "progress": _progress(store, annotator),
-        "assignment_done": store.assignment_done(annotator),
+        "progress": {"done": done, "available": len(open_items)},
+        "assignment_done": done == len(open_items),
         "shows_verdicts": app[REVEAL],
     }
 

@@ -1,8 +1,9 @@
 """The annotation app in headless Chromium, against the real server in its own process.
 
-Two annotators label ten items each by keyboard only, side by side; the server is then killed
-with SIGKILL and restarted: every label typed is in the store and in the export, and each
-annotator continues at their eleventh item. Hostile item text renders as text.
+Two annotators label ten items each by keyboard only, side by side, and never see a verdict;
+the server is then killed with SIGKILL and restarted: every label typed is in the store and in
+the export, and each annotator continues at their eleventh item. With ``--reveal`` the verdicts
+show only once the annotator's whole assignment is done. Hostile item text renders as text.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ ITEMS_EACH = 10
 
 
 @contextmanager
-def served(run_dir: Path) -> Iterator[tuple[subprocess.Popen, str]]:
-    """``polistemics annotate serve RUN --port 0`` in a child process, and its URL."""
+def served(run_dir: Path, *options: str) -> Iterator[tuple[subprocess.Popen, str]]:
+    """``polistemics annotate serve RUN --port 0 [options]`` in a child process, and its URL."""
     env = {**os.environ, "PYTHONPATH": str(SRC)}
+    command = ["annotate", "serve", str(run_dir), "--port", "0", *options]
     child = subprocess.Popen(
-        [sys.executable, "-m", "polistemics", "annotate", "serve", str(run_dir), "--port", "0"],
+        [sys.executable, "-m", "polistemics", *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -166,12 +168,13 @@ def test_two_annotators_label_by_keyboard_and_survive_sigkill(
                 for i, (code, says_yes) in enumerate(zip(codes, answers, strict=True)):
                     typed[(name, sample_id, code)] = (says_yes, note if i == 0 else None)
         assert pages[0].page.inner_text("#progress") == f"{ITEMS_EACH} of 24 done"
-        # the page showed the judges only for the answered item the annotator went back to
+        # without --reveal the judges are never shown, not even on an answered item
         pages[1].page.keyboard.press("ArrowLeft")
-        pages[1].page.wait_for_selector("#reveal:not([hidden])")
-        assert "target-a" in pages[1].page.inner_text("#reveal")
+        pages[1].page.wait_for_selector(f"#item[data-sample-id=a{ITEMS_EACH:04d}]")
+        assert pages[1].page.is_hidden("#reveal")
+        assert "target-a" not in pages[1].page.content()
         pages[1].page.keyboard.press("ArrowRight")
-        pages[1].page.wait_for_selector("#reveal", state="hidden")
+        pages[1].page.wait_for_selector(f"#item[data-sample-id=a{ITEMS_EACH + 1:04d}]")
         os.kill(child.pid, signal.SIGKILL)
         child.wait(timeout=30)
 
@@ -187,6 +190,41 @@ def test_two_annotators_label_by_keyboard_and_survive_sigkill(
             assert page.errors == [], page.errors
             page.close()
     assert exported_labels(run_dir) == typed
+
+
+def test_with_reveal_the_verdicts_show_only_after_the_whole_assignment(
+    browser,  # noqa: F811
+    demo_run: Path,
+    tmp_path: Path,
+) -> None:
+    """``--reveal`` (issue 27): an annotator who went back to answered items saw no verdict
+    until every item of theirs was done; then the page lists the panel's verdicts."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(demo_run, run_dir, ignore=shutil.ignore_patterns("report", "store.sqlite*"))
+    size = 3
+    write_sample(run_dir, size)
+    with served(run_dir, "--reveal") as (_, url):
+        page = Annotator(browser, url, "Ada")
+        assert "only\n  after you have finished every item" in page.page.content() or (
+            "after you have finished every item" in page.page.inner_text("#reveal-policy")
+        )
+        for number in range(1, size):
+            page.label_item([True] * len(page.codes()), None)
+            page.page.keyboard.press("ArrowLeft")
+            page.page.wait_for_selector(f"#item[data-sample-id=a{number:04d}]")
+            assert page.page.is_hidden("#reveal")
+            assert "target-a" not in page.page.content()
+            page.page.keyboard.press("ArrowRight")
+            page.page.wait_for_selector(f"#item[data-sample-id=a{number + 1:04d}]")
+        page.label_item([False] * len(page.codes()), None)
+        page.page.wait_for_selector("#reveals:not([hidden])")
+        assert page.page.locator("#reveals-list article").count() == size
+        assert "target-a" in page.page.inner_text("#reveals")
+        page.page.keyboard.press("ArrowLeft")
+        page.page.wait_for_selector("#reveal:not([hidden])")
+        assert "target-a" in page.page.inner_text("#reveal")
+        assert page.errors == [], page.errors
+        page.close()
 
 
 def test_hostile_item_text_renders_as_text(browser, tmp_path: Path) -> None:  # noqa: F811

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from polistemics.annotate.jsonl_io import export_lines, import_file, import_lines, write_export
+from polistemics.annotate.jsonl_io import (
+    export_lines,
+    import_file,
+    import_lines,
+    write_design,
+    write_export,
+)
 from polistemics.annotate.sample import SampleOptions, draw_sample
 from polistemics.annotate.store import AnnotationStore
 
@@ -168,3 +174,64 @@ def test_a_line_nested_too_deeply_is_refused_not_a_crash(run_dir: Path) -> None:
         report = import_lines(store, [b"[" * 100_000, b'{"a": ' * 100_000])
     assert [r.line for r in report.refused] == [1, 2]
     assert all(r.reason.startswith("invalid JSON") for r in report.refused)
+
+
+def test_export_items_hold_nothing_derived_from_the_panel(run_dir: Path) -> None:
+    """Issue 27: the stratum ("...|agreed") and the weight (split strata are oversampled) told an
+    annotator whether the judges agreed. Changing what the panel decided about the items
+    (stratum, agreement, weight) must leave the annotator-facing lines unchanged."""
+    before = [json.loads(line) for line in export_lines(run_dir)]
+    assert {row["type"] for row in before} == {"item"}
+    for row in before:
+        assert not {"stratum", "weight", "judges_agreed", "model"} & set(row)
+        text = json.dumps(row)
+        assert "|agreed" not in text and "|split" not in text
+    with AnnotationStore.open(run_dir) as store, store._lock:
+        store._db.execute(
+            "UPDATE annotation_sample SET stratum = stratum || '-x', "
+            "judges_agreed = 1 - judges_agreed, weight = weight * 7.5"
+        )
+    assert [json.loads(line) for line in export_lines(run_dir)] == before
+
+
+def test_the_design_file_holds_stratum_and_weight_and_imports_as_nothing(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    with AnnotationStore.open(run_dir) as store:
+        sample = store.sample()
+    design = tmp_path / "design.jsonl"
+    assert write_design(run_dir, design) == len(sample)
+    rows = [json.loads(line) for line in design.read_text(encoding="utf-8").splitlines()]
+    assert [(r["type"], r["sample_id"], r["stratum"], r["weight"]) for r in rows] == [
+        ("design", s.sample_id, s.stratum, s.weight) for s in sample
+    ]
+    assert [r["judges_agreed"] for r in rows] == [s.judges_agreed for s in sample]
+    report = import_file(run_dir, design)
+    assert (report.committed, report.items_passed_over, report.refused) == (0, len(sample), [])
+
+
+def test_an_old_export_with_stratum_and_weight_still_imports(run_dir: Path, tmp_path: Path) -> None:
+    """Exports of format 1 carried ``stratum`` and ``weight`` in their item lines."""
+    sample_id, codes = _first(run_dir)
+    old = tmp_path / "old.jsonl"
+    item = {
+        "type": "item",
+        "format": 1,
+        "sample_id": sample_id,
+        "stratum": "baseline|faithfulness|agreed",
+        "weight": 2.5,
+        "annotators_wanted": 1,
+        "answer": "text",
+    }
+    label = {
+        "type": "label",
+        "annotator": "Ana",
+        "sample_id": sample_id,
+        "sub_question": codes[0],
+        "says_yes": "Yes",
+        "given_at": "2026-11-30T19:04:55+00:00",
+        "source": "app",
+    }
+    old.write_text(json.dumps(item) + "\n" + json.dumps(label) + "\n", encoding="utf-8")
+    report = import_file(run_dir, old)
+    assert (report.committed, report.items_passed_over, report.refused) == (1, 1, [])

@@ -1,5 +1,6 @@
 """The annotation app's HTTP API (aiohttp test client): blind items, refusals with reasons,
-the reveal after answering, skipping, the Host and content-type guards, and parallel annotators
+the panel's verdicts never shown by default and, with ``reveal``, only after an annotator's
+whole assignment (labels after a reveal refused and not counted), skipping, the Host and content-type guards, and parallel annotators
 losing and duplicating nothing."""
 
 from __future__ import annotations
@@ -66,49 +67,198 @@ async def answer_all(client: TestClient, annotator: str, item: dict, says_yes: b
     return data
 
 
-def test_items_are_blind_until_every_sub_question_is_answered(run_dir: Path) -> None:
+SECRETS = (MODEL, *JUDGES, "reveal", "majority", "judges_agreed", "stratum")
+
+
+def assert_blind(raw: str) -> None:
+    """Neither the model nor a judge nor a verdict is in what the page fetched."""
+    for secret in SECRETS:
+        assert secret not in raw, secret
+
+
+async def fetch(client: TestClient, path: str, annotator: str) -> tuple[str, dict]:
+    response = await client.get(path, params={"annotator": annotator})
+    assert response.status == 200
+    raw = await response.text()
+    return raw, json.loads(raw)
+
+
+async def label_item(client: TestClient, annotator: str, sample_id: str) -> list[str]:
+    """Answer every sub-question of the item; the raw answers, each checked to be 200."""
+    _, payload = await fetch(client, f"/api/item/{sample_id}", annotator)
+    raws = []
+    for i, sq in enumerate(payload["item"]["sub_questions"]):
+        response = await client.post(
+            "/api/label",
+            json={
+                "annotator": annotator,
+                "sample_id": sample_id,
+                "sub_question": sq["code"],
+                "says_yes": i % 2 == 0,
+            },
+        )
+        raws.append(await response.text())
+        assert response.status == 200, raws[-1]
+    return raws
+
+
+def test_by_default_no_verdict_is_ever_shown(run_dir: Path) -> None:
+    """Issue 27: the reveal came after each answered item, so an annotator learnt the panel's
+    verdicts while still labelling. Without --reveal nothing shows them, even once every item
+    is done."""
+
     async def test(client: TestClient) -> None:
-        response = await client.get("/api/next", params={"annotator": "Ada"})
-        assert response.status == 200
-        raw = await response.text()
-        payload = json.loads(raw)
+        raw, payload = await fetch(client, "/api/next", "Ada")
+        assert_blind(raw)
         item = payload["item"]
         assert item["sample_id"] == "a0001"
         assert payload["progress"] == {"done": 0, "available": SAMPLE_SIZE}
         assert item["answer"] and item["query"] and item["sub_questions"]
         assert {chunk["label"] for chunk in item["context"]} <= {"[TARGET]", "[DISTRACTOR]"}
-        # neither the model nor a judge nor a verdict is in anything the page fetched
-        for secret in (MODEL, *JUDGES, "reveal", "majority", "judges_agreed", "stratum"):
-            assert secret not in raw, secret
 
         first, *rest = item["sub_questions"]
         status, data = await label(
             client, annotator="Ada", sample_id="a0001", sub_question=first["code"], says_yes=True
         )
         assert status == 200 and data["complete"] is (not rest)
-        partly = await (await client.get("/api/item/a0001", params={"annotator": "Ada"})).text()
-        assert MODEL not in partly and "judge-a" not in partly
-        assert json.loads(partly)["item"]["labels"] == {
-            first["code"]: {"says_yes": True, "note": None}
-        }
-
+        partly, partly_payload = await fetch(client, "/api/item/a0001", "Ada")
+        assert_blind(partly)
+        assert partly_payload["item"]["labels"] == {first["code"]: {"says_yes": True, "note": None}}
         for sq in rest:
-            status, data = await label(
-                client, annotator="Ada", sample_id="a0001", sub_question=sq["code"], says_yes=False
+            response = await client.post(
+                "/api/label",
+                json={
+                    "annotator": "Ada",
+                    "sample_id": "a0001",
+                    "sub_question": sq["code"],
+                    "says_yes": False,
+                },
             )
-            assert status == 200
-        assert data["complete"] is True
-        assert data["progress"] == {"done": 1, "available": SAMPLE_SIZE}
-        assert data["reveal"]["model"] == MODEL
-        assert [seat.split(":", 1)[1] for seat in data["reveal"]["judges"]] == list(JUDGES)
-        assert [row["you"] for row in data["reveal"]["rows"]] == ["Yes"] + ["No"] * len(rest)
-        revealed = await (await client.get("/api/item/a0001", params={"annotator": "Ada"})).json()
-        assert revealed["reveal"] == data["reveal"]
-        # another annotator still sees the item blind
-        other = await (await client.get("/api/item/a0001", params={"annotator": "Bob"})).text()
-        assert MODEL not in other and "reveal" not in other
+            assert response.status == 200
+            assert_blind(await response.text())
+        done, payload = await fetch(client, "/api/item/a0001", "Ada")
+        assert_blind(done)
+        assert payload["progress"] == {"done": 1, "available": SAMPLE_SIZE}
+        for number in range(2, SAMPLE_SIZE + 1):
+            for raw in await label_item(client, "Ada", f"a{number:04d}"):
+                assert_blind(raw)
+        for path in ("/api/next", "/api/item/a0002", "/api/reveals"):
+            raw, payload = await fetch(client, path, "Ada")
+            assert_blind(raw)
+            assert payload["assignment_done"] is True
+        # another annotator sees the item blind too
+        assert_blind((await fetch(client, "/api/item/a0001", "Bob"))[0])
+        assert payload["shows_verdicts"] is False
 
     with_client(run_dir, test)
+    with AnnotationStore.open(run_dir) as store:
+        assert store.revealed() == []
+
+
+def test_with_reveal_verdicts_wait_for_the_whole_assignment(run_dir: Path) -> None:
+    """--reveal: nothing until every item open to the annotator is done; then their items,
+    each once every annotator it wants has finished it (a0001 wants two)."""
+
+    async def test(client: TestClient) -> None:
+        for number in range(1, SAMPLE_SIZE + 1):
+            raws = await label_item(client, "Ada", f"a{number:04d}")
+            last = json.loads(raws[-1])
+            assert last["assignment_done"] is (number == SAMPLE_SIZE)
+            if number < SAMPLE_SIZE:
+                for raw in raws:
+                    assert_blind(raw)
+                for path in ("/api/next", f"/api/item/a{number:04d}", "/api/reveals"):
+                    raw, payload = await fetch(client, path, "Ada")
+                    assert_blind(raw)
+                    assert payload["shows_verdicts"] is True
+        _, shown = await fetch(client, "/api/reveals", "Ada")
+        assert [entry["sample_id"] for entry in shown["items"]] == [
+            f"a{n:04d}" for n in range(2, SAMPLE_SIZE + 1)
+        ]
+        assert shown["waiting"] == 1  # a0001 still wants a second annotator
+        first = shown["items"][0]["reveal"]
+        assert first["model"] == MODEL
+        assert [seat.split(":", 1)[1] for seat in first["judges"]] == list(JUDGES)
+        _, again = await fetch(client, "/api/item/a0002", "Ada")
+        assert again["reveal"] == first
+        assert_blind((await fetch(client, "/api/item/a0001", "Ada"))[0])
+        assert_blind((await fetch(client, "/api/item/a0002", "Bob"))[0])
+
+        # Bob's assignment is a0001, the one item still open: once done, both see it.
+        _, bobs = await fetch(client, "/api/next", "Bob")
+        assert bobs["item"]["sample_id"] == "a0001" and bobs["progress"]["available"] == 1
+        await label_item(client, "Bob", "a0001")
+        _, bob_shown = await fetch(client, "/api/reveals", "Bob")
+        assert [entry["sample_id"] for entry in bob_shown["items"]] == ["a0001"]
+        assert (await fetch(client, "/api/item/a0001", "Ada"))[1]["reveal"]["model"] == MODEL
+
+    with_client(run_dir, test, reveal=True)
+    with AnnotationStore.open(run_dir) as store:
+        assert len(store.revealed("Ada")) == SAMPLE_SIZE
+        assert store.revealed("Bob") == [("Bob", "a0001")]
+        assert store.labels_after_a_reveal() == 0
+
+
+def test_a_throwaway_name_cannot_peek_and_labels_after_a_reveal_are_refused(
+    run_dir: Path,
+) -> None:
+    """Issue 27: a throwaway name labelled 5 items, saw the panel's verdicts, and its labels
+    counted. Now it sees nothing before its whole assignment is done; once a name has seen
+    verdicts, no label of that name, nor any label on those items under another name, is
+    taken, and the statistics count none given after a reveal."""
+
+    async def test(client: TestClient) -> None:
+        for number in range(2, 7):
+            for raw in await label_item(client, "Tess", f"a{number:04d}"):
+                assert_blind(raw)
+        for path in ("/api/next", "/api/item/a0002", "/api/item/a0006", "/api/reveals"):
+            raw, payload = await fetch(client, path, "Tess")
+            assert_blind(raw)
+            assert payload["assignment_done"] is False
+        # Ada takes every other item and sees her verdicts when done.
+        for number in (1, *range(7, SAMPLE_SIZE + 1)):
+            await label_item(client, "Ada", f"a{number:04d}")
+        _, ada = await fetch(client, "/api/reveals", "Ada")
+        assert [e["sample_id"] for e in ada["items"]] == [
+            f"a{n:04d}" for n in range(7, SAMPLE_SIZE + 1)
+        ]
+        # A new name cannot label what Ada has seen; Ada cannot label anything any more.
+        item = (await fetch(client, "/api/item/a0007", "Mallory"))[1]["item"]
+        status, data = await label(
+            client,
+            annotator="Mallory",
+            sample_id="a0007",
+            sub_question=item["sub_questions"][0]["code"],
+            says_yes=True,
+        )
+        assert status == 409 and "no longer blind" in data["error"]
+        item = (await fetch(client, "/api/item/a0002", "Ada"))[1]["item"]
+        status, data = await label(
+            client,
+            annotator="Ada",
+            sample_id="a0002",
+            sub_question=item["sub_questions"][0]["code"],
+            says_yes=True,
+        )
+        assert status == 409 and "Ada has seen the panel's verdicts" in data["error"]
+
+    with_client(run_dir, test, reveal=True)
+    with AnnotationStore.open(run_dir) as store:
+        assert {who for who, _ in store.revealed()} == {"Ada"}
+        counted = {(lab.annotator, lab.sample_id) for lab in store.counted_labels()}
+        assert counted == {("Tess", f"a{n:04d}") for n in range(2, 7)} | {
+            ("Ada", f"a{n:04d}") for n in (1, *range(7, SAMPLE_SIZE + 1))
+        }
+        # A label written after the reveal by a writer that does not check (an older
+        # polistemics, a hand edit) is stored but not counted.
+        code = store.sample_item("a0008").sub_questions[0].code
+        with store._lock:
+            store._db.execute(
+                "INSERT INTO annotation_labels VALUES (?, 'a0008', ?, 1, NULL, ?, 'import')",
+                ("Tess", code, "2026-01-01T00:00:00+00:00"),
+            )
+        assert store.labels_after_a_reveal() == 1
+        assert len(store.counted_labels()) == len(store.labels()) - 1
 
 
 @pytest.mark.parametrize(

@@ -191,3 +191,31 @@ def test_with_the_real_sampler(tmp_path: Path) -> None:
     corrected = stats.rubric_scores_pooled.dropna(subset=["corrected"])
     assert len(corrected) == 4
     assert np.allclose(corrected["difference"], 0.0, atol=1e-12)
+
+
+def test_labels_given_after_a_reveal_are_not_counted(run: Path) -> None:
+    """Issue 27: labels given once the panel's verdicts were shown (to their annotator, or on
+    their item to anyone) are not blind; the statistics leave them out and say how many."""
+    _label(run, "ann", lambda seats: seats[0], items=6)
+    before = annotation_stats(run)
+    with AnnotationStore.open(run) as store:
+        sample = store.sample()
+        revealed, later = sample[0], sample[7]
+        store.record_reveal("ann", revealed.sample_id)
+        # Labels that reached the store anyway (a writer that does not check): another name on
+        # the revealed item, and the annotator who saw it on an item of theirs.
+        late = [("peek", revealed.sample_id, sq.code) for sq in revealed.sub_questions]
+        late += [("ann", later.sample_id, sq.code) for sq in later.sub_questions]
+        with store._lock:
+            store._db.executemany(
+                "INSERT INTO annotation_labels VALUES (?, ?, ?, 0, NULL, "
+                "'2026-01-01T00:00:00+00:00', 'import')",
+                late,
+            )
+    after = annotation_stats(run)
+    assert after.n_labels == before.n_labels
+    assert after.annotators == ["ann"] and after.n_labelled_items == before.n_labelled_items
+    columns = ["corrected", "ci_low", "ci_high"]
+    assert after.rubric_scores[columns].equals(before.rubric_scores[columns])
+    assert f"{len(late)} labels given after the panel's verdicts were shown" in after.notes[0]
+    assert "not counted" in after.notes[0]

@@ -13,6 +13,7 @@ import pytest
 
 from polistemics.annotate.store import (
     AnnotationStore,
+    LabelNotBlind,
     LabelRefused,
     SampleExistsError,
     SampleItem,
@@ -264,3 +265,62 @@ def test_two_processes_lose_and_duplicate_nothing(run_dir: Path) -> None:
     with AnnotationStore.open(run_dir) as store:
         keys = [(x.annotator, x.sample_id, x.sub_question) for x in store.labels()]
     assert len(keys) == len(set(keys)) == per_worker
+
+
+def _finish(store: AnnotationStore, who: str, sample_id: str) -> None:
+    for sq in store.sample_item(sample_id).sub_questions:
+        store.add_label(who, sample_id, sq.code, True)
+
+
+def test_verdicts_are_revealable_only_after_the_whole_assignment_on_closed_items(
+    run_dir: Path,
+) -> None:
+    """The --reveal policy (issue 27): nothing before every item open to the annotator is done;
+    then only items every annotator they want, and everyone who started them, finished."""
+    with AnnotationStore.open(run_dir) as store:
+        _finish(store, "Ana", "a0001")
+        _finish(store, "Ana", "a0002")
+        assert not store.assignment_done("Ana") and store.revealable("Ana") == []
+        _finish(store, "Ana", "a0003")
+        assert store.assignment_done("Ana")
+        # a0001 wants two annotators: shown to Ana once Ben has finished it too.
+        assert [i.sample_id for i in store.revealable("Ana")] == ["a0002", "a0003"]
+        store.add_label("Ben", "a0001", "F1", False)
+        assert not store.assignment_done("Ben") and store.revealable("Ben") == []
+        assert [i.sample_id for i in store.revealable("Ana")] == ["a0002", "a0003"]
+        store.add_label("Ben", "a0001", "F2", False)
+        assert [i.sample_id for i in store.revealable("Ben")] == ["a0001"]
+        assert [i.sample_id for i in store.revealable("Ana")] == ["a0001", "a0002", "a0003"]
+        # A name with nothing open is "done" but has labelled nothing to be shown.
+        assert store.assignment_done("Cy") and store.revealable("Cy") == []
+
+
+def test_after_a_reveal_labels_are_refused_and_not_counted(run_dir: Path) -> None:
+    with AnnotationStore.open(run_dir) as store:
+        for sample_id in ("a0001", "a0002", "a0003"):
+            _finish(store, "Ana", sample_id)
+        store.add_label("Ben", "a0001", "F1", True)
+        store.record_reveal("Ana", "a0002")
+        assert store.revealed() == [("Ana", "a0002")]
+        with pytest.raises(LabelNotBlind, match="Ana has seen the panel's verdicts"):
+            store.add_label("Ana", "a0001", "F1", False)  # a duplicate would say so otherwise
+        with pytest.raises(LabelNotBlind, match="verdicts on item a0002 have been shown"):
+            store.add_label("Eve", "a0002", "F1", True)
+        store.add_label("Ben", "a0001", "F2", True)  # another item, another name: blind
+        assert len(store.counted_labels()) == len(store.labels()) == 9
+        assert store.labels_after_a_reveal() == 0
+        # Labels that reach the table anyway (a writer that does not check) are not counted.
+        with store._lock:
+            store._db.executemany(
+                "INSERT INTO annotation_labels VALUES (?, ?, ?, 1, NULL, ?, 'import')",
+                [
+                    ("Ana", "a0003", "EC2", "2000-01-01T00:00:00+00:00"),
+                    ("Eve", "a0002", "F2", "2000-01-01T00:00:00+00:00"),
+                ],
+            )
+        counted = store.counted_labels()
+        assert store.labels_after_a_reveal() == 2 and len(counted) == 9
+        assert ("Eve", "a0002") not in {(x.annotator, x.sample_id) for x in counted}
+        # A second reveal of the same item keeps the first watermark.
+        store.record_reveal("Ana", "a0002")
+        assert store.labels_after_a_reveal() == 2

@@ -116,3 +116,23 @@ def test_export_and_import_round_trip_with_refused_lines(run_dir: Path, tmp_path
     assert "imported 0 labels, refused 2 lines, passed over 4 item lines" in reimport.stdout
     with AnnotationStore.open(run_dir) as store:
         assert len(store.labels()) == 2
+
+
+def test_export_is_blind_and_the_design_goes_to_its_own_file(run_dir: Path, tmp_path: Path) -> None:
+    """Issue 27: the annotator-facing export held each item's stratum ("...|agreed")."""
+    _sample_json(run_dir, "--n", "4")
+    out, design = tmp_path / "items.jsonl", tmp_path / "design.jsonl"
+    result = runner.invoke(app, ["annotate", "export", str(run_dir), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    items = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(items) == 4
+    assert not any({"stratum", "weight", "judges_agreed"} & set(row) for row in items)
+    assert "agreed" not in out.read_text(encoding="utf-8")
+    written = runner.invoke(app, ["annotate", "design", str(run_dir), "-o", str(design)])
+    assert written.exit_code == 0, written.output
+    assert "not blind" in written.stderr
+    strata = [json.loads(line)["stratum"] for line in design.read_text().splitlines()]
+    with AnnotationStore.open(run_dir) as store:
+        assert strata == [item.stratum for item in store.sample()]
+    printed = runner.invoke(app, ["annotate", "design", str(run_dir)])
+    assert [json.loads(line)["stratum"] for line in printed.stdout.splitlines()] == strata

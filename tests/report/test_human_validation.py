@@ -108,3 +108,13 @@ def test_section_in_chromium(browser, hostile_labelled_report: Path) -> None:  #
     assert judge.get_attribute("title") == "0:judge-a" + MARKUP
     assert page.locator("#human-validation img, #human-validation script").count() == 0
     assert opened.dialogs == [] and opened.errors == []
+
+
+def test_few_labelled_items_are_flagged_in_the_section(tmp_path: Path) -> None:
+    """Issue 27: corrected scores from 2 labelled items were shown with no warning."""
+    run = build_stats_run(tmp_path / "run")
+    _label_everything(run, True, "ann", items=2)
+    section = _section(build_report(run, options=OPTIONS).read_text(encoding="utf-8"))
+    assert "Warning: only 2 sample items are fully labelled (fewer than 30)" in section
+    assert "Warning: Corrected Rubric Scores:" in section
+    assert "fewer than 30 labelled: indicative" in section

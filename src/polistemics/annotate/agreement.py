@@ -16,6 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from polistemics.annotate.small_sample import COLUMN as SMALL_SAMPLE
+from polistemics.annotate.small_sample import flag
 from polistemics.stats.agreement import UnevenAgreement, uneven_agreement
 
 LABEL_KEY = ("sample_id", "sub_question")
@@ -39,12 +41,14 @@ def rating_counts(labels: pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFra
 
 AGREEMENT_COLUMNS = (
     "n_items",
+    "n_sample_items",  # distinct sample items rated by >= 2 annotators (the units)
     "n_ratings",
     "n_single",
     "n_annotators",
     "percent_agreement",
     "fleiss_kappa",
     "gwet_ac1",
+    SMALL_SAMPLE,  # fewer than 30 sample items: the coefficients are rough
 )
 
 
@@ -62,13 +66,14 @@ def human_agreement(labels: pd.DataFrame, by: Sequence[str] = ("sub_question",))
     for key, group in groups:
         rows.append((*key, *_row(labels, group, by, key)))
     rows.append((*([POOLED] * len(by)), *_row(labels, counts, [], ())))
-    return pd.DataFrame(rows, columns=[*by, *AGREEMENT_COLUMNS])
+    frame = pd.DataFrame(rows, columns=[*by, *AGREEMENT_COLUMNS[:-1]])
+    return flag(frame, "n_sample_items")
 
 
 def _row(labels: pd.DataFrame, counts: pd.DataFrame, by: list[str], key: tuple) -> tuple:
     if counts.empty:
         stats = uneven_agreement(np.zeros(0), np.zeros(0))
-        return (0, 0, 0, 0, *_values(stats))
+        return (0, 0, 0, 0, 0, *_values(stats))
     stats = uneven_agreement(counts["n_yes"].to_numpy(), counts["n_raters"].to_numpy())
     chosen = labels
     for column, value in zip(by, key, strict=True):
@@ -76,7 +81,15 @@ def _row(labels: pd.DataFrame, counts: pd.DataFrame, by: list[str], key: tuple) 
     overlapping = counts.loc[counts["n_raters"] >= 2, list(LABEL_KEY)]
     rated = chosen.merge(overlapping, on=list(LABEL_KEY))
     n_single = int((counts["n_raters"] == 1).sum())
-    return (stats.n_items, stats.n_ratings, n_single, rated["annotator"].nunique(), *_values(stats))
+    n_sample_items = overlapping["sample_id"].nunique()
+    return (
+        stats.n_items,
+        n_sample_items,
+        stats.n_ratings,
+        n_single,
+        rated["annotator"].nunique(),
+        *_values(stats),
+    )
 
 
 def _values(stats: UnevenAgreement) -> tuple[float, float, float]:

@@ -2,9 +2,14 @@
 
 Export writes one ``{"type": "item", ...}`` line per sample item, with everything an external
 tool needs to show it blind (context, question, answer, sub-question wordings), then one
-``{"type": "label", ...}`` line per stored label. Import reads label lines (``type`` may be
-omitted; item lines are passed over, so an export can be fed back), checks each one and commits
-each good one on its own; every refused line is reported with its number and reason.
+``{"type": "label", ...}`` line per stored label. Nothing in it is derived from the judge panel:
+the stratum ("...|agreed" / "...|split") and the sampling weight (split strata are oversampled,
+so their weights are smaller) would tell an annotator whether the judges agreed, so they go to a
+separate design file (``design_lines``) that annotators never need; the statistics read them from
+the run's store anyway. Import reads label lines (``type`` may be omitted; item and design lines
+are passed over, so an export can be fed back, old exports with ``stratum`` included), checks
+each one and commits each good one on its own; every refused line is reported with its number
+and reason.
 """
 
 from __future__ import annotations
@@ -19,9 +24,13 @@ from pydantic import BaseModel, ConfigDict
 from polistemics.annotate.item_view import RunViews
 from polistemics.annotate.store import AnnotationStore, Label, LabelRefused, SampleItem
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: item lines hold nothing derived from the panel (no stratum, no weight)
 _LABEL_FIELDS = {"type", "annotator", "sample_id", "sub_question", "says_yes", "note", "given_at"}
 _IGNORED_FIELDS = {"source", "format"}  # written by export, set anew on import
+_PASSED_OVER = {"item", "design"}  # lines of an export or a design file, not labels
+# Fields of the annotator-facing export that are not the item's content; a test checks that none
+# of them (nor anything else in an item line) is derived from the panel.
+EXPORT_ITEM_FIELDS = ("type", "format", "sample_id", "annotators_wanted")
 _YES = {"yes": True, "no": False}
 
 
@@ -41,16 +50,39 @@ class ImportReport(BaseModel):
 
 
 def item_line(sample_item: SampleItem, views: RunViews) -> dict:
+    """What an annotator (or their tool) is shown of one item: its content as the judges got it,
+    and how many annotators it wants (drawn at random, independent of the panel). No stratum,
+    weight, model or verdict."""
     content = views.view(sample_item).content
     return {
         "type": "item",
         "format": FORMAT_VERSION,
         "sample_id": sample_item.sample_id,
-        "stratum": sample_item.stratum,
-        "weight": sample_item.weight,
         "annotators_wanted": sample_item.annotators_wanted,
         **content.model_dump(mode="json", exclude={"sample_id"}),
     }
+
+
+def design_line(sample_item: SampleItem) -> dict:
+    """The sampling design of one item, for analysis only (not for annotators): its stratum,
+    whether the judges agreed, and its weight (inverse inclusion probability)."""
+    return {
+        "type": "design",
+        "format": FORMAT_VERSION,
+        "sample_id": sample_item.sample_id,
+        "stratum": sample_item.stratum,
+        "judges_agreed": sample_item.judges_agreed,
+        "weight": sample_item.weight,
+        "annotators_wanted": sample_item.annotators_wanted,
+    }
+
+
+def design_lines(run_dir: Path | str) -> Iterator[str]:
+    """The run's sampling design, one JSONL line per sample item (without newlines)."""
+    with AnnotationStore.open(run_dir) as store:
+        sample = store.sample()
+    for sample_item in sample:
+        yield json.dumps(design_line(sample_item), ensure_ascii=False)
 
 
 def label_line(label: Label) -> dict:
@@ -78,14 +110,24 @@ def export_lines(run_dir: Path | str) -> Iterator[str]:
         yield json.dumps(label_line(label), ensure_ascii=False)
 
 
-def write_export(run_dir: Path | str, out: Path) -> int:
-    """Write the export to ``out``; returns the number of lines."""
+def write_lines(lines: Iterable[str], out: Path) -> int:
+    """Write JSONL ``lines`` to ``out``; returns their number."""
     count = 0
     with Path(out).open("w", encoding="utf-8") as handle:
-        for line in export_lines(run_dir):
+        for line in lines:
             handle.write(line + "\n")
             count += 1
     return count
+
+
+def write_export(run_dir: Path | str, out: Path) -> int:
+    """Write the (blind) export to ``out``; returns the number of lines."""
+    return write_lines(export_lines(run_dir), out)
+
+
+def write_design(run_dir: Path | str, out: Path) -> int:
+    """Write the sampling design (stratum, weight per item) to ``out``; returns the lines."""
+    return write_lines(design_lines(run_dir), out)
 
 
 def _says_yes(value: object) -> bool:
@@ -112,14 +154,15 @@ def _given_at(value: object) -> datetime | None:
 
 
 def import_label(store: AnnotationStore, row: object, annotator: str | None) -> Label | None:
-    """Commit one parsed line; None for an item line (passed over)."""
+    """Commit one parsed line; None for an item or design line (passed over, whatever fields it
+    has: exports of format 1 carried ``stratum`` and ``weight``)."""
     if not isinstance(row, dict):
         raise LabelRefused("the line is not a JSON object")
     kind = row.get("type", "label")
-    if kind == "item":
+    if kind in _PASSED_OVER:
         return None
     if kind != "label":
-        raise LabelRefused(f'unknown line type {kind!r:.40} (expected "label" or "item")')
+        raise LabelRefused(f'unknown line type {kind!r:.40} (expected "label", "item" or "design")')
     unknown = sorted(set(row) - _LABEL_FIELDS - _IGNORED_FIELDS)
     if unknown:
         raise LabelRefused(f"unknown field(s): {', '.join(repr(f)[:40] for f in unknown)}")

@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from polistemics.annotate.small_sample import COLUMN as SMALL_SAMPLE
+from polistemics.annotate.small_sample import is_small
 from polistemics.conditions import Environment
 from polistemics.rubrics import BY_KEY, Rubric, sub_questions
 from polistemics.scoring.cells import ITEM_COLUMNS, group_keys, scoreable_cells
@@ -163,6 +165,7 @@ CORRECTED_COLUMNS = (
     "ci_high",
     "std_error",
     "difference",
+    SMALL_SAMPLE,  # the correction rests on fewer than 30 labelled items (of a rubric)
 )
 
 
@@ -226,11 +229,20 @@ def corrected_adherence(
             combined,
             ALPHA,
         )
-        rows.append((*key, *_columns(est, n_labelled=len(sample))))
+        rows.append((*key, *_columns(est, n_labelled=len(sample), n_units=combined.n)))
     return pd.DataFrame(rows, columns=[*keys, *CORRECTED_COLUMNS])
 
 
-EMI_COLUMNS = ("n_environments", "panel", "corrected", "ci_low", "ci_high", "difference")
+EMI_COLUMNS = (
+    "n_environments",
+    "n_labelled",
+    "panel",
+    "corrected",
+    "ci_low",
+    "ci_high",
+    "difference",
+    SMALL_SAMPLE,  # some environment's correction rests on fewer than 30 labelled items
+)
 
 
 def corrected_emi(adherence: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
@@ -250,7 +262,12 @@ def corrected_emi(adherence: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd
             low, high = emi * math.exp(-z * se_log), emi * math.exp(z * se_log)
         else:
             emi = low = high = float("nan")
-        rows.append((*key, len(group), panel_emi, emi, low, high, emi - panel_emi))
+        # (a hand-made ``adherence`` without the count columns: unknown, so flagged)
+        small = bool(group[SMALL_SAMPLE].any()) if SMALL_SAMPLE in group else True
+        n_labelled = int(group["n_labelled"].sum()) if "n_labelled" in group else None
+        rows.append(
+            (*key, len(group), n_labelled, panel_emi, emi, low, high, emi - panel_emi, small)
+        )
     return pd.DataFrame(rows, columns=[*keys, *EMI_COLUMNS])
 
 
@@ -264,7 +281,9 @@ def _populations(panel: pd.DataFrame, labelled: pd.DataFrame, keys: list[str]):
         yield key, population, samples.get(key, empty)
 
 
-def _columns(est: PPIEstimate, n_labelled: int | None = None) -> tuple:
+def _columns(est: PPIEstimate, n_labelled: int | None = None, n_units: int | None = None) -> tuple:
+    """``CORRECTED_COLUMNS`` of an estimate; ``n_units``: the labelled items the correction
+    rests on, when not ``est.n_labelled`` (the Adherence Index: its rubric with fewest)."""
     return (
         est.n_total,
         est.n_labelled if n_labelled is None else n_labelled,
@@ -274,4 +293,5 @@ def _columns(est: PPIEstimate, n_labelled: int | None = None) -> tuple:
         est.ci_high,
         est.std_error,
         est.estimate - est.panel_mean,
+        is_small(est.n_labelled if n_units is None else n_units),
     )

@@ -5,10 +5,16 @@ small JSON API:
 
 - ``GET /api/next?annotator=NAME[&after=ID]``: the annotator's next item (the first one in draw
   order they have not finished, after ``after`` when skipping, wrapping round), blind;
-- ``GET /api/item/ID?annotator=NAME``: one item, blind unless the annotator has answered every
-  sub-question of it (then the panel's verdicts and the model are revealed);
+- ``GET /api/item/ID?annotator=NAME``: one item, blind;
 - ``POST /api/label`` (JSON ``annotator, sample_id, sub_question, says_yes, note``): one label,
-  committed to the run's store before the answer; a refusal comes back as 400 with its reason.
+  committed to the run's store before the answer; a refusal comes back as 400 with its reason;
+- ``GET /api/reveals?annotator=NAME``: the panel's verdicts on the annotator's items, only when
+  the server runs with ``reveal`` and the annotator's whole assignment is done.
+
+The panel's verdicts are never shown unless the server is started with ``reveal``; then an
+annotator sees them only once every item open to them is done (``AnnotationStore.revealable``),
+each reveal is recorded before it is sent, and from then on the store takes no label from that
+annotator nor on that item (docs/annotation-app.md, "Blind").
 
 Every label is written by ``AnnotationStore.add_label`` (one committed transaction), so killing the
 server loses no given label and a restart continues where each annotator stopped. The server binds
@@ -38,8 +44,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from polistemics.annotate.item_view import ItemView, item_view, run_views
 from polistemics.annotate.run_data import RunDataError
-from polistemics.annotate.store import AnnotationStore, LabelRefused, SampleItem, clean_annotator
-from polistemics.annotate.views import blind_item, is_complete, reveal
+from polistemics.annotate.store import (
+    AnnotationStore,
+    LabelNotBlind,
+    LabelRefused,
+    SampleItem,
+    clean_annotator,
+)
+from polistemics.annotate.views import blind_item, is_complete, reveal_verdicts
 from polistemics.html_templates import page_environment
 
 STATIC = Path(__file__).parent / "static"
@@ -53,6 +65,7 @@ MAX_BODY_BYTES = 64 * 1024
 STORE = web.AppKey("store", AnnotationStore)
 RUN_DIR = web.AppKey("run_dir", Path)
 ALLOWED_HOSTS = web.AppKey("allowed_hosts", object)  # frozenset[str] | None (None: any)
+REVEAL = web.AppKey("reveal", bool)  # show verdicts once an annotator's assignment is done
 
 
 class HostRefused(ValueError):
@@ -119,21 +132,47 @@ def _annotator(request: web.Request) -> str:
         ) from None
 
 
-def _progress(store: AnnotationStore, annotator: str) -> dict:
-    done, available = store.progress(annotator)
-    return {"done": done, "available": available}
+def _state(app: web.Application, annotator: str) -> dict:
+    """What every answer carries about the annotator: progress, and whether their assignment is
+    done and the verdicts may be shown (``shows_verdicts`` says whether they ever will be)."""
+    open_items = app[STORE].available_for(annotator)  # read once for both figures
+    done = sum(finished for _, finished in open_items)
+    return {
+        "progress": {"done": done, "available": len(open_items)},
+        "assignment_done": done == len(open_items),
+        "shows_verdicts": app[REVEAL],
+    }
+
+
+def _reveal_of(
+    app: web.Application, item: SampleItem, annotator: str, allowed: set[str] | None = None
+) -> dict | None:
+    """The panel's verdicts on ``item`` for ``annotator``, recorded as seen; None unless the
+    policy allows it now (``reveal`` on, the whole assignment done, the item closed).
+    ``allowed``: the ids of ``store.revealable(annotator)``, when the caller has them."""
+    store = app[STORE]
+    if not app[REVEAL]:
+        return None
+    if allowed is None:
+        allowed = {i.sample_id for i in store.revealable(annotator)}
+    if item.sample_id not in allowed:
+        return None
+    own = store.labels(annotator=annotator, sample_id=item.sample_id)
+    shown = reveal_verdicts(_view(app, item), own)
+    store.record_reveal(annotator, item.sample_id)  # committed before it is sent
+    return shown
 
 
 def _item_payload(app: web.Application, item: SampleItem | None, annotator: str) -> dict:
     store = app[STORE]
-    payload: dict = {"item": None, "progress": _progress(store, annotator)}
+    payload: dict = {"item": None, **_state(app, annotator)}
     if item is None:
         return payload
     own = store.labels(annotator=annotator, sample_id=item.sample_id)
-    view = _view(app, item)
-    payload["item"] = blind_item(view, own)
-    if is_complete(view, own):
-        payload["reveal"] = reveal(view, own)
+    payload["item"] = blind_item(_view(app, item), own)
+    shown = _reveal_of(app, item, annotator)
+    if shown is not None:
+        payload["reveal"] = shown
     return payload
 
 
@@ -149,6 +188,7 @@ async def page(request: web.Request) -> web.Response:
         .render(
             csp=None,  # sent as a header by ``guard``, not in the page
             run_name=request.app[RUN_DIR].name,
+            shows_verdicts=request.app[REVEAL],
             sample_size=len(store.sample()),
         )
     )
@@ -190,18 +230,42 @@ async def add_label(request: web.Request) -> web.Response:
             body.annotator, body.sample_id, body.sub_question, body.says_yes, note=body.note
         )
     except LabelRefused as exc:
-        return _refused(exc.reason, status=409 if "already labelled" in exc.reason else 400)
+        conflict = isinstance(exc, LabelNotBlind) or "already labelled" in exc.reason
+        return _refused(exc.reason, status=409 if conflict else 400)
     item = store.sample_item(label.sample_id)
     own = store.labels(annotator=label.annotator, sample_id=label.sample_id)
-    view = _view(request.app, item)
     answer = {
         "label": label.model_dump(mode="json"),
-        "progress": _progress(store, label.annotator),
-        "complete": is_complete(view, own),
+        "complete": is_complete(_view(request.app, item), own),
+        **_state(request.app, label.annotator),
     }
-    if answer["complete"]:
-        answer["reveal"] = reveal(view, own)
     return web.json_response(answer)
+
+
+async def reveals(request: web.Request) -> web.Response:
+    """The panel's verdicts on every item of the annotator's that may be shown now; ``waiting``
+    counts their finished items still open to another annotator (shown once those are done)."""
+    app = request.app
+    store = app[STORE]
+    annotator = _annotator(request)
+    payload: dict = {**_state(app, annotator), "items": [], "waiting": 0}
+    if not app[REVEAL] or not payload["assignment_done"]:
+        return web.json_response(payload)
+    shown = store.revealable(annotator)
+    allowed = {item.sample_id for item in shown}
+    for item in shown:
+        content = _view(app, item).content
+        payload["items"].append(
+            {
+                "sample_id": item.sample_id,
+                "rubric_label": content.rubric_label,
+                "environment_label": content.environment_label,
+                "reveal": _reveal_of(app, item, annotator, allowed),
+            }
+        )
+    finished = sum(done for _, done in store.available_for(annotator))
+    payload["waiting"] = finished - len(shown)
+    return web.json_response(payload)
 
 
 @web.middleware
@@ -235,15 +299,19 @@ def _shown_host(host: str) -> str:
     return f"[{bare}]" if ":" in bare else bare
 
 
-def build_app(run_dir: Path, *, allowed_hosts: frozenset[str] | None = None) -> web.Application:
+def build_app(
+    run_dir: Path, *, allowed_hosts: frozenset[str] | None = None, reveal: bool = False
+) -> web.Application:
     """The app over ``run_dir``'s sample, its items read once now (``run_views``);
-    ``allowed_hosts`` None accepts any Host header."""
+    ``allowed_hosts`` None accepts any Host header; ``reveal`` shows the panel's verdicts to an
+    annotator whose whole assignment is done (never, by default)."""
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
     store = AnnotationStore.open(run_dir)
     app[STORE] = store
     app[RUN_DIR] = Path(run_dir).resolve()
     run_views(run_dir)
     app[ALLOWED_HOSTS] = allowed_hosts
+    app[REVEAL] = reveal
 
     async def close_store(app: web.Application) -> None:
         store.close()
@@ -253,6 +321,7 @@ def build_app(run_dir: Path, *, allowed_hosts: frozenset[str] | None = None) -> 
     app.router.add_get("/api/next", next_item)
     app.router.add_get("/api/item/{sample_id}", one_item)
     app.router.add_post("/api/label", add_label)
+    app.router.add_get("/api/reveals", reveals)
     app.router.add_static("/static/", STATIC, show_index=False, follow_symlinks=False)
     return app
 
@@ -274,6 +343,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 0,
     allow_remote: bool = False,
+    reveal: bool = False,
     announce: Callable[[str], None] = print,
 ) -> None:
     """Serve until interrupted. Refuses a non-loopback host without ``allow_remote``."""
@@ -289,7 +359,7 @@ def serve(
     sock = bound_socket(host, port)
     real_port = sock.getsockname()[1]
     allowed = loopback_hosts(real_port, host) if is_loopback(host) else None
-    app = build_app(run_dir, allowed_hosts=allowed)
+    app = build_app(run_dir, allowed_hosts=allowed, reveal=reveal)
     shown = _shown_host(host)
     announce(f"serving {len(app[STORE].sample())} sample items at http://{shown}:{real_port}/")
     web.run_app(app, sock=sock, print=None, handle_signals=True)

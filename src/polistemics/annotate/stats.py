@@ -39,6 +39,7 @@ from polistemics.annotate.run_data import (
     items_for,
     judge_rows,
 )
+from polistemics.annotate.small_sample import MIN_UNITS, warning
 from polistemics.annotate.store import SAMPLE_COLUMNS, AnnotationStore, Label, SampleItem
 from polistemics.annotate.versus import human_majority, versus_tables
 from polistemics.rubrics import BY_CODE, BY_KEY, Rubric
@@ -86,6 +87,31 @@ class AnnotationStats:
             return NO_SAMPLE
         return None if self.has_labels else NO_LABELS
 
+    @property
+    def warnings(self) -> list[str]:
+        """One sentence per table with rows on fewer than 30 labelled items (``small_sample``);
+        empty without labels (nothing is estimated then)."""
+        if not self.has_labels:
+            return []
+        found = [
+            warning(title, frame)
+            for title, frame in (
+                ("Human-human agreement", self.agreement),
+                ("Humans vs judges", self.versus.get("all", pd.DataFrame())),
+                ("Corrected Rubric Scores", self.rubric_scores),
+                ("Corrected Rubric Scores pooled over models", self.rubric_scores_pooled),
+                ("Corrected Adherence Indices", self.adherence),
+                ("Corrected EMI", self.emi),
+            )
+        ]
+        if self.n_labelled_items < MIN_UNITS:
+            found.insert(
+                0,
+                f"only {self.n_labelled_items} sample items are fully labelled (fewer than "
+                f"{MIN_UNITS}): every figure below is indicative only",
+            )
+        return [text for text in found if text]
+
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table by a file-name-safe name."""
         tables = {
@@ -110,6 +136,8 @@ class AnnotationStats:
             "n_ties": self.n_ties,
             "message": self.message,
             "notes": self.notes,
+            "warnings": self.warnings,
+            "min_labelled_items": MIN_UNITS,
             "tables": {name: _records(table) for name, table in self.tables().items()},
         }
 
@@ -136,8 +164,13 @@ def annotation_stats(
     (the report); otherwise they are read from ``run_dir`` when there are labels.
     """
     run_dir = Path(run_dir)
-    sample, labels = _read_store(run_dir)
+    sample, labels, not_blind = _read_store(run_dir)
     notes: list[str] = []
+    if not_blind:
+        notes.append(
+            f"{not_blind} labels given after the panel's verdicts were shown (to their annotator, "
+            "or on their item to anyone) are not counted: they were not blind"
+        )
     sample_frame = _sample_frame(sample)
     label_frame = _label_frame(labels, sample_frame)
     human_scores = human_answer_scores(label_frame)
@@ -184,13 +217,14 @@ def annotation_stats(
     )
 
 
-def _read_store(run_dir: Path) -> tuple[list[SampleItem], list[Label]]:
+def _read_store(run_dir: Path) -> tuple[list[SampleItem], list[Label], int]:
+    """The sample, the labels that count (blind ones) and how many labels do not."""
     if not run_dir.is_dir():
         raise FileNotFoundError(f"{run_dir}: no such run directory")
     if not RunDir(run_dir).store.is_file():
-        return [], []
+        return [], [], 0
     with AnnotationStore.open(run_dir) as store:
-        return store.sample(), store.labels()
+        return store.sample(), store.counted_labels(), store.labels_after_a_reveal()
 
 
 def _sample_frame(sample: list[SampleItem]) -> pd.DataFrame:

@@ -8,7 +8,11 @@ power cut loses a given label; the primary key makes a second label for the same
 (annotator, item, sub-question) impossible, across threads and processes alike.
 
 Labels are never deleted or changed: a sample can only be replaced while it has none.
-A third table, ``annotation_views``, is a cache: what the app shows of each sample item
+``annotation_reveals`` records each time the app showed an annotator the panel's verdicts on an
+item, with the commit position (``rowid``) of the last label stored then. A label counts in the
+statistics only if it was stored before its annotator saw any verdict and before anyone saw
+its item's verdicts (``counted_labels``); ``add_label`` refuses such labels outright.
+A fourth table, ``annotation_views``, is a cache: what the app shows of each sample item
 (``item_view``), saved with a fingerprint of the run files it was read from, so that a server
 start need not read ~150 MB of run files again. Replacing the sample empties it.
 """
@@ -55,6 +59,13 @@ CREATE TABLE IF NOT EXISTS annotation_labels (
     PRIMARY KEY (annotator, sample_id, sub_question)
 );
 CREATE INDEX IF NOT EXISTS annotation_labels_item ON annotation_labels(sample_id);
+CREATE TABLE IF NOT EXISTS annotation_reveals (
+    annotator TEXT NOT NULL,
+    sample_id TEXT NOT NULL REFERENCES annotation_sample,
+    revealed_at TEXT NOT NULL,
+    label_watermark INTEGER NOT NULL,
+    PRIMARY KEY (annotator, sample_id)
+);
 CREATE TABLE IF NOT EXISTS annotation_views (
     sample_id TEXT PRIMARY KEY,
     fingerprint TEXT NOT NULL,
@@ -80,6 +91,14 @@ SAMPLE_COLUMNS = (
     "annotators_wanted",
     "seed",
 )
+# A label is not blind when it was stored after its annotator saw any verdict, or after anyone
+# saw its item's verdicts (names are not authentication: another name may be the same person).
+# Labels are never deleted, so rowid is their commit order; a reveal keeps the last rowid then.
+_AFTER_A_REVEAL = """EXISTS (
+    SELECT 1 FROM annotation_reveals AS r
+    WHERE (r.annotator = annotation_labels.annotator OR r.sample_id = annotation_labels.sample_id)
+      AND annotation_labels.rowid > r.label_watermark
+)"""
 _LABEL_COLUMNS = (
     "annotator",
     "sample_id",
@@ -142,6 +161,10 @@ class LabelRefused(ValueError):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+class LabelNotBlind(LabelRefused):
+    """A label refused because the panel's verdicts were shown to its annotator or on its item."""
 
 
 class SampleExistsError(ValueError):
@@ -345,12 +368,19 @@ class AnnotationStore:
                 source=source,
             )
             try:
-                # One statement is one transaction; the primary key settles races.
-                self._db.execute(
+                # One statement is one transaction: the primary key settles races, and no
+                # reveal can slip in between the check for one and the insert.
+                stored = self._db.execute(
                     f"INSERT INTO annotation_labels ({', '.join(_LABEL_COLUMNS)}) "
-                    "VALUES (?,?,?,?,?,?,?)",
-                    (name, item.sample_id, code, int(says_yes), note, when.isoformat(), source),
-                )
+                    "SELECT ?,?,?,?,?,?,? WHERE NOT EXISTS (SELECT 1 FROM annotation_reveals "
+                    "WHERE annotator = ? OR sample_id = ?)",
+                    (
+                        *(name, item.sample_id, code, int(says_yes), note, when.isoformat()),
+                        source,
+                        name,
+                        item.sample_id,
+                    ),
+                ).rowcount
             except sqlite3.IntegrityError as exc:
                 if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
                     raise LabelRefused(
@@ -360,7 +390,23 @@ class AnnotationStore:
                 raise LabelRefused(
                     f"item {item.sample_id!r} is not in the run's annotation sample"
                 ) from None
+            if not stored:
+                raise LabelNotBlind(self._why_not_blind(name, item.sample_id))
         return label
+
+    def _why_not_blind(self, annotator: str, sample_id: str) -> str:
+        (seen,) = self._db.execute(
+            "SELECT COUNT(*) FROM annotation_reveals WHERE annotator = ?", (annotator,)
+        ).fetchone()
+        if seen:
+            return (
+                f"{annotator} has seen the panel's verdicts, so their labels are no longer "
+                "blind and none is taken any more"
+            )
+        return (
+            f"the panel's verdicts on item {sample_id} have been shown, so labels on it are no "
+            "longer blind and none is taken any more"
+        )
 
     def labels(self, annotator: str | None = None, sample_id: str | None = None) -> list[Label]:
         """Stored labels in the order they were committed, optionally of one annotator/item."""
@@ -377,6 +423,22 @@ class AnnotationStore:
         with self._lock:
             rows = self._db.execute(sql + " ORDER BY rowid", args).fetchall()
         return [_label_from_row(row) for row in rows]
+
+    def counted_labels(self) -> list[Label]:
+        """The labels the statistics use: those stored before their annotator saw any of the
+        panel's verdicts and before anyone saw their item's verdicts (docs/annotation-app.md)."""
+        sql = f"SELECT {', '.join(_LABEL_COLUMNS)} FROM annotation_labels"
+        with self._lock:
+            rows = self._db.execute(f"{sql} WHERE NOT {_AFTER_A_REVEAL} ORDER BY rowid").fetchall()
+        return [_label_from_row(row) for row in rows]
+
+    def labels_after_a_reveal(self) -> int:
+        """How many stored labels are not counted, because they were given after a reveal."""
+        with self._lock:
+            (n,) = self._db.execute(
+                f"SELECT COUNT(*) FROM annotation_labels WHERE {_AFTER_A_REVEAL}"
+            ).fetchone()
+        return n
 
     def annotators(self) -> list[str]:
         with self._lock:
@@ -428,6 +490,65 @@ class AnnotationStore:
         """(items this annotator fully labelled, items open to them)."""
         open_items = self.available_for(annotator)
         return sum(done for _, done in open_items), len(open_items)
+
+    # -- the reveal ---------------------------------------------------------------------------
+
+    def assignment_done(self, annotator: str) -> bool:
+        """Whether ``annotator`` has finished their whole assignment: every item open to them
+        (``available_for``) fully labelled. A name that has labelled nothing yet has every
+        item nobody else took still open to it."""
+        return all(done for _, done in self.available_for(annotator))
+
+    def revealable(self, annotator: str) -> list[SampleItem]:
+        """The items whose panel verdicts ``annotator`` may see now (the ``--reveal`` policy):
+        none until their whole assignment is done; then each item they fully labelled that is
+        closed, i.e. labelled fully by as many annotators as it wants and by everyone who
+        started it, so that showing it spoils no one's blind label on it."""
+        name = clean_annotator(annotator)
+        if not self.assignment_done(name):
+            return []
+        with self._lock:
+            items = self._cached_sample()[1]
+            counts = self._db.execute(
+                "SELECT sample_id, annotator, COUNT(*) FROM annotation_labels "
+                "GROUP BY sample_id, annotator"
+            ).fetchall()
+        wanted = {item.sample_id: len(item.sub_questions) for item in items}
+        finished: dict[str, set[str]] = defaultdict(set)
+        started: dict[str, set[str]] = defaultdict(set)
+        for sample_id, who, n in counts:
+            started[sample_id].add(who)
+            if n >= wanted.get(sample_id, n + 1):
+                finished[sample_id].add(who)
+        return [
+            item
+            for item in items
+            if name in finished[item.sample_id]
+            and finished[item.sample_id] == started[item.sample_id]
+            and len(finished[item.sample_id]) >= item.annotators_wanted
+        ]
+
+    def record_reveal(self, annotator: str, sample_id: str) -> None:
+        """Note that ``annotator`` is being shown the panel's verdicts on ``sample_id`` (kept
+        with the last label stored now; every later label of theirs, or on the item, is not
+        blind). Committed before the verdicts are sent."""
+        name = clean_annotator(annotator)
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO annotation_reveals "
+                "(annotator, sample_id, revealed_at, label_watermark) "
+                "SELECT ?, ?, ?, COALESCE(MAX(rowid), 0) FROM annotation_labels",
+                (name, sample_id, datetime.now(UTC).isoformat()),
+            )
+
+    def revealed(self, annotator: str | None = None) -> list[tuple[str, str]]:
+        """(annotator, sample id) of every reveal so far, optionally of one annotator."""
+        sql = "SELECT annotator, sample_id FROM annotation_reveals"
+        args: tuple = ()
+        if annotator is not None:
+            sql, args = sql + " WHERE annotator = ?", (annotator.strip(),)
+        with self._lock:
+            return [tuple(row) for row in self._db.execute(sql + " ORDER BY rowid", args)]
 
 
 def _sample_row(item: SampleItem) -> list:

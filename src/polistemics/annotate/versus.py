@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 
 from polistemics.annotate.agreement import LABEL_KEY, POOLED, rating_counts
+from polistemics.annotate.small_sample import COLUMN as SMALL_SAMPLE
+from polistemics.annotate.small_sample import flag
 from polistemics.stats import gwet_ac1, wilson_interval
 
 PANEL = "panel majority"
@@ -34,6 +36,7 @@ GRAINS: dict[str, tuple[str, ...]] = {
 }
 VERSUS_COLUMNS = (
     "n",
+    "n_items",  # distinct sample items (the units; n counts item x sub-question)
     "tp",
     "fp",
     "fn",
@@ -49,6 +52,7 @@ VERSUS_COLUMNS = (
     "no_when_human_yes",
     "no_when_human_yes_ci_low",
     "no_when_human_yes_ci_high",
+    SMALL_SAMPLE,  # fewer than 30 sample items: accuracy, AC1 and intervals are rough
 )
 
 
@@ -114,7 +118,7 @@ def versus_table(
     if not joined.empty:
         for key, group in joined.groupby(keys, sort=True, dropna=False):
             rows.append((*key, *_compare(group)))
-    table = pd.DataFrame(rows, columns=[*keys, *VERSUS_COLUMNS])
+    table = flag(pd.DataFrame(rows, columns=[*keys, *VERSUS_COLUMNS[:-1]]), "n_items")
     # The panel first, then the judges in seat order.
     order = table["judge"].map(lambda j: (j != PANEL, str(j)))
     return table.iloc[sorted(range(len(table)), key=lambda i: order.iloc[i])].reset_index(drop=True)
@@ -135,6 +139,7 @@ def _compare(group: pd.DataFrame) -> tuple:
     ac1 = gwet_ac1(np.column_stack([2 - yes_votes, yes_votes])) if n else float("nan")
     return (
         n,
+        group["sample_id"].nunique(),
         tp,
         fp,
         fn,

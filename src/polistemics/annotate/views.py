@@ -1,10 +1,11 @@
 """The JSON the annotation page gets: an item blind (what the judges were shown, the annotator's
-own labels) and, only once the annotator has answered every sub-question, the reveal (the target
-model and each panel seat's verdicts beside the annotator's).
+own labels) and the reveal (the target model and each panel seat's verdicts beside the
+annotator's), which the server sends only as its policy allows (``server._reveal_of``: with
+``--reveal``, once the annotator's whole assignment is done).
 
 Blindness is by construction: ``blind_item`` reads only ``ItemView.content``, which holds no
-verdict and no model name; ``reveal`` is the one function that reads ``ItemView.reveal``, and it
-refuses while a sub-question is unanswered.
+verdict and no model name; ``reveal_verdicts`` is the one function that reads
+``ItemView.reveal``, and it refuses while a sub-question is unanswered.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def blind_item(view: ItemView, labels: Sequence[Label]) -> dict:
     return {**view.content.model_dump(mode="json"), "labels": own_labels(labels)}
 
 
-def reveal(view: ItemView, labels: Sequence[Label]) -> dict:
+def reveal_verdicts(view: ItemView, labels: Sequence[Label]) -> dict:
     """The model and the panel's verdicts beside the annotator's own, per sub-question."""
     if not is_complete(view, labels):
         raise NotAnsweredYet("the panel's verdicts are shown only after every sub-question")

@@ -16,7 +16,13 @@ from rich.console import Console
 from rich.table import Table
 
 from polistemics.annotate.item_view import prepare_views
-from polistemics.annotate.jsonl_io import export_lines, import_file, write_export
+from polistemics.annotate.jsonl_io import (
+    design_lines,
+    export_lines,
+    import_file,
+    write_design,
+    write_export,
+)
 from polistemics.annotate.run_data import RunDataError
 from polistemics.annotate.sample import (
     DEFAULT_OVERLAP,
@@ -135,7 +141,8 @@ def export(
         typer.Option("--out", "-o", help="Write the JSONL here (default: standard output)."),
     ] = None,
 ) -> None:
-    """Export the sample items (blind) and every label as JSONL (docs/annotation.md)."""
+    """Export the sample items (blind: nothing derived from the judges) and every label as
+    JSONL (docs/annotation.md)."""
     run = _finished_run(run)
     with user_errors(RunDataError, RunFileError, OSError):
         if out is None:
@@ -144,6 +151,25 @@ def export(
             return
         count = write_export(run, out)
     print(f"wrote {count} lines to {out}", file=sys.stderr)
+
+
+def design(
+    run: RunArgument,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Write the JSONL here (default: standard output)."),
+    ] = None,
+) -> None:
+    """Export each sample item's stratum and weight (for analysis; not blind: it tells whether
+    the judges agreed, so keep it from annotators)."""
+    run = _finished_run(run)
+    with user_errors(RunFileError, OSError):
+        if out is None:
+            for line in design_lines(run):
+                typer.echo(line)
+            return
+        count = write_design(run, out)
+    print(f"wrote {count} design lines to {out} (not blind)", file=sys.stderr)
 
 
 def import_labels(
@@ -181,4 +207,5 @@ def register(app: typer.Typer) -> None:
     )
     annotate.command("sample")(sample)
     annotate.command("export")(export)
+    annotate.command("design")(design)
     annotate.command("import")(import_labels)

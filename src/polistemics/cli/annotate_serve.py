@@ -1,7 +1,9 @@
 """CLI command ``polistemics annotate serve RUN``: the annotation web app (issue 17).
 
 Binds 127.0.0.1 unless ``--host`` names another address, which also needs ``--allow-remote``
-(annotator names are not authentication) and prints a warning. ``--port 0`` picks a free port;
+(annotator names are not authentication) and prints a warning. ``--reveal`` shows an annotator
+the panel's verdicts once their whole assignment is done (never without it). ``--port 0`` picks
+a free port;
 the URL is printed either way. The server (aiohttp) is imported only when the command runs, so
 the other commands do not pay for it.
 """
@@ -39,13 +41,28 @@ def serve_command(
             "--allow-remote", help="Allow a --host other machines can reach (no authentication)."
         ),
     ] = False,
+    reveal: Annotated[
+        bool,
+        typer.Option(
+            "--reveal",
+            help="Show an annotator the panel's verdicts once their whole assignment is done "
+            "(default: never).",
+        ),
+    ] = False,
 ) -> None:
     """Serve the annotation page for the run's sample on a local web server."""
     from polistemics.annotate.server import HostRefused, NoSample, serve
 
     run = _finished_run(run)
     with user_errors(HostRefused, NoSample, RunDataError, OSError):
-        serve(Path(run), host=host, port=port, allow_remote=allow_remote, announce=_announce)
+        serve(
+            Path(run),
+            host=host,
+            port=port,
+            allow_remote=allow_remote,
+            reveal=reveal,
+            announce=_announce,
+        )
 
 
 def register(app: typer.Typer) -> None:

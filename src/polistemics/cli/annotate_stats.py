@@ -15,6 +15,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from polistemics.annotate.small_sample import COLUMN as SMALL_SAMPLE
+from polistemics.annotate.small_sample import MIN_UNITS, warning
 from polistemics.annotate.stats import AnnotationStats, annotation_stats
 from polistemics.cli.errors import user_errors
 from polistemics.cli.groups import group
@@ -40,6 +42,21 @@ def _table(title: str, frame: pd.DataFrame, columns: dict[str, object]) -> Table
     return table
 
 
+SMALL_MARK = f"n<{MIN_UNITS}!"
+
+
+def _small(row: pd.Series) -> str:
+    return SMALL_MARK if row.get(SMALL_SAMPLE, False) else ""
+
+
+def _print_table(console: Console, name: str, table: Table, frame: pd.DataFrame) -> None:
+    """The table, then a warning line when some of its rows rest on few labelled items."""
+    console.print(table)
+    text = warning(name, frame)
+    if text:
+        console.print(f"warning: {text} (marked {SMALL_MARK})", markup=False, style="bold")
+
+
 def render(stats: AnnotationStats, console: Console) -> None:
     console.print(
         f"{stats.n_sample} sample items, {stats.n_labels} labels by "
@@ -47,11 +64,20 @@ def render(stats: AnnotationStats, console: Console) -> None:
     )
     for note in stats.notes:
         console.print(f"note: {note}", markup=False)
+    if stats.has_labels and stats.n_labelled_items < MIN_UNITS:
+        console.print(
+            f"warning: only {stats.n_labelled_items} sample items are fully labelled (fewer "
+            f"than {MIN_UNITS}): every figure below is indicative only",
+            markup=False,
+            style="bold",
+        )
     if stats.message:
         console.print(stats.message, markup=False)
     if not stats.has_labels:
         return
-    console.print(
+    _print_table(
+        console,
+        "Human-human agreement",
         _table(
             "Human-human agreement (items labelled by >= 2 annotators)",
             stats.agreement,
@@ -63,14 +89,18 @@ def render(stats: AnnotationStats, console: Console) -> None:
                 "% agreement": lambda r: percent(r["percent_agreement"], unit=""),
                 "Fleiss' κ": lambda r: number(r["fleiss_kappa"]),
                 "AC1": lambda r: number(r["gwet_ac1"]),
+                "": _small,
             },
-        )
+        ),
+        stats.agreement,
     )
     console.print(f"{stats.n_ties} item x sub-question ties between annotators left out below")
     for grain, title in (("all", "all items"), ("rubric", "per rubric")):
         frame = stats.versus[grain]
         group = "group" if grain == "all" else grain
-        console.print(
+        _print_table(
+            console,
+            f"Humans vs judges, {title}",
             _table(
                 f"Humans vs judges, {title} (human majority as truth)",
                 frame,
@@ -78,13 +108,16 @@ def render(stats: AnnotationStats, console: Console) -> None:
                     "Judge": "judge",
                     "Group": group,
                     "n": "n",
+                    "Items": "n_items",
                     "TP/FP/FN/TN": lambda r: f"{r['tp']}/{r['fp']}/{r['fn']}/{r['tn']}",
                     "Accuracy %": lambda r: percent(r["accuracy"], unit=""),
                     "AC1": lambda r: number(r["ac1"]),
                     "Yes | human No %": lambda r: percent(r["yes_when_human_no"], unit=""),
                     "No | human Yes %": lambda r: percent(r["no_when_human_yes"], unit=""),
+                    "": _small,
                 },
-            )
+            ),
+            frame,
         )
     scores = {
         "Answers": "n_answers",
@@ -93,23 +126,32 @@ def render(stats: AnnotationStats, console: Console) -> None:
         "Corrected %": lambda r: percent(r["corrected"], unit=""),
         "95% CI": row_interval(),
         "Difference (pp)": lambda r: percent(r["difference"], unit=""),
+        "": _small,
     }
-    console.print(
+    _print_table(
+        console,
+        "Corrected Rubric Scores",
         _table(
             "Corrected Rubric Scores (PPI) vs panel-only",
             stats.rubric_scores,
             {"Variant": "variant", "Model": "model", "IE": "environment", "Rubric": "rubric"}
             | scores,
-        )
+        ),
+        stats.rubric_scores,
     )
-    console.print(
+    _print_table(
+        console,
+        "Corrected Adherence Indices",
         _table(
             "Corrected Adherence Indices vs panel-only",
             stats.adherence,
             {"Variant": "variant", "Model": "model", "IE": "environment"} | scores,
-        )
+        ),
+        stats.adherence,
     )
-    console.print(
+    _print_table(
+        console,
+        "Corrected EMI",
         _table(
             "Corrected EMI (delta-method CI) vs panel-only",
             stats.emi,
@@ -117,12 +159,15 @@ def render(stats: AnnotationStats, console: Console) -> None:
                 "Variant": "variant",
                 "Model": "model",
                 "IEs": "n_environments",
+                "Labelled": "n_labelled",
                 "Panel %": lambda r: percent(r["panel"], unit=""),
                 "Corrected %": lambda r: percent(r["corrected"], unit=""),
                 "95% CI": row_interval(),
                 "Difference (pp)": lambda r: percent(r["difference"], unit=""),
+                "": _small,
             },
-        )
+        ),
+        stats.emi,
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from polistemics.annotate.agreement import POOLED
+from polistemics.annotate.small_sample import MIN_UNITS
 from polistemics.annotate.stats import AnnotationStats, annotation_stats
 from polistemics.report.formatting import number, percent, row_interval, signed_points
 from polistemics.report.inputs import ReportInputs
@@ -50,6 +51,13 @@ def _pooled_last(frame: pd.DataFrame, column: str) -> pd.DataFrame:
 
 RUBRIC = Column("Rubric", "rubric", _or_all(rubric_label))
 ENVIRONMENT = Column("Environment", "environment", _or_all(environment_label))
+SMALL = Column(
+    "Sample",
+    "small_sample",
+    lambda small: f"fewer than {MIN_UNITS} labelled: indicative" if small else "",
+    title=f"rests on fewer than {MIN_UNITS} labelled items: rough, read as indicative only",
+    limit=None,
+)
 SCORE_COLUMNS = [
     Column("Answers", "n_answers", numeric=True),
     Column("Labelled", "n_labelled", numeric=True, title="labelled sample answers used"),
@@ -57,6 +65,7 @@ SCORE_COLUMNS = [
     Column("Corrected (PPI)", "corrected", percent, numeric=True),
     Column("95% CI", row_interval(), numeric=True),
     Column("Difference (pp)", "difference", signed_points, numeric=True),
+    SMALL,
 ]
 
 
@@ -93,6 +102,7 @@ def _agreement(stats: AnnotationStats) -> TableView:
             Column("% agreement", "percent_agreement", percent, numeric=True),
             Column("Fleiss' κ", "fleiss_kappa", number, numeric=True),
             Column("Gwet's AC1", "gwet_ac1", number, numeric=True),
+            SMALL,
         ],
         caption="Human-human agreement on the items several annotators labelled",
         table_id="human-agreement",
@@ -138,6 +148,7 @@ def _versus(stats: AnnotationStats, grain: str) -> TableView:
             Column("AC1", "ac1", number, numeric=True),
             Column("Yes | human No", "yes_when_human_no", percent, numeric=True),
             Column("No | human Yes", "no_when_human_yes", percent, numeric=True),
+            SMALL,
         ],
         caption=f"Humans (annotators' majority) vs each judge and the panel, "
         f"{VERSUS_CAPTIONS[grain]}",
@@ -178,6 +189,7 @@ def _scores(stats: AnnotationStats, content_labels) -> dict[str, TableView]:
                 Column("Corrected", "corrected", percent, numeric=True),
                 Column("95% CI", row_interval(), numeric=True),
                 Column("Difference (pp)", "difference", signed_points, numeric=True),
+                SMALL,
             ],
             caption="EMI: geometric mean of the corrected Adherence Indices (delta-method CI)",
             table_id="corrected-emi",
@@ -198,7 +210,7 @@ def human_validation_view(content) -> dict:
         "n_annotators": len(stats.annotators),
         "n_labelled_items": stats.n_labelled_items,
         "n_ties": stats.n_ties,
-        "notes": list(stats.notes),
+        "notes": [*(f"Warning: {text}" for text in stats.warnings), *stats.notes],
         "design": None if stats.design.empty else _design(stats),
     }
     if not stats.has_labels:

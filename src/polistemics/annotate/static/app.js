@@ -121,19 +121,15 @@
     note.disabled = true;
   }
 
-  function renderReveal(reveal) {
-    const box = $("reveal");
-    if (!reveal) {
-      box.hidden = true;
-      return;
-    }
-    text($("reveal-model"), reveal.model);
-    const head = $("reveal-head");
-    head.replaceChildren(element("th", "", "Question"), element("th", "", "You"));
-    for (const judge of reveal.judges) head.append(element("th", "", judge));
-    head.append(element("th", "", "Panel majority"));
-    const body = $("reveal-table").querySelector("tbody");
-    body.replaceChildren();
+  // The server sends a reveal only when its policy allows (docs/annotation-app.md, "Blind").
+  function fillRevealTable(table, reveal) {
+    const headRow = element("tr");
+    headRow.append(element("th", "", "Question"), element("th", "", "You"));
+    for (const judge of reveal.judges) headRow.append(element("th", "", judge));
+    headRow.append(element("th", "", "Panel majority"));
+    const head = element("thead");
+    head.append(headRow);
+    const body = element("tbody");
     for (const row of reveal.rows) {
       const tr = element("tr");
       tr.append(element("th", "", row.code), element("td", "", row.you));
@@ -141,7 +137,48 @@
       tr.append(element("td", "", row.majority));
       body.append(tr);
     }
+    table.replaceChildren(head, body);
+  }
+
+  function renderReveal(reveal) {
+    const box = $("reveal");
+    if (!reveal) {
+      box.hidden = true;
+      return;
+    }
+    text($("reveal-model"), reveal.model);
+    fillRevealTable($("reveal-table"), reveal);
     box.hidden = false;
+  }
+
+  async function showReveals() {
+    const box = $("reveals");
+    box.hidden = true;
+    const { ok, data } = await call("GET", `/api/reveals?${query({ annotator: state.annotator })}`);
+    if (!ok || !data.items) return;
+    const list = $("reveals-list");
+    list.replaceChildren();
+    for (const entry of data.items) {
+      const article = element("article", "revealed");
+      article.dataset.sampleId = entry.sample_id;
+      article.append(
+        element("h3", "", `${entry.sample_id}: ${entry.rubric_label} (${entry.environment_label})`),
+        element("p", "", `Target model: ${entry.reveal.model}`),
+      );
+      const table = element("table");
+      fillRevealTable(table, entry.reveal);
+      article.append(table);
+      list.append(article);
+    }
+    const waiting = $("reveals-waiting");
+    text(
+      waiting,
+      data.waiting
+        ? `${data.waiting} of your items are still being labelled by others; their verdicts are shown once that is done.`
+        : "",
+    );
+    waiting.hidden = !data.waiting;
+    box.hidden = data.items.length === 0 && !data.waiting;
   }
 
   function render(payload) {
@@ -150,7 +187,10 @@
     showProgress(payload.progress);
     $("done").hidden = item !== null;
     $("item").hidden = item === null;
-    if (item === null) return;
+    if (item === null) {
+      if (payload.shows_verdicts && payload.assignment_done) return showReveals();
+      return;
+    }
     $("item").dataset.sampleId = item.sample_id;
     text($("item-id"), item.sample_id);
     text($("item-rubric"), item.rubric_label);
@@ -208,7 +248,7 @@
       state.history.push(data.item.sample_id);
       state.at = state.history.length - 1;
     }
-    render(data);
+    return render(data);
   }
 
   function nextItem() {
@@ -226,8 +266,11 @@
   }
 
   function back() {
-    if (state.at <= 0) return;
-    state.at -= 1;
+    // From the "no item left" page, ← shows the last item again.
+    if (state.item !== null || state.at < 0) {
+      if (state.at <= 0) return;
+      state.at -= 1;
+    }
     return load(`/api/item/${encodeURIComponent(state.history[state.at])}?${query({ annotator: state.annotator })}`, false);
   }
 
@@ -257,7 +300,6 @@
     markAnswered(row, data.label);
     showProgress(data.progress);
     updateState();
-    if (data.reveal) renderReveal(data.reveal);
     const open = item.sub_questions.findIndex((q) => !item.labels[q.code]);
     if (open !== -1) setFocus(open);
   }
@@ -288,7 +330,7 @@
       return;
     }
     const action = actions[name];
-    if (!action || (!state.item && !["s", "ArrowRight"].includes(name))) return;
+    if (!action || (!state.item && !["s", "ArrowRight", "ArrowLeft"].includes(name))) return;
     event.preventDefault();
     enqueue(action);
   }

@@ -241,3 +241,35 @@ def test_a_reply_past_the_byte_limit_is_a_recorded_error_not_retried(tmp_path: P
         result = call(base_url, tmp_path)
     assert result.status == "error" and "reply larger than" in (result.error or "")
     assert len(seen) == 1
+
+
+DEEP = "[" * 100_000
+
+
+def _deep_tool_arguments(_: dict) -> web.Response:
+    call = {"type": "function", "function": {"name": "output", "arguments": DEEP}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    choice = {"index": 0, "finish_reason": "tool_calls", "message": message}
+    return web.json_response(completion(None, choices=[choice]))
+
+
+DEEP_REPLIES: dict[str, Reply] = {
+    "reply-body": lambda _: web.Response(text=DEEP, content_type="application/json"),
+    "error-body": lambda _: web.Response(status=500, text=DEEP, content_type="application/json"),
+    "tool-arguments": _deep_tool_arguments,
+}
+
+
+@pytest.mark.parametrize("where", DEEP_REPLIES)
+def test_a_reply_nested_too_deeply_is_a_recorded_error_not_a_crash(
+    where: str, tmp_path: Path
+) -> None:
+    """Issue 27, defect 4: json.loads raised RecursionError out of the client on a body, an
+    error body or tool arguments 100,000 brackets deep."""
+    with provider(DEEP_REPLIES[where]) as base_url:
+        if where == "tool-arguments":
+            result = asyncio.run(_tool_call(base_url, tmp_path))
+        else:
+            result = call(base_url, tmp_path)
+    assert not result.ok
+    assert result.error

@@ -512,7 +512,7 @@ def _tool_arguments(message: dict, tool: str) -> tuple[str | None, str | None]:
     if isinstance(arguments, str):
         try:
             parsed = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arguments nested too deeply
             parsed = None
         if isinstance(parsed, dict):
             return arguments, None

@@ -171,6 +171,8 @@ class ChatTransport:
             parsed = json.loads(raw)
         except (UnicodeDecodeError, ValueError) as exc:
             raise MalformedBody(f"not JSON ({exc})") from exc
+        except RecursionError as exc:  # a body nested deeper than Python's stack
+            raise MalformedBody("not JSON (nested too deeply)") from exc
         if not isinstance(parsed, dict):
             raise MalformedBody("not a JSON object")
         return parsed
@@ -274,7 +276,7 @@ def _error_message(raw: bytes) -> str:
     text = raw.decode("utf-8", errors="replace")
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: an error body nested too deeply
         return text.strip() or "(empty body)"
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):

@@ -115,3 +115,22 @@ def test_hostile_party_names_stay_plain_text(tmp_path: Path) -> None:
     svg = figures.sanitisation.svg
     assert "<script>" not in svg and "\u202e" not in svg
     assert figures.sanitisation.save(tmp_path, "svg").parent == tmp_path
+
+
+@pytest.mark.parametrize("total", [1, 2, 3, 7, 9, 11, 13, 25, 29, 31, 59])
+def test_sanitisation_figure_draws_parties_at_0_and_n_of_n(total: int, tmp_path: Path) -> None:
+    """Issue 27: a party at 0/n or n/n I4 made a Wilson bound a hair past the rate (5.55e-17
+    below 0 at n = 3, 0.9999999999999998 at some n), and Fig. 39's error bars refused the
+    negative length. Small pilots hit this."""
+    spec = [
+        ("m1", B, "p1", I4, 0, total),
+        ("m1", B, "p2", I4, total, total),
+        ("m1", B, "p1", F1, 1, 2),
+    ]
+    cells = cells_frame(rate_cells(spec)).assign(country="DE")
+    tables, found, _ = figures_of(cells, country="DE")
+    fig = sanitisation_figure(found, tables)
+    assert fig.paper_ref == "Fig. 39"
+    rows = found.sanitisation.set_index("party_id")
+    assert rows.loc["p1", "ci_low"] == 0.0 and rows.loc["p2", "ci_high"] == 1.0
+    assert fig.save(tmp_path, "svg").is_file()

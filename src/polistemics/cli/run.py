@@ -212,6 +212,22 @@ def _print_summary(result, paths: dict[str, Path]) -> None:
     out.print(f"model calls made: {result.calls_made}")
     for label, path in paths.items():
         out.print(f"{label}: {path}")
+    for warning in unscored_warnings(result):
+        print(f"warning: {warning}", file=sys.stderr)
+
+
+def unscored_warnings(result) -> list[str]:
+    """A target model whose answers came back but none of which was scored (every verdict
+    missing) is named, so a run does not end with an empty ``cells.csv`` without a word."""
+    answered = {a.model for a in result.answers or () if a.ok}
+    scored = result.scored
+    cells = scored.cells if scored is not None else None
+    with_cells = set(cells["model"]) if cells is not None and len(cells) else set()
+    return [
+        f"{model}: answers were given but no verdict could be scored (scores/cells.csv has no "
+        "row for it); run.json's judge_parsing says why"
+        for model in sorted(answered - with_cells)
+    ]
 
 
 def register(app: typer.Typer) -> None:

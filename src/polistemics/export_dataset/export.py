@@ -21,7 +21,7 @@ from polistemics.export_dataset.card import CardFacts, data_files, render_card
 from polistemics.export_dataset.parquet import require_pyarrow, write_table
 from polistemics.llm.redact import Redactor
 from polistemics.paths import inside, output_folder, write_text_replacing
-from polistemics.runlog import RunDir, RunFileError, RunManifest
+from polistemics.runlog import EnvironmentItem, RunDir, RunManifest
 
 CARD_FILE = "README.md"
 
@@ -95,7 +95,13 @@ def export_dataset(
     return result
 
 
-def _facts(items, manifest: RunManifest | None, rows, license: str, run: RunDir) -> CardFacts:
+def _facts(
+    items: list[EnvironmentItem],
+    manifest: RunManifest | None,
+    rows: dict[str, int],
+    license: str,
+    run: RunDir,
+) -> CardFacts:
     config = manifest.config if manifest is not None else None
     return CardFacts(
         name=(config.name if config is not None and config.name else run.root.name),
@@ -132,4 +138,4 @@ def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
     return value
 
 
-__all__ = ["CARD_FILE", "DatasetExport", "ExportError", "RunFileError", "export_dataset"]
+__all__ = ["CARD_FILE", "DatasetExport", "ExportError", "export_dataset"]

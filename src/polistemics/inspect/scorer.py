@@ -25,7 +25,7 @@ from polistemics.judging.panel import judge_answers
 from polistemics.llm.registry import ModelEndpoint, default_registry
 from polistemics.llm.session import open_client
 from polistemics.rubrics import Rubric
-from polistemics.runlog import Answer, JudgeVerdictRecord
+from polistemics.runlog import Answer, EnvironmentItem, JudgeVerdictRecord
 from polistemics.scoring.indices import adherence_indices, rubric_scores
 from polistemics.scoring.verdict_table import score_run
 
@@ -73,7 +73,9 @@ def judge_panel(judges: Sequence[str] = PAPER_JUDGES, models_file: str | None = 
     return score
 
 
-def panel_scores(records: Sequence[JudgeVerdictRecord], item, panel_size: int) -> dict[str, float]:
+def panel_scores(
+    records: Sequence[JudgeVerdictRecord], item: EnvironmentItem, panel_size: int
+) -> dict[str, float]:
     """Per rubric the share of passing majority verdicts, and their mean (NaN: none)."""
     cells = score_run(records, [item], panel_size=panel_size, countries={}).cells
     values = dict.fromkeys(SCORE_KEYS, math.nan)

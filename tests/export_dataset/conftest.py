@@ -26,9 +26,16 @@ def build_demo_run(folder: Path) -> Path:
     return config.run_dir()
 
 
+_BUILT: list[Path] = []  # the run, built once per process
+
+
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_demo_run(tmp_path_factory.mktemp("dataset-study"))
+    """Read-only. The fixture is imported by other folders' tests (cli, inspect), where pytest
+    counts it as a fixture of its own, so the run is kept here and built only once."""
+    if not _BUILT:
+        _BUILT.append(build_demo_run(tmp_path_factory.mktemp("dataset-study")))
+    return _BUILT[0]
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "environments": ("environments",),
     "score": ("score",),
     "compare": ("compare",),
+    "export": ("export",),
     "report": ("report",),
     "run": ("run",),
     "cache": ("cache",),

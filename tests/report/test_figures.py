@@ -41,8 +41,10 @@ from polistemics.report.figures import (
 from polistemics.report.figures.export import (
     KEYS_FILE,
     MAX_KEYS_BYTES,
+    MIN_PARALLEL_FIGURES,
     inline_svg,
     save_figures,
+    svg_document,
     write_figure,
 )
 from polistemics.report.figures.heatmap import _tick_text, cell_text
@@ -214,7 +216,8 @@ def test_figures_written_by_forked_workers_match_one_by_one_saves(figures, tmp_p
     (tmp_path / "together").mkdir()
     (tmp_path / "alone").mkdir()
     together = save_figures(found.all(), tmp_path / "together", formats)
-    assert len(together) == len(found.all()) * len(formats) >= 8  # enough to fork workers
+    assert len(together) == len(found.all()) * len(formats)
+    assert len(found.all()) >= MIN_PARALLEL_FIGURES  # enough to fork workers
     for path in together:
         fig = next(f for f in found.all() if f.stem == path.stem)
         alone = fig.save(tmp_path / "alone", path.suffix[1:])
@@ -478,3 +481,19 @@ def test_a_hostile_keys_file_only_makes_every_file_drawn_again(
     assert not keys.is_symlink()
     if hostile == "link":
         assert "sha256" in (tmp_path / "outside.json").read_text(encoding="utf-8")  # untouched
+
+
+def test_svg_documents_rendered_by_workers_are_those_rendered_here(figures, tmp_path: Path) -> None:
+    tables, found = figures
+    here = election_figures(tables, ModelLabels({"m1": "Model One"})).all()  # drawn anew
+    reference = [svg_document(f.figure, f.figure_id) for f in here]
+    assert len(found.all()) >= MIN_PARALLEL_FIGURES  # rendered by forked workers
+    (tmp_path / "together").mkdir()
+    (tmp_path / "alone").mkdir()
+    paths = save_figures(found.all(), tmp_path / "together", ("svg", "png"))
+    assert [f.svg_document for f in found.all()] == reference
+    svgs = [p for p in paths if p.suffix == ".svg"]
+    assert [p.read_text(encoding="utf-8") for p in svgs] == reference
+    for fig, alone in zip(found.all(), here, strict=True):  # the same box as a serial save
+        png = tmp_path / "together" / f"{fig.stem}.png"
+        assert png.read_bytes() == alone.save(tmp_path / "alone", "png").read_bytes()

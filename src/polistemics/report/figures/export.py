@@ -170,7 +170,7 @@ class FigureFiles:
 # The figures a pool's forked workers draw from (set just before the fork, read by index in the
 # workers: a figure is not sent to them, they inherit it).
 _FORKED: Sequence[FigureFiles] = ()
-MIN_PARALLEL_FILES = 8  # fewer files are drawn here: a fork costs more than it saves
+MIN_PARALLEL_FIGURES = 4  # fewer figures are drawn here: a fork costs more than it saves
 
 
 def save_figures(
@@ -186,41 +186,79 @@ def save_figures(
 def saving_figures(
     figures: Sequence[FigureFiles], folder: Path, formats: Sequence[str]
 ) -> Iterator[list[Path]]:
-    """``save_figures`` that lets the caller work while files are drawn: the SVG files are
-    written on entry, here; the others by worker processes forked from this one (where the
-    platform forks and there are enough files and cores to share them) while the block runs.
-    A PDF or PNG file the folder already holds with the same drawing (``KEYS_FILE``) is kept.
-    Every file is written when the block ends, where a worker's failure is raised."""
-    paths: dict[tuple[int, str], Path] = {}
-    if "svg" in formats:
-        paths.update({(i, "svg"): figure.save(folder, "svg") for i, figure in enumerate(figures)})
+    """``save_figures`` that lets the caller work while files are drawn: the SVG documents are
+    rendered on entry (by forked worker processes, where the platform forks and there are
+    enough figures and cores to share them), and the SVG files written; the other files are
+    drawn by the same workers while the block runs. A PDF or PNG file the folder already holds
+    with the same drawing (``KEYS_FILE``) is kept. Every file is written when the block ends,
+    where a worker's failure is raised."""
     files = [(i, fmt) for i in range(len(figures)) for fmt in formats if fmt != "svg"]
     # Checked before any worker writes: a stem from the data must stay in the folder.
-    paths.update({(i, fmt): inside(folder, f"{figures[i].stem}.{fmt}") for i, fmt in files})
-    in_order = [paths[i, fmt] for i in range(len(figures)) for fmt in formats]
-    keys = _drawing_keys(figures, files)
-    drawn = _read_keys(folder)
-    rest = [file for file in files if not _holds(paths[file], keys[file], drawn)]
-    workers = min(_cores(), len(rest))
-    if workers < 2 or len(rest) < MIN_PARALLEL_FILES or not _can_fork():
-        for i, fmt in rest:
-            figures[i].save(folder, fmt)
-        _write_keys(folder, {paths[file]: keys[file] for file in files})
-        yield in_order
+    paths = {(i, fmt): inside(folder, f"{figures[i].stem}.{fmt}") for i, fmt in files}
+    svg_paths = {i: inside(folder, f"{f.stem}.svg") for i, f in enumerate(figures)}
+    workers = min(_cores(), len(figures))
+    if workers < 2 or len(figures) < MIN_PARALLEL_FIGURES or not _can_fork():
+        with _drawn_here(figures, folder, formats, files, paths) as in_order:
+            yield in_order
         return
     with _forked_workers(figures, workers) as pool:
-        # Each task draws one figure's formats in a row, as a serial run would.
-        by_figure: dict[int, list[str]] = {}
-        for i, fmt in rest:
-            by_figure.setdefault(i, []).append(fmt)
+        # The page inlines every SVG: rendered side by side, before the block runs.
+        for figure, (document, box) in zip(
+            figures, pool.map(_render_svg_forked, range(len(figures))), strict=True
+        ):
+            figure.__dict__["svg_document"] = document  # FigureFiles.svg_document's value
+            setattr(figure.figure, _BOX_ATTRIBUTE, box)
+        if "svg" in formats:
+            for figure in figures:
+                figure.save(folder, "svg")
+        keys = _drawing_keys(figures, files)
+        drawn = _read_keys(folder)
+        by_figure: dict[int, list[str]] = {}  # each task draws one figure's formats in a row
+        for i, fmt in files:
+            if not _holds(paths[i, fmt], keys[i, fmt], drawn):
+                by_figure.setdefault(i, []).append(fmt)
         futures = [
             pool.submit(_draw_forked, i, [(fmt, paths[i, fmt]) for fmt in fmts])
             for i, fmts in by_figure.items()
         ]
-        yield in_order
+        yield _in_order(figures, formats, paths, svg_paths)
         for future in futures:
             future.result()
     _write_keys(folder, {paths[file]: keys[file] for file in files})
+
+
+@contextmanager
+def _drawn_here(
+    figures: Sequence[FigureFiles],
+    folder: Path,
+    formats: Sequence[str],
+    files: list[tuple[int, str]],
+    paths: dict[tuple[int, str], Path],
+) -> Iterator[list[Path]]:
+    """``saving_figures`` in this process, every file drawn before the block runs."""
+    svg_paths = {}
+    if "svg" in formats:
+        svg_paths = {i: figure.save(folder, "svg") for i, figure in enumerate(figures)}
+    keys = _drawing_keys(figures, files)
+    drawn = _read_keys(folder)
+    for i, fmt in files:
+        if not _holds(paths[i, fmt], keys[i, fmt], drawn):
+            figures[i].save(folder, fmt)
+    _write_keys(folder, {paths[file]: keys[file] for file in files})
+    yield _in_order(figures, formats, paths, svg_paths)
+
+
+def _in_order(
+    figures: Sequence[FigureFiles],
+    formats: Sequence[str],
+    paths: dict[tuple[int, str], Path],
+    svg_paths: dict[int, Path],
+) -> list[Path]:
+    return [
+        svg_paths[i] if fmt == "svg" else paths[i, fmt]
+        for i in range(len(figures))
+        for fmt in formats
+    ]
 
 
 def _drawing_keys(
@@ -304,6 +342,13 @@ def _cores() -> int:
 
 def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _render_svg_forked(index: int) -> tuple[str, Bbox]:
+    """A figure's SVG document and the drawn extent it was saved with (so that this process
+    saves its other formats with the same box)."""
+    figure = _FORKED[index]
+    return figure.svg_document, tight_box(figure.figure)
 
 
 def _draw_forked(index: int, files: list[tuple[str, Path]]) -> None:

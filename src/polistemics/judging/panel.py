@@ -109,11 +109,12 @@ async def judge_answers(
         shared: dict[tuple, SharedPrompt] = {}  # judges on the same prompt variant share it
         for position, judge in enumerate(judges):
             for rubric in rubrics:
-                order.append(
-                    (answer_number, list(Rubric).index(rubric), position)
-                    if answer_major
-                    else _prompt_rank(rubric, item, answer_number, position)
-                )
+                if prompt_order:  # the order calls are issued in: only asked for with it
+                    order.append(
+                        (answer_number, list(Rubric).index(rubric), position)
+                        if answer_major
+                        else _prompt_rank(rubric, item, answer_number, position)
+                    )
                 share = shared.setdefault((rubric, judge.judge_prompt), SharedPrompt())
                 share.uses += 1
                 jobs.append(

@@ -51,3 +51,33 @@ def test_a_table_round_trips_and_its_file_has_no_formula(tmp_path: Path) -> None
     assert not [cell for cell in text_cells if cell[:1] in {"=", "+", "-", "@", "\t", "\r"}]
     assert rows[1][1] == "-0.25"
     pd.testing.assert_frame_equal(read_csv_table(path), table)
+
+
+def _every_cell_escaped(table: pd.DataFrame, path: Path) -> Path:
+    """The reference: every text column's every cell through ``escape_cell``."""
+    safe = table.copy()
+    for name in safe.columns:
+        if safe[name].dtype == object or isinstance(safe[name].dtype, pd.CategoricalDtype):
+            safe[name] = safe[name].astype(object).map(escape_cell)
+    safe.columns = [escape_cell(name) for name in table.columns]
+    safe.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
+    return path
+
+
+def test_columns_with_or_without_a_cell_to_escape_are_written_as_cell_by_cell(
+    tmp_path: Path,
+) -> None:
+    rows = 5000
+    table = pd.DataFrame(
+        {
+            "plain": ["party"] * rows,
+            "late": ["party"] * (rows - 1) + ["=1+1"],  # one cell to escape, the last
+            "category": pd.Categorical(["a", "-b"] * (rows // 2)),
+            "unhashable": [["x"], "=y"] * (rows // 2),
+            "gaps": [None, np.nan, "'q", "r", 1.5] * (rows // 5),
+            "number": range(rows),
+        }
+    )
+    written = write_csv_table(table, tmp_path / "fast.csv").read_bytes()
+    assert written == _every_cell_escaped(table, tmp_path / "reference.csv").read_bytes()
+    assert b"'=1+1" in written and b'"\'-b"' in written and b'"\'=y"' in written

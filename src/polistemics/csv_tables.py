@@ -48,10 +48,23 @@ def write_csv_table(table: pd.DataFrame, path: Path) -> Path:
     """``table`` as CSV (no index), every text cell through ``escape_cell``."""
     safe = table.copy(deep=False)
     for name in _text_columns(table):
-        safe[name] = table[name].astype(object).map(escape_cell)
+        column = table[name].astype(object)
+        safe[name] = column.map(escape_cell) if _needs_escape(column) else column
     safe.columns = [escape_cell(name) for name in table.columns]
     safe.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
     return Path(path)
+
+
+def _needs_escape(column: pd.Series) -> bool:
+    """Whether a cell of ``column`` changes in ``escape_cell``: checked on its distinct values
+    (a run's table repeats a few names over 100,000 rows), every cell when they cannot be told
+    apart."""
+    starts = (*_FORMULA_STARTS, ESCAPE)
+    try:
+        values = pd.unique(column)
+    except TypeError:  # unhashable cells (lists, dicts): never text, but look at each
+        values = column
+    return any(isinstance(value, str) and value.startswith(starts) for value in values)
 
 
 def read_csv_table(path: Path, **read_options: Any) -> pd.DataFrame:

@@ -494,3 +494,27 @@ def test_rubric_last_answers_run_side_by_side_each_answers_calls_in_turn() -> No
         "SPD stimmt zu [2].",
     }
     assert [r.model_dump() for r in records] == [r.model_dump() for r in serial_records]
+
+
+def test_judges_on_one_prompt_variant_share_each_prompt_built_once(monkeypatch) -> None:
+    from polistemics.judging import panel
+
+    built: list[tuple] = []
+    build = panel.build_judge_prompt
+
+    def counting_build(item, answer_text, rubric, variant="paper"):
+        built.append((item.key, rubric, variant))
+        return build(item, answer_text, rubric, variant)
+
+    monkeypatch.setattr(panel, "build_judge_prompt", counting_build)
+    items = [make_item(Environment.BASELINE), make_item(Environment.ABSENT)]
+    completer = ScriptedCompleter(all_yes)
+    records = run(completer, JUDGES, [(item, make_answer(item)) for item in items])
+    # Baseline: 3 rubrics, absent: 1; each prompt built once for the 3 judges, who send it.
+    assert len(completer.calls) == 3 * (3 + 1) and len(records) == 12
+    assert sorted(built) == sorted(set(built)) and len(built) == 3 + 1
+    judges_of: dict[str, set] = {}
+    for call in completer.calls:
+        judges_of.setdefault(json.dumps(call.messages), set()).add(call.endpoint.name)
+    assert len(judges_of) == 4 and all(len(names) == 3 for names in judges_of.values())
+    assert all(r.parsed for r in records)

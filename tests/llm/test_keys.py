@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import hashlib
 
-from polistemics.llm.keys import CallIdentity, call_key, canonical_json, messages_hash
+from hypothesis import given
+from hypothesis import strategies as st
+
+from polistemics.llm.keys import (
+    LONG_TEXT,
+    CallIdentity,
+    call_key,
+    canonical_json,
+    messages_hash,
+    messages_json,
+    params_json,
+)
 from polistemics.llm.registry import ModelEndpoint
 
 MESSAGES = [
@@ -52,3 +63,56 @@ def test_key_changes_with_every_part_but_not_the_registry_name() -> None:
         call_key(endpoint(), MESSAGES, params, 1),
     ]
     assert len({base, *changed}) == 6
+
+
+def test_messages_json_is_the_canonical_json_of_any_messages() -> None:
+    long = 'Rubrik — «lang» "zitiert"\n\\ \u2028 😀 ' * 20
+    cases = [
+        MESSAGES,
+        [{"role": "system", "content": long}, {"role": "user", "content": long + "x"}],
+        [{"role": "user", "content": long}, {"role": "user", "content": long}],  # remembered
+        [{"content": "", "role": "user", "name": "b"}],
+        [{}],
+        [],
+        [{"role": "user", "content": ["parts", {"type": "text"}]}],  # not text: the general path
+        [{"role": "user", "content": None, "n": 1.5}],
+        [{1: "x"}],
+        ({"role": "user", "content": "a tuple"},),
+        ["not a dict"],
+    ]
+    for messages in cases:
+        assert messages_json(messages) == canonical_json(messages)
+    identity = CallIdentity.of(endpoint(), cases[1], {"temperature": 0.0}, 0)
+    assert identity.messages_json == canonical_json(cases[1])
+    assert identity.key == plain_key(endpoint(), cases[1], {"temperature": 0.0}, 0)
+
+
+@given(
+    st.lists(
+        st.dictionaries(
+            st.text(max_size=8),
+            st.one_of(st.text(max_size=LONG_TEXT + 40), st.integers(), st.none()),
+            max_size=4,
+        ),
+        max_size=4,
+    )
+)
+def test_messages_json_matches_canonical_json(messages: list[dict]) -> None:
+    assert messages_json(messages) == canonical_json(messages)
+
+
+def test_params_json_is_the_canonical_json_of_the_params_and_tells_equal_numbers_apart() -> None:
+    cases = [
+        {"temperature": 0.0, "max_tokens": 99},
+        {"temperature": 0, "max_tokens": 99},
+        {"temperature": False, "max_tokens": 99},
+        {"temperature": -0.0, "max_tokens": 99},
+        {"temperature": float("nan")},
+        {"max_tokens": 99, "temperature": 0.0, "seed": None, "model": "m"},
+        {"json_schema": {"type": "object"}, "structured_output": "tool"},
+        {"stop": ["a", "b"]},
+        {1: "not a text key"},
+    ]
+    for _ in range(2):  # the second time from what was remembered
+        for params in cases:
+            assert params_json(params) == canonical_json(params)

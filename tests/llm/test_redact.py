@@ -132,3 +132,17 @@ def test_an_encoded_key_leaves_no_fragment_once_decoded(encode) -> None:
 def test_escapes_without_a_key_are_left_alone() -> None:
     text = '{"a": "50%20off \\u00fcber \\n", "b": "QmVhcmVyIG5vdGhpbmc="}'
     assert Redactor([KEY])(text) == text
+
+
+def test_a_key_added_again_costs_nothing_and_still_redacts(monkeypatch) -> None:
+    from polistemics.llm import redact as module
+
+    redact = Redactor([KEY])
+    forms: list[str] = []
+    monkeypatch.setattr(module, "base64_forms", lambda secret: forms.append(secret) or [])
+    for _ in range(3):  # the client adds its endpoint's key before every call
+        redact.add(KEY)
+    redact.add("another-key-0123456789")
+    assert forms == ["another-key-0123456789"]
+    encoded = base64.b64encode(KEY.encode()).decode()
+    assert fragments(redact(f"{KEY} {encoded}")) == []

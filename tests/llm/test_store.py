@@ -6,11 +6,14 @@ Calls are written the way the client writes them, through ``CallWriter``.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
+import pytest
+
 from polistemics.llm.call_writer import CallWriter
-from polistemics.llm.keys import canonical_json
-from polistemics.llm.store import FinishedCall, RunStore
+from polistemics.llm.keys import canonical_json, messages_hash
+from polistemics.llm.store import FinishedCall, RunStore, call_row
 from polistemics.llm.types import CallResult
 
 MESSAGES = [{"role": "user", "content": "Welche Position hat «Partei A»? ü"}]
@@ -63,3 +66,17 @@ def test_success_replaces_a_recorded_failure(tmp_path: Path) -> None:
         write(path, result(text="fine"))
         assert store.error_keys() == [] and store.count_calls() == 1
         assert store.get_call("k1").text == "fine"
+
+
+def test_the_writer_makes_the_messages_hash_the_client_leaves_to_it(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    with RunStore(path):
+        writer = CallWriter(path)
+        call = FinishedCall(result(), "judge", None, "{}", 0, canonical_json(MESSAGES))
+        asyncio.run(writer.put(call))
+        writer.close()
+    with sqlite3.connect(path) as db:
+        (stored,) = db.execute("SELECT messages_hash FROM calls").fetchone()
+    assert stored == messages_hash(MESSAGES)
+    with pytest.raises(ValueError, match="neither its messages nor their hash"):
+        call_row(FinishedCall(result(), "judge", None, "{}", 0, None))

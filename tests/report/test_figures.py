@@ -38,7 +38,15 @@ from polistemics.report.figures import (
     party_spread,
     robustness,
 )
-from polistemics.report.figures.export import inline_svg, save_figures, write_figure
+from polistemics.report.figures.export import (
+    KEYS_FILE,
+    MAX_KEYS_BYTES,
+    MIN_PARALLEL_FIGURES,
+    inline_svg,
+    save_figures,
+    svg_document,
+    write_figure,
+)
 from polistemics.report.figures.heatmap import _tick_text, cell_text
 from polistemics.report.figures.text import BIDI_CONTROLS, MAX_LABEL_CHARS, display_label
 from polistemics.report.formatting import signed_points
@@ -208,7 +216,8 @@ def test_figures_written_by_forked_workers_match_one_by_one_saves(figures, tmp_p
     (tmp_path / "together").mkdir()
     (tmp_path / "alone").mkdir()
     together = save_figures(found.all(), tmp_path / "together", formats)
-    assert len(together) == len(found.all()) * len(formats) >= 8  # enough to fork workers
+    assert len(together) == len(found.all()) * len(formats)
+    assert len(found.all()) >= MIN_PARALLEL_FIGURES  # enough to fork workers
     for path in together:
         fig = next(f for f in found.all() if f.stem == path.stem)
         alone = fig.save(tmp_path / "alone", path.suffix[1:])
@@ -404,3 +413,87 @@ def test_a_figure_file_never_leaves_its_folder(figures, tmp_path: Path, stem: st
     with pytest.raises(UnsafePathError):
         hostile.save(folder, "svg")
     assert not any(p.name.startswith("escaped") for p in tmp_path.rglob("*"))
+
+
+def _file_states(paths: list[Path]) -> dict[str, tuple[int, bytes]]:
+    """Per file: when it was last written (SVG files are always written: 0), and its bytes."""
+    return {
+        p.name: (0 if p.suffix == ".svg" else p.stat().st_mtime_ns, p.read_bytes()) for p in paths
+    }
+
+
+def test_a_rerun_keeps_the_pdf_and_png_files_of_unchanged_figures(figures, tmp_path: Path) -> None:
+    _, found = figures
+    formats = ("svg", "pdf", "png")
+    folder = tmp_path / "figures"
+    folder.mkdir()
+    first = _file_states(save_figures(found.all(), folder, formats))
+    assert (folder / KEYS_FILE).is_file()
+    again = _file_states(save_figures(found.all(), folder, formats))
+    assert again == first  # same bytes, and the PDF and PNG files were not written again
+    (tmp_path / "fresh").mkdir()  # byte for byte what a first drawing writes
+    fresh = save_figures(found.all(), tmp_path / "fresh", formats)
+    assert {p.name: p.read_bytes() for p in fresh} == {k: v[1] for k, v in first.items()}
+
+
+def test_a_changed_missing_or_edited_figure_file_is_drawn_again(figures, tmp_path: Path) -> None:
+    _, found = figures
+    figs = [found.leaderboard, found.party_spread]  # too few files to fork: drawn here
+    folder = tmp_path / "figures"
+    folder.mkdir()
+    first = _file_states(save_figures(figs, folder, ("pdf", "png")))
+    edited, removed = folder / f"{figs[0].stem}.png", folder / f"{figs[1].stem}.pdf"
+    edited.write_bytes(b"not the drawing")
+    removed.unlink()
+    after = _file_states(save_figures(figs, folder, ("pdf", "png")))
+    assert {k: v[1] for k, v in after.items()} == {k: v[1] for k, v in first.items()}
+    kept = {f"{figs[0].stem}.pdf", f"{figs[1].stem}.png"}
+    assert all(after[name][0] == first[name][0] for name in kept)
+    # Another drawing under the same file name (the data changed): drawn again.
+    other = dataclasses.replace(found.robustness, stem=figs[0].stem, figure_id=figs[0].figure_id)
+    redrawn = _file_states(save_figures([other, figs[1]], folder, ("pdf", "png")))
+    assert redrawn[f"{figs[0].stem}.pdf"][1] != first[f"{figs[0].stem}.pdf"][1]
+    assert redrawn[f"{figs[1].stem}.pdf"][0] == after[f"{figs[1].stem}.pdf"][0]
+
+
+@pytest.mark.parametrize("hostile", ["not json", "[1, 2]", '{"x.pdf": 1}', "link", "huge"], ids=str)
+def test_a_hostile_keys_file_only_makes_every_file_drawn_again(
+    figures, tmp_path: Path, hostile: str
+) -> None:
+    _, found = figures
+    figs = [found.leaderboard]
+    folder = tmp_path / "figures"
+    folder.mkdir()
+    first = _file_states(save_figures(figs, folder, ("pdf",)))
+    keys = folder / KEYS_FILE
+    if hostile == "link":
+        outside = tmp_path / "outside.json"
+        outside.write_text(keys.read_text(encoding="utf-8"), encoding="utf-8")
+        keys.unlink()
+        keys.symlink_to(outside)
+    elif hostile == "huge":
+        keys.write_text(keys.read_text(encoding="utf-8") + " " * MAX_KEYS_BYTES, encoding="utf-8")
+    else:
+        keys.write_text(hostile, encoding="utf-8")
+    after = _file_states(save_figures(figs, folder, ("pdf",)))
+    name = f"{figs[0].stem}.pdf"
+    assert after[name][1] == first[name][1] and after[name][0] != first[name][0]
+    assert not keys.is_symlink()
+    if hostile == "link":
+        assert "sha256" in (tmp_path / "outside.json").read_text(encoding="utf-8")  # untouched
+
+
+def test_svg_documents_rendered_by_workers_are_those_rendered_here(figures, tmp_path: Path) -> None:
+    tables, found = figures
+    here = election_figures(tables, ModelLabels({"m1": "Model One"})).all()  # drawn anew
+    reference = [svg_document(f.figure, f.figure_id) for f in here]
+    assert len(found.all()) >= MIN_PARALLEL_FIGURES  # rendered by forked workers
+    (tmp_path / "together").mkdir()
+    (tmp_path / "alone").mkdir()
+    paths = save_figures(found.all(), tmp_path / "together", ("svg", "png"))
+    assert [f.svg_document for f in found.all()] == reference
+    svgs = [p for p in paths if p.suffix == ".svg"]
+    assert [p.read_text(encoding="utf-8") for p in svgs] == reference
+    for fig, alone in zip(found.all(), here, strict=True):  # the same box as a serial save
+        png = tmp_path / "together" / f"{fig.stem}.png"
+        assert png.read_bytes() == alone.save(tmp_path / "alone", "png").read_bytes()

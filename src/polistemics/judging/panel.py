@@ -14,12 +14,15 @@ import inspect
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from functools import partial
 
 from polistemics.judging.parse import parse_verdicts
-from polistemics.judging.planted import POSSIBLY_PLANTED, planted_verdicts
+from polistemics.judging.planted import POSSIBLY_PLANTED, PlantedVerdicts, planted_verdicts
 from polistemics.judging.prompt import (
     VERDICT_SCHEMA_MODES,
+    JudgePrompt,
+    JudgePromptVariant,
     build_judge_prompt,
     verdict_property_names,
 )
@@ -102,15 +105,30 @@ async def judge_answers(
         if not answer.ok:
             skipped["error" if answer.status != "ok" else "empty"] += 1
             continue
+        rubrics = active_rubrics(item.environment)
+        shared: dict[tuple, SharedPrompt] = {}  # judges on the same prompt variant share it
         for position, judge in enumerate(judges):
-            for rubric in active_rubrics(item.environment):
-                order.append(
-                    (answer_number, list(Rubric).index(rubric), position)
-                    if answer_major
-                    else _prompt_rank(rubric, item, answer_number, position)
-                )
+            for rubric in rubrics:
+                if prompt_order:  # the order calls are issued in: only asked for with it
+                    order.append(
+                        (answer_number, list(Rubric).index(rubric), position)
+                        if answer_major
+                        else _prompt_rank(rubric, item, answer_number, position)
+                    )
+                share = shared.setdefault((rubric, judge.judge_prompt), SharedPrompt())
+                share.uses += 1
                 jobs.append(
-                    partial(judge_one, completer, judge, position, item, answer, rubric, on_result)
+                    partial(
+                        judge_one,
+                        completer,
+                        judge,
+                        position,
+                        item,
+                        answer,
+                        rubric,
+                        on_result,
+                        shared=share,
+                    )
                 )
     if skipped:
         log.info("not judged: %s", ", ".join(f"{n} {why}" for why, n in sorted(skipped.items())))
@@ -172,6 +190,36 @@ def read_verdicts(
     return parse_verdicts(output, n_questions, quoted=quoted)
 
 
+@dataclass
+class SharedPrompt:
+    """One answer's judge prompt on one rubric, and what is read from the answer for it, for
+    the judges that use the same prompt variant (they send the same messages): built by the
+    first of them, dropped once the last (``uses``) has taken it."""
+
+    uses: int = 0
+    parts: tuple[JudgePrompt, tuple[str, ...], PlantedVerdicts] | None = None
+
+    def take(
+        self, item: EnvironmentItem, answer_text: str, rubric: Rubric, variant: JudgePromptVariant
+    ) -> tuple[JudgePrompt, tuple[str, ...], PlantedVerdicts]:
+        parts = self.parts or _prompt_parts(item, answer_text, rubric, variant)
+        self.uses -= 1
+        self.parts = parts if self.uses > 0 else None
+        return parts
+
+
+def _prompt_parts(
+    item: EnvironmentItem, answer_text: str, rubric: Rubric, variant: JudgePromptVariant
+) -> tuple[JudgePrompt, tuple[str, ...], PlantedVerdicts]:
+    prompt = build_judge_prompt(item, answer_text, rubric, variant)
+    # The judge may quote the answer as given or as shown to it; neither gives verdicts.
+    quoted = (
+        (answer_text,) if prompt.shown_answer == answer_text else (answer_text, prompt.shown_answer)
+    )
+    # Verdict lists the answer spells out: a judge's verdicts that agree with one are refused.
+    return prompt, quoted, planted_verdicts(quoted)
+
+
 async def judge_one(
     completer: Completer,
     judge: ModelEndpoint,
@@ -181,18 +229,18 @@ async def judge_one(
     rubric: Rubric,
     on_result: OnJudgeResult | None,
     repeat: int = 0,
+    *,
+    shared: SharedPrompt | None = None,
 ) -> JudgeVerdictRecord:
     answer_text = answer.text or ""
-    prompt = build_judge_prompt(item, answer_text, rubric, judge.judge_prompt)
-    # The judge may quote the answer as given or as shown to it; neither gives verdicts.
-    quoted = (
-        (answer_text,) if prompt.shown_answer == answer_text else (answer_text, prompt.shown_answer)
+    prompt, quoted, planted = (
+        shared.take(item, answer_text, rubric, judge.judge_prompt)
+        if shared is not None
+        else _prompt_parts(item, answer_text, rubric, judge.judge_prompt)
     )
     # The prompt is the paper's in every mode; structured modes also send a verdict schema.
     schema = prompt.schema_for(judge.structured_output)
     schema_shaped = judge.structured_output in VERDICT_SCHEMA_MODES
-    # Verdict lists the answer spells out: a judge's verdicts that agree with one are refused.
-    planted = planted_verdicts(quoted)
     result: CallResult | None = None
     verdicts: list[bool] | None = None
     refused = False

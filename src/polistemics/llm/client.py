@@ -255,7 +255,7 @@ class LLMClient:
             FinishedCall(
                 result,
                 stage,
-                identity.messages_hash,
+                None,  # the messages' hash: made by the writer's thread
                 identity.params_json,
                 sample_index,
                 identity.messages_json,

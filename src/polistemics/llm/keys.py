@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import lru_cache
+from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) writes for a str
 
 from polistemics.llm.registry import ModelEndpoint
 
@@ -15,6 +17,74 @@ def canonical_json(value: object) -> str:
 
 def messages_hash(messages: list[dict]) -> str:
     return hashlib.sha256(canonical_json(messages).encode("utf-8")).hexdigest()
+
+
+LONG_TEXT = 256  # characters: texts this long are remembered once escaped (prompts repeat)
+
+
+def messages_json(messages: list[dict]) -> str:
+    """``canonical_json(messages)``, faster for the usual shape, a list of dicts of text.
+
+    The judges' calls repeat long texts: one rubric's system prompt in hundreds of calls, one
+    answer's prompt for every judge and rubric. Each long text is escaped once and remembered
+    (a few hundred of them), so a call's key costs a dictionary lookup per long text. Any other
+    shape takes ``canonical_json``; both give the same text.
+    """
+    if type(messages) is not list:
+        return canonical_json(messages)
+    parts = []
+    for message in messages:
+        if type(message) is not dict or not all(type(name) is str for name in message):
+            return canonical_json(messages)
+        fields = []
+        for name in sorted(message):
+            value = message[name]
+            if type(value) is not str:
+                return canonical_json(messages)
+            text = _long_text(value) if len(value) >= LONG_TEXT else encode_basestring(value)
+            fields.append(f"{encode_basestring(name)}:{text}")
+        parts.append("{" + ",".join(fields) + "}")
+    return "[" + ",".join(parts) + "]"
+
+
+@lru_cache(maxsize=512)
+def _long_text(text: str) -> str:
+    return encode_basestring(text)
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def params_json(params: dict) -> str:
+    """``canonical_json(params)``, remembered for the usual flat parameters (every call of an
+    endpoint and stage sends the same few): a call then costs no JSON encoder."""
+    if type(params) is dict and all(
+        type(name) is str and type(value) in _SCALARS for name, value in params.items()
+    ):
+        # 0 == 0.0 == -0.0 == False, but their JSON differs: the key holds a float's repr and
+        # every value's type.
+        return _flat_params_json(
+            tuple(
+                (name, type(value), repr(value) if type(value) is float else value)
+                for name, value in params.items()
+            )
+        )
+    return canonical_json(params)
+
+
+@lru_cache(maxsize=256)
+def _flat_params_json(items: tuple) -> str:
+    return canonical_json(
+        {name: float(value) if kind is float else value for name, kind, value in items}
+    )
+
+
+def _index_json(value: object) -> str:
+    return str(value) if type(value) is int else canonical_json(value)
+
+
+def _text_json(value: object) -> str:
+    return encode_basestring(value) if type(value) is str else canonical_json(value)
 
 
 def request_params(
@@ -51,27 +121,30 @@ class CallIdentity:
 
     key: str
     messages_json: str
-    messages_hash: str
     params_json: str
+
+    @property
+    def messages_hash(self) -> str:
+        """The SHA-256 of the messages' canonical JSON (stored with a new call; a call found in
+        the store needs none, so it is made only when asked for)."""
+        return hashlib.sha256(self.messages_json.encode("utf-8")).hexdigest()
 
     @classmethod
     def of(
         cls, endpoint: ModelEndpoint, messages: list[dict], params: dict, sample_index: int
     ) -> CallIdentity:
-        messages_json = canonical_json(messages)
-        params_json = canonical_json(params)
-        messages_bytes = messages_json.encode("utf-8")  # encoded once, hashed twice
+        messages_text = messages_json(messages)
+        params_text = params_json(params)
         key = hashlib.sha256(
-            f'{{"endpoint":{canonical_json(endpoint.resolved_base_url)},"messages":'.encode()
+            f'{{"endpoint":{_text_json(endpoint.resolved_base_url)},"messages":'.encode()
         )
-        key.update(messages_bytes)
+        key.update(messages_text.encode("utf-8"))
         key.update(
-            f',"model":{canonical_json(endpoint.model)},"params":{params_json},'
-            f'"sample_index":{canonical_json(sample_index)}}}'.encode()
+            f',"model":{_text_json(endpoint.model)},"params":{params_text},'
+            f'"sample_index":{_index_json(sample_index)}}}'.encode()
         )
         return cls(
             key=key.hexdigest(),
-            messages_json=messages_json,
-            messages_hash=hashlib.sha256(messages_bytes).hexdigest(),
-            params_json=params_json,
+            messages_json=messages_text,
+            params_json=params_text,
         )

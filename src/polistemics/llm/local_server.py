@@ -41,8 +41,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
-
 from polistemics.llm.registry import ModelEndpoint
 
 
@@ -230,6 +228,8 @@ class LocalServer:
         ]
 
     def wait_healthy(self) -> None:
+        import httpx  # only with a local model: a run without one does not load it
+
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process is not None and self.process.poll() is not None:

@@ -26,13 +26,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import platformdirs
 from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from polistemics.llm.registry import ModelEndpoint, openrouter_base_url
+
+if TYPE_CHECKING:
+    import httpx
 
 MAX_LIST_BYTES = 16 * 2**20  # OpenRouter's list is a few MB; anything far larger is not it
 FETCH_TIMEOUT_SECONDS = 15.0
@@ -200,6 +202,8 @@ def fetch_price_list(
     ``timeout`` bounds each read and the whole fetch: a server sending a byte every few seconds
     would never trip a per-read timeout.
     """
+    import httpx  # only when the list is fetched: a run that needs no prices does not load it
+
     url = f"{base_url.rstrip('/')}/models"
     body = bytearray()
     deadline = time.monotonic() + timeout

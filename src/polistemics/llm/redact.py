@@ -114,12 +114,14 @@ class Redactor:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._raw = _Fragments(MIN_FRAGMENT)
         self._base64 = _Fragments(BASE64_FRAGMENT)
+        self._added: set[str] = set()  # the client adds its endpoint's key before every call
         for secret in secrets:
             self.add(secret)
 
     def add(self, secret: str) -> None:
-        if len(secret) < MIN_FRAGMENT:
+        if len(secret) < MIN_FRAGMENT or secret in self._added:
             return
+        self._added.add(secret)
         self._raw.add(secret)
         for form in base64_forms(secret):
             self._base64.add(form)

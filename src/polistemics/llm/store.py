@@ -10,6 +10,7 @@ several processes share one store without corrupting it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
@@ -77,12 +78,13 @@ class FinishedCall:
     """One finished call as stored: its result, where it came from, its prompt and parameters.
 
     ``params_json`` and ``messages_json`` are canonical JSON (the prompt is stored compressed, for
-    ``RunStore.call_messages``).
+    ``RunStore.call_messages``). ``messages_hash`` None: the SHA-256 of ``messages_json``, made
+    by the writer (``call_row`` runs on the writer's thread, off the event loop).
     """
 
     result: CallResult
     stage: str
-    messages_hash: str
+    messages_hash: str | None
     params_json: str
     sample_index: int
     messages_json: str | None = None
@@ -91,13 +93,18 @@ class FinishedCall:
 def call_row(call: FinishedCall) -> tuple:
     """The ``INSERT_CALL`` parameters for one finished call."""
     result = call.result
-    blob = zlib.compress(call.messages_json.encode(), 1) if call.messages_json else None
+    messages = call.messages_json.encode("utf-8") if call.messages_json else None
+    messages_hash = call.messages_hash
+    if messages_hash is None:
+        if call.messages_json is None:
+            raise ValueError(f"call {result.key}: neither its messages nor their hash")
+        messages_hash = hashlib.sha256(messages or b"").hexdigest()
     return (
         result.key,
         result.endpoint,
         result.model,
         call.stage,
-        call.messages_hash,
+        messages_hash,
         call.params_json,
         call.sample_index,
         result.status,
@@ -110,7 +117,7 @@ def call_row(call: FinishedCall) -> tuple:
         result.latency_ms,
         result.attempts,
         result.error,
-        blob,
+        zlib.compress(messages, 1) if messages else None,
         time.time(),
     )
 

@@ -5,14 +5,20 @@ PNG files in forked worker processes (drawing holds the GIL, and a paper-scale r
 of its figures three times).
 
 SVG keeps text as text (searchable labels), salts its ids with the figure id and carries no
-date; PDF carries no creation date, so the same data gives the same files. matplotlib numbers
+date; PDF carries no creation date, so the same data gives the same files. A PDF or PNG file
+already in the folder is not drawn again when it holds the same drawing: the folder's
+``.figure-keys.json`` records, per file, the key of what was drawn (the figure's SVG, this
+module's code, matplotlib's version, settings and fonts) and the file's hash; a rerun whose
+figures did not change writes only their SVG. matplotlib numbers
 its SVG groups ``figure_1``, ``axes_1``, ... in every file, so the inline copy prefixes every id
 (and every reference to one) with the figure id: several figures share one page.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import multiprocessing
 import os
 import re
@@ -27,12 +33,15 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
-from polistemics.paths import inside
+from polistemics.paths import inside, write_text_replacing
 
 FIGURE_FORMATS = ("svg", "pdf", "png")
 PNG_DPI = 300
 PAD_INCHES = 0.08
 _BOX_ATTRIBUTE = "_polistemics_tight_box"
+
+KEYS_FILE = ".figure-keys.json"  # in the figures folder: what each PDF and PNG file holds
+MAX_KEYS_BYTES = 1 << 20  # a larger keys file is not read (then every file is drawn)
 
 _METADATA = {
     "svg": {"Date": None, "Creator": None},
@@ -161,7 +170,7 @@ class FigureFiles:
 # The figures a pool's forked workers draw from (set just before the fork, read by index in the
 # workers: a figure is not sent to them, they inherit it).
 _FORKED: Sequence[FigureFiles] = ()
-MIN_PARALLEL_FILES = 8  # fewer files are drawn here: a fork costs more than it saves
+MIN_PARALLEL_FIGURES = 4  # fewer figures are drawn here: a fork costs more than it saves
 
 
 def save_figures(
@@ -177,35 +186,140 @@ def save_figures(
 def saving_figures(
     figures: Sequence[FigureFiles], folder: Path, formats: Sequence[str]
 ) -> Iterator[list[Path]]:
-    """``save_figures`` that lets the caller work while files are drawn: the SVG files are
-    written on entry, here; the others by worker processes forked from this one (where the
-    platform forks and there are enough files and cores to share them) while the block runs.
-    Every file is written when the block ends, where a worker's failure is raised."""
-    paths: dict[tuple[int, str], Path] = {}
-    if "svg" in formats:
-        paths.update({(i, "svg"): figure.save(folder, "svg") for i, figure in enumerate(figures)})
-    rest = [(i, fmt) for i in range(len(figures)) for fmt in formats if fmt != "svg"]
+    """``save_figures`` that lets the caller work while files are drawn: the SVG documents are
+    rendered on entry (by forked worker processes, where the platform forks and there are
+    enough figures and cores to share them), and the SVG files written; the other files are
+    drawn by the same workers while the block runs. A PDF or PNG file the folder already holds
+    with the same drawing (``KEYS_FILE``) is kept. Every file is written when the block ends,
+    where a worker's failure is raised."""
+    files = [(i, fmt) for i in range(len(figures)) for fmt in formats if fmt != "svg"]
     # Checked before any worker writes: a stem from the data must stay in the folder.
-    paths.update({(i, fmt): inside(folder, f"{figures[i].stem}.{fmt}") for i, fmt in rest})
-    in_order = [paths[i, fmt] for i in range(len(figures)) for fmt in formats]
-    workers = min(_cores(), len(rest))
-    if workers < 2 or len(rest) < MIN_PARALLEL_FILES or not _can_fork():
-        for i, fmt in rest:
-            figures[i].save(folder, fmt)
-        yield in_order
+    paths = {(i, fmt): inside(folder, f"{figures[i].stem}.{fmt}") for i, fmt in files}
+    svg_paths = {i: inside(folder, f"{f.stem}.svg") for i, f in enumerate(figures)}
+    workers = min(_cores(), len(figures))
+    if workers < 2 or len(figures) < MIN_PARALLEL_FIGURES or not _can_fork():
+        with _drawn_here(figures, folder, formats, files, paths) as in_order:
+            yield in_order
         return
     with _forked_workers(figures, workers) as pool:
-        # Each task draws one figure's formats in a row, as a serial run would.
-        by_figure: dict[int, list[str]] = {}
-        for i, fmt in rest:
-            by_figure.setdefault(i, []).append(fmt)
+        # The page inlines every SVG: rendered side by side, before the block runs.
+        for figure, (document, box) in zip(
+            figures, pool.map(_render_svg_forked, range(len(figures))), strict=True
+        ):
+            figure.__dict__["svg_document"] = document  # FigureFiles.svg_document's value
+            setattr(figure.figure, _BOX_ATTRIBUTE, box)
+        if "svg" in formats:
+            for figure in figures:
+                figure.save(folder, "svg")
+        keys = _drawing_keys(figures, files)
+        drawn = _read_keys(folder)
+        by_figure: dict[int, list[str]] = {}  # each task draws one figure's formats in a row
+        for i, fmt in files:
+            if not _holds(paths[i, fmt], keys[i, fmt], drawn):
+                by_figure.setdefault(i, []).append(fmt)
         futures = [
             pool.submit(_draw_forked, i, [(fmt, paths[i, fmt]) for fmt in fmts])
             for i, fmts in by_figure.items()
         ]
-        yield in_order
+        yield _in_order(figures, formats, paths, svg_paths)
         for future in futures:
             future.result()
+    _write_keys(folder, {paths[file]: keys[file] for file in files})
+
+
+@contextmanager
+def _drawn_here(
+    figures: Sequence[FigureFiles],
+    folder: Path,
+    formats: Sequence[str],
+    files: list[tuple[int, str]],
+    paths: dict[tuple[int, str], Path],
+) -> Iterator[list[Path]]:
+    """``saving_figures`` in this process, every file drawn before the block runs."""
+    svg_paths = {}
+    if "svg" in formats:
+        svg_paths = {i: figure.save(folder, "svg") for i, figure in enumerate(figures)}
+    keys = _drawing_keys(figures, files)
+    drawn = _read_keys(folder)
+    for i, fmt in files:
+        if not _holds(paths[i, fmt], keys[i, fmt], drawn):
+            figures[i].save(folder, fmt)
+    _write_keys(folder, {paths[file]: keys[file] for file in files})
+    yield _in_order(figures, formats, paths, svg_paths)
+
+
+def _in_order(
+    figures: Sequence[FigureFiles],
+    formats: Sequence[str],
+    paths: dict[tuple[int, str], Path],
+    svg_paths: dict[int, Path],
+) -> list[Path]:
+    return [
+        svg_paths[i] if fmt == "svg" else paths[i, fmt]
+        for i in range(len(figures))
+        for fmt in formats
+    ]
+
+
+def _drawing_keys(
+    figures: Sequence[FigureFiles], files: list[tuple[int, str]]
+) -> dict[tuple[int, str], str]:
+    """Per (figure, format), a key of everything its file is drawn from: the figure's SVG
+    document (every mark, text, size and colour it draws) and what shapes the other formats
+    beside it (this module's code, matplotlib's version and settings, the fonts it finds)."""
+    if not files:
+        return {}
+    from matplotlib import font_manager
+
+    context = hashlib.sha256(Path(__file__).read_bytes())
+    context.update(matplotlib.__version__.encode())
+    context.update(repr(sorted(matplotlib.rcParams.items())).encode())
+    fonts = font_manager.fontManager.ttflist + font_manager.fontManager.afmlist
+    context.update(repr(sorted((f.fname, f.name, f.style, f.weight) for f in fonts)).encode())
+    keys = {}
+    for i, fmt in files:
+        key = context.copy()
+        key.update(f"\0{fmt}\0".encode())
+        key.update(figures[i].svg_document.encode("utf-8"))
+        keys[i, fmt] = key.hexdigest()
+    return keys
+
+
+def _read_keys(folder: Path) -> dict[str, dict]:
+    """The folder's ``KEYS_FILE``: file name -> {"key", "sha256"}; empty when it is missing,
+    too large, a link or not such a record."""
+    path = folder / KEYS_FILE
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_KEYS_BYTES:
+            return {}
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(record, dict):
+        return {}
+    return {name: entry for name, entry in record.items() if isinstance(entry, dict)}
+
+
+def _holds(path: Path, key: str, drawn: dict[str, dict]) -> bool:
+    """Whether the file at ``path`` is the drawing ``key`` names, as this folder recorded it."""
+    entry = drawn.get(path.name)
+    if entry is None or entry.get("key") != key or path.is_symlink() or not path.is_file():
+        return False
+    return entry.get("sha256") == _file_hash(path)
+
+
+def _write_keys(folder: Path, files: dict[Path, str]) -> None:
+    if not files:
+        return
+    record = {
+        path.name: {"key": key, "sha256": _file_hash(path)}
+        for path, key in sorted(files.items(), key=lambda item: item[0].name)
+    }
+    write_text_replacing(folder / KEYS_FILE, json.dumps(record, indent=1) + "\n")
+
+
+def _file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @contextmanager
@@ -228,6 +342,13 @@ def _cores() -> int:
 
 def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _render_svg_forked(index: int) -> tuple[str, Bbox]:
+    """A figure's SVG document and the drawn extent it was saved with (so that this process
+    saves its other formats with the same box)."""
+    figure = _FORKED[index]
+    return figure.svg_document, tight_box(figure.figure)
 
 
 def _draw_forked(index: int, files: list[tuple[str, Path]]) -> None:

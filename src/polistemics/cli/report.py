@@ -22,6 +22,7 @@ from polistemics.report.browser import DEFAULT_MAX_ANSWERS
 from polistemics.report.build import build_any, build_combined
 from polistemics.report.content import ReportOptions
 from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
+from polistemics.report.election_names import source_titles
 from polistemics.report.inputs import ReportInputError
 from polistemics.report.labels import ModelLabels
 from polistemics.report.latex_tables import (
@@ -126,7 +127,8 @@ def report(
     with user_errors(ReportInputError, ScoringError, ItemsFormatError):
         table_formats = table_file_formats(tables)
         options = ReportOptions(
-            model_labels=parse_labels(label),
+            # elections by their sources' titles unless a --label names them
+            model_labels={**source_titles(paths), **parse_labels(label)},
             bootstrap_resamples=resamples,
             seed=seed,
             max_browser_answers=max_items,

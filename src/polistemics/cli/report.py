@@ -21,8 +21,8 @@ from polistemics.cli.errors import UserError, user_errors
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS
 from polistemics.report.build import build_any, build_combined
 from polistemics.report.content import ReportOptions
-from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
 from polistemics.report.election_names import source_titles
+from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
 from polistemics.report.inputs import ReportInputError
 from polistemics.report.labels import ModelLabels
 from polistemics.report.latex_tables import (

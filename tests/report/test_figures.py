@@ -83,7 +83,7 @@ def test_every_figure_renders_to_svg_with_a_note(figures) -> None:
 def test_leaderboard_figure_rows_by_emi_with_labels(figures) -> None:
     tables, found = figures
     heatmap = found.leaderboard.heatmap
-    assert list(heatmap.rows) == ["m2", "Model One"]
+    assert list(heatmap.rows) == ["M2", "Model One"]  # m2 by its display name
     assert heatmap.columns[-1] == "EMI"
     assert heatmap.values[1][-1] == pytest.approx(tables.leaderboard["emi"].iloc[1])
 

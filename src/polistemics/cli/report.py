@@ -5,7 +5,8 @@ PATH is a finished run directory (``scores/cells.csv``) or a release experiment 
 Several PATHs (``report A B --out DIR``) give one report of all their elections; a run or
 report of two or more elections adds the cross-election deltas (paper App. I).
 Writes ``report.html``, ``figures/*.{svg,pdf,png}`` (``--figure-format``) and ``tables/*.csv``
-into ``--out`` (default: ``PATH/report``).
+into ``--out`` (default: ``PATH/report``); ``--tables latex`` adds booktabs ``tables/*.tex``.
+``--label ID=NAME`` names a model or an election in the figures (and a model on the page).
 """
 
 from __future__ import annotations
@@ -15,25 +16,40 @@ from typing import Annotated
 
 import typer
 
+from polistemics.analyses.tables import read_analysis_tables
 from polistemics.cli.errors import UserError, user_errors
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS
 from polistemics.report.build import build_any, build_combined
 from polistemics.report.content import ReportOptions
+from polistemics.report.election_names import source_titles
 from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
 from polistemics.report.inputs import ReportInputError
+from polistemics.report.labels import ModelLabels
+from polistemics.report.latex_tables import (
+    TableFormatError,
+    parse_table_formats,
+    write_latex_tables,
+)
 from polistemics.runlog.release_io import ReleaseFormatError as ItemsFormatError
 from polistemics.scoring.analyses import LOO_MIN_ITEMS
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.errors import ScoringError
 
+LABEL_HELP = (
+    "Display name of a model or an election, ID=NAME (repeatable): --label gpt_5_4=GPT-5.4 "
+    "--label bundestagswahl2025='Bundestag 2025'."
+)
+
 
 def parse_labels(values: list[str]) -> dict[str, str]:
-    """``["gpt_5_4=GPT-5.4", ...]`` -> ``{"gpt_5_4": "GPT-5.4"}``."""
+    """``["gpt_5_4=GPT-5.4", ...]`` -> ``{"gpt_5_4": "GPT-5.4"}`` (model or election ids)."""
     labels = {}
     for value in values:
         model, sep, label = value.partition("=")
         if not sep or not model.strip() or not label.strip():
-            raise UserError(f"--label '{value}': expected MODEL=DISPLAY NAME")
+            raise UserError(
+                f"--label '{value}': expected MODEL=DISPLAY NAME or ELECTION=DISPLAY NAME"
+            )
         labels[model.strip()] = label.strip()
     return labels
 
@@ -47,6 +63,14 @@ def figure_formats(value: str) -> tuple[str, ...]:
         return parse_figure_formats(value)
     except FigureFormatError as exc:
         raise UserError(f"--figure-format: {exc}") from None
+
+
+def table_file_formats(value: str) -> tuple[str, ...]:
+    """``--tables`` as a tuple (csv always first); an unknown format is a user error."""
+    try:
+        return parse_table_formats(value)
+    except TableFormatError as exc:
+        raise UserError(f"--tables: {exc}") from None
 
 
 def report(
@@ -63,9 +87,7 @@ def report(
     ] = None,
     label: Annotated[
         list[str],
-        typer.Option(
-            "--label", help="Display name of a model, MODEL=NAME (repeatable).", show_default=False
-        ),
+        typer.Option("--label", help=LABEL_HELP, show_default=False),
     ] = [],  # noqa: B006 (typer needs a list default for repeatable options)
     max_items: Annotated[
         int,
@@ -82,6 +104,14 @@ def report(
     figure_format: Annotated[
         str, typer.Option("--figure-format", help=FIGURE_FORMAT_HELP)
     ] = ",".join(FIGURE_FORMATS),
+    tables: Annotated[
+        str,
+        typer.Option(
+            "--tables",
+            help="Table files to write: csv (always), latex (adds booktabs tables/*.tex of the "
+            "leaderboard, robustness and party findings).",
+        ),
+    ] = "csv",
     loo_min_items: Annotated[
         int | None,
         typer.Option(
@@ -95,8 +125,10 @@ def report(
 ) -> None:
     """Write a self-contained HTML report with the paper's figures and tables."""
     with user_errors(ReportInputError, ScoringError, ItemsFormatError):
+        table_formats = table_file_formats(tables)
         options = ReportOptions(
-            model_labels=parse_labels(label),
+            # elections by their sources' titles unless a --label names them
+            model_labels={**source_titles(paths), **parse_labels(label)},
             bootstrap_resamples=resamples,
             seed=seed,
             max_browser_answers=max_items,
@@ -109,9 +141,13 @@ def report(
             raise UserError("a report of several sources needs --out (where to write it)")
         else:
             written = build_combined(paths, out, options)
+    folder = written.parent / "tables"
+    if "latex" in table_formats:
+        analyses = read_analysis_tables(folder)
+        write_latex_tables(analyses, folder, ModelLabels(options.model_labels))
     typer.echo(f"report: {written}")
     typer.echo(f"figures: {written.parent / 'figures'}")
-    typer.echo(f"tables: {written.parent / 'tables'}")
+    typer.echo(f"tables: {folder}")
 
 
 def register(app: typer.Typer) -> None:

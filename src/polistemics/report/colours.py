@@ -28,7 +28,8 @@ class ColourScale:
     stops: tuple[str, ...]
     kind: Literal["sequential", "diverging"] = "sequential"
     caption: str = ""  # shown beside the colour bar
-    percent: bool = True  # tick labels in %
+    percent: bool = True  # tick labels in % (pp for diverging scales and ``unit="pp"``)
+    unit: Literal["%", "pp"] = "%"  # of a sequential scale: levels (%) or differences (pp)
     tick_count: int = 5
 
     @cached_property
@@ -66,13 +67,13 @@ def score_scale(low: float = 0.60, high: float = 1.00) -> ColourScale:
 
 
 def spread_scale(high: float = 0.40) -> ColourScale:
-    """Fig. 4: party spread, 0-40%."""
-    return ColourScale(0.0, high, _SPREAD, caption="party spread")
+    """Fig. 4: party spread (a difference of Adherence Indices), 0-40 pp."""
+    return ColourScale(0.0, high, _SPREAD, caption="party spread", unit="pp")
 
 
 def dispersion_scale(high: float = 0.15) -> ColourScale:
     """Fig. 3's right strip: SD of the Adherence Index across environments."""
-    return ColourScale(0.0, high, _DISPERSION, caption="SD", tick_count=4)
+    return ColourScale(0.0, high, _DISPERSION, caption="SD", tick_count=4, unit="pp")
 
 
 def diverging_scale(limit: float = 0.20, caption: str = "deviation") -> ColourScale:

@@ -7,6 +7,7 @@ F, EC, I). How numbers are written is ``formatting.py``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 import pandas as pd
@@ -86,11 +87,86 @@ def variant_label(value: str) -> str:
     return VARIANT_LABELS.get(value, value)
 
 
-class ModelLabels:
-    """Display names for model ids (the id itself unless a label was given)."""
+_SHORT_WORD = 3  # letter-only parts this short are acronyms: "gpt" -> "GPT", "tk" -> "TK"
 
-    def __init__(self, labels: Mapping[str, str] | None = None):
+
+def _split_id(value: str) -> list[str]:
+    """``"qwen3_6_flash"`` -> ``["qwen3", "6", "flash"]``; ``"bundestagswahl2025"`` ->
+    ``["bundestagswahl", "2025"]`` (a year glued to a word is split off)."""
+    parts = [p for p in re.split(r"[_\-\s/]+", value) if p]
+    split: list[str] = []
+    for part in parts:
+        glued = re.fullmatch(r"([A-Za-z]{2,})((?:19|20)\d\d)", part)
+        split.extend(glued.groups() if glued else [part])
+    return split
+
+
+def _word(part: str) -> str:
+    if part.isalpha() and part.islower():
+        return part.upper() if len(part) <= _SHORT_WORD else part.capitalize()
+    return part[:1].upper() + part[1:] if part[:1].islower() else part
+
+
+def humanised_model(model: str) -> str:
+    """A readable name for a model id without a display name: ``gpt_5_4`` -> ``GPT-5.4``,
+    ``claude_sonnet_4_6`` -> ``Claude Sonnet 4.6``, ``qwen3_6_flash`` -> ``Qwen3.6 Flash``.
+    Runs of number parts become a version (``5.4``); a short acronym joins its version with a
+    hyphen. Ids already written with dots (``gpt-5.4``) keep their own spelling otherwise."""
+    words: list[str] = []
+    for part in _split_id(model):
+        if part.isdigit() and words and re.search(r"\d$", words[-1]):
+            words[-1] += f".{part}"  # 5 4 -> 5.4, qwen3 6 -> qwen3.6
+        elif part[:1].isdigit() and words and words[-1].isupper() and words[-1].isalpha():
+            words[-1] += f"-{part}"  # GPT 5 -> GPT-5
+        else:
+            words.append(_word(part))
+    return " ".join(words) or model
+
+
+def humanised_election(election_id: str) -> str:
+    """``bundestagswahl2025`` -> ``Bundestagswahl 2025``, ``nl_tk2025`` -> ``NL TK 2025``."""
+    return " ".join(_word(p) for p in _split_id(election_id)) or election_id
+
+
+class ModelLabels:
+    """Display names given with ``--label ID=NAME`` for models and elections.
+
+    ``labels(model)`` is the page's name for a model (the id itself unless a label was given);
+    ``display(model)`` and ``election(id, country)`` are the figures' names: a label, else a
+    readable name (``humanised_model``, the election's title, ``humanised_election``), never a
+    raw id."""
+
+    def __init__(
+        self,
+        labels: Mapping[str, str] | None = None,
+        election_titles: Mapping[str, str] | None = None,
+    ):
         self._labels = dict(labels or {})
+        self._titles = {k: v for k, v in (election_titles or {}).items() if v and v.strip()}
 
     def __call__(self, model: str) -> str:
         return self._labels.get(model, model)
+
+    def display(self, model: str) -> str:
+        """A figure's name for ``model``: its label, else ``humanised_model``."""
+        return self._labels.get(model) or humanised_model(model)
+
+    def election(self, election_id: str, country: str | None = None) -> str:
+        """A figure's name for an election: its label, else its source's title, else
+        ``humanised_election`` with the country in front (``DE: Bundestagswahl 2025``)."""
+        if election_id in self._labels:
+            return self._labels[election_id]
+        if election_id in self._titles:
+            return " ".join(self._titles[election_id].split())
+        name = humanised_election(election_id)
+        if country and not name.upper().startswith(country.upper()) and _real_country(country):
+            return f"{country.upper()}: {name}"
+        return name
+
+
+def _real_country(code: str) -> bool:
+    """False for ISO 3166's user-assigned codes (AA, QM-QZ, XA-XZ, ZZ: the demo's ``XX``)."""
+    code = code.strip().upper()
+    if len(code) != 2:
+        return bool(code)
+    return not (code in ("AA", "ZZ") or code[0] == "X" or (code[0] == "Q" and code[1] >= "M"))

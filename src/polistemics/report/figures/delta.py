@@ -22,7 +22,8 @@ from polistemics.report.figures.paper import (
     ReportFigure,
     _party_order,
     _rubric_groups,
-    diverging_limit,
+    family_limit,
+    range_note,
 )
 from polistemics.report.formatting import signed_points
 from polistemics.report.labels import (
@@ -43,7 +44,7 @@ SUB_QUESTION_FIGURES = (
     ("Fig. 26b", "fig26b", Rubric.EPISTEMIC_CALIBRATION, Environment.CONTRADICTORY),
     ("Fig. 27b", "fig27b", Rubric.FAITHFULNESS, Environment.CONTRADICTORY),
 )
-ANNOTATION = "Annotation: signed pp (B - A)."
+ANNOTATION = "Annotation: signed pp (B - A)."  # followed by the family's colour range
 
 
 def _notes(values: list[list[float | None]]) -> list[list[str]]:
@@ -71,6 +72,22 @@ class DeltaFigures:
         )
         base = [Environment.BASELINE.value] if Environment.BASELINE.value in present else []
         self.environments = base + others
+        # One colour range for every delta figure of the comparison, from all their deltas.
+        deltas = comparison.deltas
+        self.limit = family_limit(
+            *(
+                self._part(table)["delta"]
+                for table in (
+                    deltas.adherence,
+                    deltas.rubrics,
+                    deltas.sub_questions,
+                    deltas.sub_questions_pooled,
+                    deltas.parties,
+                )
+                if not table.empty and "delta" in table.columns
+            )
+        )
+        self.range = range_note(self.limit, "delta figure of this comparison")
 
     def _part(self, table: pd.DataFrame) -> pd.DataFrame:
         return table[table["variant"] == self.variant] if not table.empty else table
@@ -102,13 +119,13 @@ class DeltaFigures:
         heatmap = Heatmap(
             figure_id=self._id("fig30"),
             title=f"Robustness across IEs — {self.name}",
-            rows=[self.labels(m) for m in self.models],
+            rows=[self.labels.display(m) for m in self.models],
             columns=[environment_label(e) for e in self.environments],
             values=values,
             annotations=_notes(values),
-            scale=diverging_scale(diverging_limit(values), "delta"),
+            scale=diverging_scale(self.limit, "delta"),
             strip=Strip(f"SD ({self.c.matched.b.label})", strip, dispersion_scale()),
-            footnote=f"Adherence Index delta per model and IE. {ANNOTATION} "
+            footnote=f"Adherence Index delta per model and IE. {ANNOTATION} {self.range} "
             "Right strip: side B's rubric-level dispersion (mean over rubrics of the SD of the "
             "Rubric Score across active IEs), not a delta.",
         )
@@ -133,16 +150,16 @@ class DeltaFigures:
         heatmap = Heatmap(
             figure_id=self._id(key),
             title=f"{what} IEs by rubric — {self.name}",
-            rows=[self.labels(m) for m in self.models],
+            rows=[self.labels.display(m) for m in self.models],
             columns=[Rubric(r).abbreviation for _, r in columns],
             column_titles=[f"{environment_label(e)}: {Rubric(r).label}" for e, r in columns],
             values=values,
             annotations=_notes(values),
-            scale=diverging_scale(diverging_limit(values), "delta"),
+            scale=diverging_scale(self.limit, "delta"),
             column_groups=[
                 ColumnGroup(environment_label(e), i * n, (i + 1) * n) for i, e in enumerate(envs)
             ],
-            footnote=f"Rubric Score delta per model; grey: not scored in that IE. {ANNOTATION}",
+            footnote=f"Rubric Score delta per model; grey: not scored in that IE. {ANNOTATION} {self.range}",
         )
         return self._figure(
             key,
@@ -172,14 +189,14 @@ class DeltaFigures:
         heatmap = Heatmap(
             figure_id=self._id(key),
             title=f"{rubric.label} sub-questions {where} — {self.name}",
-            rows=[self.labels(m) for m in self.models],
+            rows=[self.labels.display(m) for m in self.models],
             columns=[sub_question(k).code for k in keys],
             column_titles=[f"{sub_question(k).code} {sub_question(k).title}" for k in keys],
             values=values,
             annotations=_notes(values),
             bordered=self._bordered(table, self.models, keys, "model", "sub_question"),
-            scale=diverging_scale(diverging_limit(values), "delta"),
-            footnote=f"Pass-rate delta per model. {ANNOTATION}"
+            scale=diverging_scale(self.limit, "delta"),
+            footnote=f"Pass-rate delta per model. {ANNOTATION} {self.range}"
             + (" Bordered: Holm-significant exact McNemar test." if self.c.paired else ""),
         )
         return self._figure(
@@ -213,9 +230,9 @@ class DeltaFigures:
                 values=values,
                 annotations=_notes(values),
                 bordered=self._bordered(part, ids, keys, "party_id", "sub_question"),
-                scale=diverging_scale(diverging_limit(values), "delta"),
+                scale=diverging_scale(self.limit, "delta"),
                 column_groups=_rubric_groups(keys, PARTY_FIGURE_RUBRICS),
-                footnote=f"Pass-rate delta per party, pooled over models. {ANNOTATION}"
+                footnote=f"Pass-rate delta per party, pooled over models. {ANNOTATION} {self.range}"
                 + (" Bordered: Holm-significant exact McNemar test." if self.c.paired else ""),
             )
             figures.append(

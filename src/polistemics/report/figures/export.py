@@ -4,12 +4,13 @@
 PNG files in forked worker processes (drawing holds the GIL, and a paper-scale report draws each
 of its figures three times).
 
-SVG keeps text as text (searchable labels), salts its ids with the figure id and carries no
-date; PDF carries no creation date, so the same data gives the same files. A PDF or PNG file
-already in the folder is not drawn again when it holds the same drawing: the folder's
-``.figure-keys.json`` records, per file, the key of what was drawn (the figure's SVG, this
-module's code, matplotlib's version, settings and fonts) and the file's hash; a rerun whose
-figures did not change writes only their SVG. matplotlib numbers
+PDF embeds its fonts as Type 42 (TrueType), never Type 3 (``FONT_RC``). SVG keeps text as text
+(searchable labels), salts its ids with the figure id and carries no date; PDF carries no
+creation date, so the same data gives the same files. A PDF or PNG file already in the folder is
+not drawn again when it holds the same drawing: the folder's ``.figure-keys.json`` records, per
+file, the key of what was drawn (the figure's SVG, this module's code, matplotlib's version,
+settings and fonts) and the file's hash; a rerun whose figures did not change writes only their
+SVG. matplotlib numbers
 its SVG groups ``figure_1``, ``axes_1``, ... in every file, so the inline copy prefixes every id
 (and every reference to one) with the figure id: several figures share one page.
 """
@@ -42,6 +43,10 @@ _BOX_ATTRIBUTE = "_polistemics_tight_box"
 
 KEYS_FILE = ".figure-keys.json"  # in the figures folder: what each PDF and PNG file holds
 MAX_KEYS_BYTES = 1 << 20  # a larger keys file is not read (then every file is drawn)
+# Fonts embedded as Type 42 (TrueType) in PDF and PostScript: matplotlib's default, Type 3,
+# is rejected by some publishers' submission checks. Set at every save (the forked workers
+# save through ``_save`` too), so a caller's rcParams cannot bring Type 3 back.
+FONT_RC = {"pdf.fonttype": 42, "ps.fonttype": 42}
 
 _METADATA = {
     "svg": {"Date": None, "Creator": None},
@@ -85,7 +90,7 @@ def tight_box(figure: Figure) -> Bbox:
 def _save(figure: Figure, target, fmt: str, salt: str) -> None:
     if fmt not in FIGURE_FORMATS:
         raise FigureFormatError(f"unknown figure format '{fmt}'")
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
+    with matplotlib.rc_context({**FONT_RC, "svg.fonttype": "none", "svg.hashsalt": salt}):
         figure.savefig(
             target,
             format=fmt,
@@ -102,6 +107,26 @@ def svg_document(figure: Figure, salt: str) -> str:
     return buffer.getvalue()
 
 
+# In the page a figure fills the column's width (its viewBox keeps the aspect), but is never
+# drawn smaller than its own size (notes stay legible; wide figures scroll) nor larger than
+# MAX_PAGE_SCALE times it (a small figure's text would grow huge).
+MAX_PAGE_SCALE = 1.6
+_POINTS = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)pt\s*$")
+
+
+def _fit_to_page(root: ET.Element) -> None:
+    found = _POINTS.match(root.get("width", ""))
+    if found is None:
+        return
+    natural = float(found.group(1))
+    root.set("width", "100%")
+    root.attrib.pop("height", None)  # from the viewBox's aspect
+    root.set(
+        "style",
+        f"width:100%;height:auto;min-width:{natural:g}pt;max-width:{MAX_PAGE_SCALE * natural:g}pt",
+    )
+
+
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
 ET.register_namespace("", SVG_NS)
@@ -110,9 +135,11 @@ _URL_REF = re.compile(r"url\(#([^)]+)\)")
 
 def inline_svg(figure: Figure, figure_id: str, document: str | None = None) -> str:
     """The SVG element alone (no XML declaration or DOCTYPE), its ids prefixed with
-    ``figure_id``, ``xlink:href`` as plain ``href`` and without the RDF metadata block.
+    ``figure_id``, ``xlink:href`` as plain ``href`` and without the RDF metadata block, sized
+    to the page's width (``_fit_to_page``).
     ``document``: ``svg_document(figure, figure_id)`` when already rendered."""
     root = ET.fromstring(document or svg_document(figure, figure_id))
+    _fit_to_page(root)
     prefix = f"{figure_id}-"
     for parent in list(root.iter()):
         for child in list(parent):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
 
 from polistemics.conditions import Environment, Variant
 from polistemics.report.colours import diverging_scale, score_scale
@@ -24,7 +25,10 @@ from polistemics.report.figures.paper import (
     Lookup,
     ReportFigure,
     _party_order,
-    diverging_limit,
+    _where,
+    loo_limit,
+    points,
+    range_note,
 )
 from polistemics.report.figures.text import display_label, display_text
 from polistemics.report.findings import FindingTables
@@ -78,7 +82,14 @@ def _is_dutch(tables: ElectionTables) -> bool:
     return (tables.country or "").upper() in ("NL", "NETHERLANDS")
 
 
-def sanitisation_figure(findings: FindingTables, tables: ElectionTables) -> PlotFigure | None:
+def percent_axis(ax) -> None:
+    """The y-axis of a rate in 0-1 labelled in % (the data stay fractions)."""
+    ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
+
+
+def sanitisation_figure(
+    findings: FindingTables, tables: ElectionTables, labels: ModelLabels | None = None
+) -> PlotFigure | None:
     """Figs. 39/40: I4 pass rate per party and variant with Wilson 95% CIs."""
     table = findings.sanitisation
     if table.empty:
@@ -120,13 +131,16 @@ def sanitisation_figure(findings: FindingTables, tables: ElectionTables) -> Plot
     ax.set_xticklabels(
         [display_label(name, 24) for _, name in parties], rotation=35, ha="right", fontsize=8
     )
-    ax.set_ylabel("I4 pass rate", fontsize=8)
+    ax.set_ylabel("I4 pass rate (%)", fontsize=8)
+    percent_axis(ax)
     ax.tick_params(axis="y", labelsize=8)
     ax.grid(axis="y", linewidth=0.4, alpha=0.5)
     ax.legend(fontsize=7, frameon=False, loc="lower right")
     number = 40 if _is_dutch(tables) else 39
     ax.set_title(
-        display_text(f"Sanitization (I4) across conditions ({tables.label})"),
+        display_text(
+            "Sanitization (I4) across conditions" + _where(tables, labels or ModelLabels())
+        ),
         fontsize=10,
         loc="left",
     )
@@ -157,13 +171,14 @@ def impartiality_figure(
     models = [m for m in tables.models if m in set(table["model"])]
     heatmap = Heatmap(
         figure_id=f"{tables.election_id}-fig22",
-        title=f"Impartiality sub-questions, pooled over environments ({tables.label})",
-        rows=[labels(m) for m in models],
+        title="Impartiality sub-questions, pooled over environments" + _where(tables, labels),
+        rows=[labels.display(m) for m in models],
         columns=[sub_question(k).code for k in keys],
         column_titles=[f"{sub_question(k).code} {sub_question(k).title}" for k in keys],
         values=[[rate(m, k) for k in keys] for m in models],
         scale=score_scale(),
-        footnote="Pass rate in % over all cells of every environment the sub-question is scored in.",
+        footnote="Pass rate in % over all cells of every environment the sub-question is scored "
+        "in; colour scale 60-100%.",
     )
     return ReportFigure(
         heatmap.figure_id,
@@ -195,9 +210,9 @@ def loo_sub_question_figure(
                 continue
             contexts.append((model, env))
             columns.append(f"{environment_label(env)} μ={100 * means[(model, env)]:.0f}")
-            titles.append(f"{labels(model)}, {environment_label(env)}")
+            titles.append(f"{labels.display(model)}, {environment_label(env)}")
         if len(columns) > start:
-            groups.append(ColumnGroup(labels(model), start, len(columns)))
+            groups.append(ColumnGroup(labels.display(model), start, len(columns)))
     values = [[deviation(m, e, pid) for m, e in contexts] for pid, _ in parties]
     notes = [[signed_points(v) if v is not None else "" for v in row] for row in values]
     bordered = frozenset(
@@ -207,6 +222,7 @@ def loo_sub_question_figure(
         if (m, e, pid) in flagged
     )
     sq = sub_question(key)
+    limit = loo_limit(tables)
     german, dutch = LOO_SUB_QUESTIONS.get(key, (None, None))
     number = dutch if _is_dutch(tables) and dutch else german
     ref = f"Fig. {number}" if number else "Figs. 14-18"
@@ -215,18 +231,19 @@ def loo_sub_question_figure(
     gate = f" and at least {min_items} items" if min_items is not None else ""
     heatmap = Heatmap(
         figure_id=f"{tables.election_id}-loo-{sq.code.lower()}",
-        title=f"{sq.code} {sq.title}: party deviations ({tables.label})",
+        title=f"{sq.code} {sq.title}: party deviations" + _where(tables, labels),
         rows=[str(name) for _, name in parties],
         columns=columns,
         column_titles=titles,
         values=values,
         annotations=notes,
         bordered=bordered,
-        scale=diverging_scale(diverging_limit(values), "deviation"),
+        scale=diverging_scale(limit, "deviation"),
         column_groups=groups,
         footnote=(
             "Party pass rate minus the mean of the other parties, in pp; μ: cross-party mean pass "
-            f"rate in %; bordered: |deviation| >= {LOO_MIN_DEVIATION:.2f}{gate}."
+            f"rate in %; bordered: |deviation| >= {points(LOO_MIN_DEVIATION)}{gate}. "
+            + range_note(limit, "leave-one-out figure of this election")
         ),
     )
     return ReportFigure(
@@ -258,7 +275,7 @@ def finding_figures(
         for key in LOO_SUB_QUESTIONS
     ]
     return FindingFigures(
-        sanitisation=sanitisation_figure(findings, tables),
+        sanitisation=sanitisation_figure(findings, tables, labels),
         impartiality=impartiality_figure(findings, tables, labels),
         loo=[f for f in loo if f is not None],
     )

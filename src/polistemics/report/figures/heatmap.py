@@ -338,7 +338,9 @@ def _tick_text(scale: ColourScale, tick: float) -> str:
     if scale.kind == "diverging":
         text = "0" if points == 0 else f"{points:+.{digits}f}"
         return text + (" pp" if scale.percent else "")
-    return f"{points:.{digits}f}" + ("%" if scale.percent else "")
+    if not scale.percent:
+        return f"{points:.{digits}f}"
+    return f"{points:.{digits}f}" + (" pp" if scale.unit == "pp" else "%")
 
 
 def _colour_bar(fig: Figure, scale: ColourScale, box: list[float]) -> None:

@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from polistemics.report.figures.findings import PlotFigure
+from polistemics.report.figures.findings import PlotFigure, percent_axis
 from polistemics.report.figures.paper import _party_order
 from polistemics.report.figures.text import display_label, display_text
 from polistemics.report.labels import ModelLabels
@@ -77,7 +77,7 @@ def _rates_figure(
                 capsize=2.5,
                 markersize=4,
                 linewidth=1,
-                label=display_label(labels(model) + s.label_suffix),
+                label=display_label(labels.display(model) + s.label_suffix),
             )
     if reference is not None:
         ax.axhline(reference, color="#888888", linewidth=0.8, linestyle="--")
@@ -87,7 +87,8 @@ def _rates_figure(
     ax.set_xticklabels(
         [display_label(str(name), 24) for _, name in parties], rotation=35, ha="right", fontsize=8
     )
-    ax.set_ylabel(ylabel, fontsize=8)
+    ax.set_ylabel(f"{ylabel} (%)", fontsize=8)
+    percent_axis(ax)
     ax.tick_params(axis="y", labelsize=8)
     ax.grid(axis="y", linewidth=0.4, alpha=0.5)
     ax.legend(fontsize=7, frameon=False, loc="best")

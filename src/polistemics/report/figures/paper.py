@@ -10,6 +10,7 @@ each in a ``ReportFigure``: the matplotlib figure, its inline SVG, a file stem f
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -42,10 +43,42 @@ from polistemics.scoring.analyses import LOO_MIN_DEVIATION, SPREAD_THRESHOLD
 DIVERGING_STEP, DIVERGING_MIN, DIVERGING_MAX = 0.05, 0.05, 0.30
 
 
-def diverging_limit(values: list[list[float | None]]) -> float:
-    largest = max((abs(v) for row in values for v in row if v is not None), default=0.0)
+def diverging_limit(values: Iterable[Iterable[float | None]]) -> float:
+    largest = max(
+        (abs(v) for row in values for v in row if v is not None and not math.isnan(v)),
+        default=0.0,
+    )
     rounded = math.ceil(round(largest / DIVERGING_STEP, 9)) * DIVERGING_STEP
     return round(min(DIVERGING_MAX, max(DIVERGING_MIN, rounded)), 2)
+
+
+def family_limit(*columns: pd.Series) -> float:
+    """One colour range for a family of figures (every leave-one-out figure of an election,
+    every ablation figure, ...): ``diverging_limit`` of all their values together."""
+    return diverging_limit([_num(v) for v in column] for column in columns)
+
+
+def range_note(limit: float, family: str) -> str:
+    """The colour range in words, for a footnote: ``Colour range ±25 pp, shared by ...``."""
+    return (
+        f"Colour range ±{100 * limit:.0f} pp, shared by every {family} (beyond it: the end colour)."
+    )
+
+
+def points(fraction: float) -> str:
+    """A threshold given as a fraction, in pp: ``0.15`` -> ``15 pp``."""
+    value = round(100 * fraction, 6)
+    return f"{value:.0f} pp" if value == round(value) else f"{value:g} pp"
+
+
+def loo_limit(tables: ElectionTables) -> float:
+    """The leave-one-out family's range: Fig. 13's means and every context's deviation."""
+    return family_limit(tables.loo["deviation"], tables.loo_summary["mean_deviation"])
+
+
+def ablation_limit(tables: ElectionTables) -> float:
+    """The ablation family's range (Figs. 36-38): every ablation delta of the election."""
+    return family_limit(tables.ablations["delta"]) if not tables.ablations.empty else 0.05
 
 
 class FigureDataError(ValueError):
@@ -91,8 +124,9 @@ def _prefix(tables: ElectionTables) -> str:
     return tables.election_id
 
 
-def _where(tables: ElectionTables) -> str:
-    return f" ({tables.label})"
+def _where(tables: ElectionTables, labels: ModelLabels) -> str:
+    """`` — DE: Bundestagswahl 2025``: the election's display name, never its raw id."""
+    return f" — {labels.election(tables.election_id, tables.country)}"
 
 
 def leaderboard_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFigure:
@@ -101,8 +135,8 @@ def leaderboard_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFig
     values = [[*(_num(row[r]) for r in rubrics), _num(row["emi"])] for _, row in board.iterrows()]
     heatmap = Heatmap(
         figure_id=f"{_prefix(tables)}-fig02",
-        title=f"Overall model performance{_where(tables)}",
-        rows=[labels(m) for m in board["model"]],
+        title=f"Overall model performance{_where(tables, labels)}",
+        rows=[labels.display(m) for m in board["model"]],
         columns=[*(Rubric(r).label for r in rubrics), "EMI"],
         values=values,
         scale=score_scale(),
@@ -110,7 +144,7 @@ def leaderboard_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFig
             ColumnGroup("Mean Rubric Score across IEs", 0, 3),
             ColumnGroup("Index", 3, 4),
         ],
-        footnote="Scores in %; colour scale 0.60-1.00; rows ordered by EMI.",
+        footnote="Scores in %; colour scale 60-100%; rows ordered by EMI.",
     )
     return ReportFigure(
         heatmap.figure_id,
@@ -130,14 +164,15 @@ def robustness_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFigu
     strip_values = [dispersion(m) for m in tables.models]
     heatmap = Heatmap(
         figure_id=f"{_prefix(tables)}-fig03",
-        title=f"Robustness across information environments{_where(tables)}",
-        rows=[labels(m) for m in tables.models],
+        title=f"Robustness across information environments{_where(tables, labels)}",
+        rows=[labels.display(m) for m in tables.models],
         columns=[environment_label(e) for e in envs],
         values=values,
         scale=score_scale(),
         strip=Strip("SD", strip_values, dispersion_scale()),
-        footnote="Adherence Index in %; Baseline first, then easiest to hardest. Strip: "
-        "rubric-level dispersion, mean over rubrics of the SD of the Rubric Score across active IEs.",
+        footnote="Adherence Index in %; colour scale 60-100%; Baseline first, then easiest to "
+        "hardest. Strip: rubric-level dispersion in pp (0-15 pp), mean over rubrics of the SD of "
+        "the Rubric Score across active IEs.",
     )
     return ReportFigure(
         heatmap.figure_id,
@@ -164,13 +199,14 @@ def spread_figure(tables: ElectionTables, labels: ModelLabels) -> ReportFigure:
     )
     heatmap = Heatmap(
         figure_id=f"{_prefix(tables)}-fig04",
-        title=f"Even-handedness: party spread{_where(tables)}",
-        rows=[labels(m) for m in tables.models],
+        title=f"Even-handedness: party spread{_where(tables, labels)}",
+        rows=[labels.display(m) for m in tables.models],
         columns=[environment_label(e) for e in envs],
         values=values,
         scale=spread_scale(),
         bordered=bordered,
-        footnote=f"Max - min Adherence Index across parties, 0-40%; bordered: a rubric's spread >= {SPREAD_THRESHOLD:.2f}.",
+        footnote="Max - min Adherence Index across parties, in pp; colour scale 0-40 pp; "
+        f"bordered: a rubric's spread >= {points(SPREAD_THRESHOLD)}.",
     )
     return ReportFigure(
         heatmap.figure_id,
@@ -199,12 +235,12 @@ def baseline_party_figure(tables: ElectionTables, labels: ModelLabels) -> Report
     values = [[adherence(m, pid) for pid, _ in parties] for m in tables.models]
     heatmap = Heatmap(
         figure_id=f"{_prefix(tables)}-fig16",
-        title=f"Baseline party adherence{_where(tables)}",
-        rows=[labels(m) for m in tables.models],
+        title=f"Baseline party adherence{_where(tables, labels)}",
+        rows=[labels.display(m) for m in tables.models],
         columns=[str(name) for _, name in parties],
         values=values,
         scale=score_scale(),
-        footnote="Adherence Index in % under Baseline; colour scale 0.60-1.00.",
+        footnote="Adherence Index in % under Baseline; colour scale 60-100%.",
     )
     return ReportFigure(
         heatmap.figure_id,
@@ -215,10 +251,12 @@ def baseline_party_figure(tables: ElectionTables, labels: ModelLabels) -> Report
     )
 
 
-def loo_figure(tables: ElectionTables) -> ReportFigure | None:
+def loo_figure(tables: ElectionTables, labels: ModelLabels | None = None) -> ReportFigure | None:
     summary = tables.loo_summary
     if summary.empty:
         return None
+    labels = labels or ModelLabels()
+    limit = loo_limit(tables)
     keys = sub_question_order(summary["sub_question"].unique(), PARTY_FIGURE_RUBRICS)
     parties = _party_order(summary)
     mean_deviation = Lookup(summary, ["party_id", "sub_question"], "mean_deviation")
@@ -239,17 +277,18 @@ def loo_figure(tables: ElectionTables) -> ReportFigure | None:
         notes.append(row_notes)
     heatmap = Heatmap(
         figure_id=f"{_prefix(tables)}-fig13",
-        title=f"Party x sub-question leave-one-out deviations{_where(tables)}",
+        title=f"Party x sub-question leave-one-out deviations{_where(tables, labels)}",
         rows=[str(name) for _, name in parties],
         columns=[sub_question(k).code for k in keys],
         column_titles=[f"{sub_question(k).code} {sub_question(k).title}" for k in keys],
         values=values,
         annotations=notes,
-        scale=diverging_scale(diverging_limit(values), "deviation"),
+        scale=diverging_scale(limit, "deviation"),
         column_groups=_rubric_groups(keys, PARTY_FIGURE_RUBRICS),
         footnote=(
-            "Mean LOO deviation across (IE, model) contexts; blue below, red above the other parties; "
-            f"integer: contexts with |deviation| >= {LOO_MIN_DEVIATION:.2f}."
+            "Mean LOO deviation across (IE, model) contexts, in pp; blue below, red above the "
+            f"other parties; integer: contexts with |deviation| >= {points(LOO_MIN_DEVIATION)}. "
+            + range_note(limit, "leave-one-out figure of this election")
         ),
     )
     return ReportFigure(
@@ -284,14 +323,16 @@ def environment_figure(tables: ElectionTables, env: str, labels: ModelLabels) ->
     ]
     heatmap = Heatmap(
         figure_id=f"{_prefix(tables)}-env-{environment.name.lower()}",
-        title=f"{environment.label}: rubric scores and sub-question pass rates{_where(tables)}",
-        rows=[labels(m) for m in tables.models],
+        title=f"{environment.label}: rubric scores and sub-question pass rates"
+        + _where(tables, labels),
+        rows=[labels.display(m) for m in tables.models],
         columns=columns,
         column_titles=titles,
         values=values,
         scale=score_scale(),
         column_groups=groups,
-        footnote="Pass rates in %; colour scale 0.60-1.00 (lower values take the lightest colour); grey: not scored here.",
+        footnote="Scores and pass rates in %; colour scale 60-100% (lower values take the "
+        "lightest colour); grey: not scored here.",
     )
     return ReportFigure(
         heatmap.figure_id,
@@ -322,7 +363,9 @@ ABLATION_FIGURES = {
 }
 
 
-def ablation_figure(tables: ElectionTables, variant: str, env: str) -> ReportFigure | None:
+def ablation_figure(
+    tables: ElectionTables, variant: str, env: str, labels: ModelLabels | None = None
+) -> ReportFigure | None:
     """Fig. 36, 37 or 38 (``ABLATION_FIGURES``); None when the run lacks that ablation."""
     if (variant, env) not in ABLATION_FIGURES:
         raise FigureDataError(f"no paper figure for ablation '{variant}' under '{env}'")
@@ -331,6 +374,8 @@ def ablation_figure(tables: ElectionTables, variant: str, env: str) -> ReportFig
     part = deltas[(deltas["ablation"] == variant) & (deltas["environment"] == env)]
     if part.empty:
         return None
+    labels = labels or ModelLabels()
+    limit = ablation_limit(tables)
     keys = sub_question_order(part["sub_question"].unique(), PARTY_FIGURE_RUBRICS)
     parties = _party_order(part)
     delta = Lookup(part, ["party_id", "sub_question"], "delta")
@@ -339,15 +384,16 @@ def ablation_figure(tables: ElectionTables, variant: str, env: str) -> ReportFig
     which = "anonymised labels" if variant == Variant.ANONYMIZED.value else "English output"
     heatmap = Heatmap(
         figure_id=f"{_prefix(tables)}-fig{number}",
-        title=f"{title}{_where(tables)}",
+        title=f"{title}{_where(tables, labels)}",
         rows=[str(name) for _, name in parties],
         columns=[sub_question(k).code for k in keys],
         column_titles=[f"{sub_question(k).code} {sub_question(k).title}" for k in keys],
         values=values,
         annotations=notes,
-        scale=diverging_scale(diverging_limit(values), "delta"),
+        scale=diverging_scale(limit, "delta"),
         column_groups=_rubric_groups(keys, PARTY_FIGURE_RUBRICS),
-        footnote=f"Pass rate with {which} minus full variant, in pp, pooled across models.",
+        footnote=f"Pass rate with {which} minus full variant, in pp, pooled across models. "
+        + range_note(limit, "ablation figure of this election"),
     )
     return ReportFigure(
         heatmap.figure_id,
@@ -360,8 +406,10 @@ def ablation_figure(tables: ElectionTables, variant: str, env: str) -> ReportFig
     )
 
 
-def ablation_figures(tables: ElectionTables) -> list[ReportFigure]:
-    found = (ablation_figure(tables, variant, env) for variant, env in ABLATION_FIGURES)
+def ablation_figures(
+    tables: ElectionTables, labels: ModelLabels | None = None
+) -> list[ReportFigure]:
+    found = (ablation_figure(tables, variant, env, labels) for variant, env in ABLATION_FIGURES)
     return [f for f in found if f is not None]
 
 
@@ -399,9 +447,9 @@ def election_figures(tables: ElectionTables, labels: ModelLabels) -> ElectionFig
         robustness=robustness_figure(tables, labels),
         party_spread=spread_figure(tables, labels),
         baseline_parties=baseline_party_figure(tables, labels),
-        loo=loo_figure(tables),
+        loo=loo_figure(tables, labels),
         environments=[environment_figure(tables, env, labels) for env in tables.environments],
-        ablations=ablation_figures(tables),
+        ablations=ablation_figures(tables, labels),
     )
 
 
@@ -435,9 +483,9 @@ def baseline_parties(tables: ElectionTables, labels: ModelLabels | None = None) 
     return _required(baseline_party_figure(tables, labels or ModelLabels()), "Baseline parties")
 
 
-def party_loo(tables: ElectionTables) -> Figure:
+def party_loo(tables: ElectionTables, labels: ModelLabels | None = None) -> Figure:
     """Fig. 13: party x sub-question leave-one-out deviations."""
-    return _required(loo_figure(tables), "leave-one-out deviations")
+    return _required(loo_figure(tables, labels), "leave-one-out deviations")
 
 
 def environment_detail(
@@ -447,6 +495,8 @@ def environment_detail(
     return environment_figure(tables, environment, labels or ModelLabels()).figure
 
 
-def ablation_delta(tables: ElectionTables, variant: str, environment: str) -> Figure:
+def ablation_delta(
+    tables: ElectionTables, variant: str, environment: str, labels: ModelLabels | None = None
+) -> Figure:
     """Figs. 36-38: pass-rate deltas of an ablation (``anon``/``en``) under an environment."""
-    return _required(ablation_figure(tables, variant, environment), f"'{variant}' ablation")
+    return _required(ablation_figure(tables, variant, environment, labels), f"'{variant}' ablation")

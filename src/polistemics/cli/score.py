@@ -23,6 +23,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
 from polistemics.rubrics import Rubric
@@ -168,7 +169,7 @@ def score(
     if as_json:
         typer.echo(json.dumps(json_rows(scores, loaded.mechanisms), indent=2))
         return
-    render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", Console())
+    render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", stdout_console())
 
 
 def register(app: typer.Typer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -289,6 +290,9 @@ def test_llama_cpp_messages_while_a_model_file_is_made_go_to_the_log(
         return made
 
     monkeypatch.setitem(local_server.MODEL_LOCATORS, "smollm2", locate)
+    # llama-cpp-python's callback prints what its logger's level lets through; a model loaded
+    # with verbose=False (other tests) raises that level for the whole process.
+    monkeypatch.setattr(logging.getLogger("llama-cpp-python"), "level", logging.DEBUG)
     log = tmp_path / "logs" / "llama.log"
     log.parent.mkdir()
     assert model_file("smollm2", log) == made

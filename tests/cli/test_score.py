@@ -171,3 +171,14 @@ def test_dutch_release_rubric_dispersion_matches_an_independent_reading(release_
         "qwen3_6_flash": 0.084,
         "gpt_5_4": 0.108,
     }
+
+
+def test_a_piped_table_is_not_cut_at_80_columns(release_dir: Path) -> None:
+    # CliRunner's stdout is not a terminal; COLUMNS=80 is what pytest-xdist's workers set.
+    result = runner.invoke(app, ["score", str(release_dir)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.stdout
+    header = next(line for line in result.stdout.splitlines() if "Model" in line)
+    for environment in ("Baseline", "Contradictory", "Counterfactual"):
+        assert environment in header
+    assert "claude_sonnet_4_6" in result.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,101 @@ def test_the_server_keeps_an_idle_connection_longer_than_the_client_does() -> No
     from polistemics.llm.llama_server import KEEP_ALIVE_SECONDS
 
     assert KEEP_ALIVE_SECONDS > KEEPALIVE_SECONDS
+
+
+# A stand-in for the server process: it prints what llama.cpp's server prints (a lot), on both
+# streams, then answers the health check. No model is loaded.
+NOISY_SERVER = """
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+for n in range(300):
+    print(f"llama_model_loader: - kv {n}: noise", flush=True)
+    print(f"converting to q8_0 .. tensor {n}", file=sys.stderr, flush=True)
+port = int(sys.argv[sys.argv.index("--port") + 1])
+class Models(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b'{"data": []}')
+    def log_message(self, *args):
+        print("request", *args, file=sys.stderr, flush=True)
+HTTPServer(("127.0.0.1", port), Models).serve_forever()
+"""
+
+needs_llama_cpp = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed"
+)
+
+
+def quantize_garbage(folder: Path) -> None:
+    """Makes llama.cpp log in this process (its loader rejects the file), as converting a model
+    does (about 300 lines for SmolLM2)."""
+    from polistemics.llm.local_server import requantize
+
+    source = folder / "not-a-model.gguf"
+    source.write_bytes(b"garbage")
+    with pytest.raises(LocalModelError):
+        requantize(source, folder / "out.gguf", "Q8_0")
+
+
+@needs_llama_cpp
+def test_llama_cpp_messages_while_a_model_file_is_made_go_to_the_log(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from polistemics.llm import local_server
+
+    made = tmp_path / "made.gguf"
+
+    def locate() -> Path:
+        quantize_garbage(tmp_path)
+        return made
+
+    monkeypatch.setitem(local_server.MODEL_LOCATORS, "smollm2", locate)
+    # llama-cpp-python's callback prints what its logger's level lets through; a model loaded
+    # with verbose=False (other tests) raises that level for the whole process.
+    monkeypatch.setattr(logging.getLogger("llama-cpp-python"), "level", logging.DEBUG)
+    log = tmp_path / "logs" / "llama.log"
+    log.parent.mkdir()
+    assert model_file("smollm2", log) == made
+    assert model_file("smollm2") == made  # no log: the messages go nowhere
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    assert "invalid magic" in log.read_text()
+    # Outside the block, llama-cpp-python's own callback is back (it prints to stderr).
+    quantize_garbage(tmp_path)
+    assert "invalid magic" in capfd.readouterr().err
+
+
+@needs_llama_cpp
+def test_the_pool_sends_server_output_to_the_run_logs_and_says_where_in_one_line(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from polistemics.llm import local_server
+
+    monkeypatch.setitem(
+        local_server.MODEL_LOCATORS, "smollm2", lambda: quantize_garbage(tmp_path) or tmp_path
+    )
+    monkeypatch.setattr(
+        LocalServer,
+        "command",
+        lambda self: [sys.executable, "-c", NOISY_SERVER, "--port", str(self.port)],
+    )
+    local = builtin_registry("default").get("local")
+    assert local.max_concurrency == 2
+    notices: list[str] = []
+    logs = tmp_path / "run" / "logs"
+    with LocalServerPool(log_dir=logs, thread_budget=2, notice=notices.append) as pool:
+        url = pool.checkout(local, "prompt")
+        assert url.startswith("http://127.0.0.1:")
+    first, second = logs / "llama-server-smollm2.log", logs / "llama-server-smollm2-2.log"
+    assert notices == [
+        f"local model smollm2: llama.cpp's output goes to {first} (and 1 more beside it)"
+    ]
+    out, err = capfd.readouterr()
+    assert "noise" not in out + err and "converting" not in out + err and "magic" not in err
+    text = first.read_text()
+    assert "invalid magic" in text  # the model file's conversion
+    assert text.count("converting to q8_0") == 300 and text.count("noise") == 300
+    assert second.read_text().count("converting to q8_0") == 300

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 import typer
 
 from polistemics import __version__
+from polistemics.cli.console import widen_piped_help
 from polistemics.cli.help_format import FlagsWithoutTypes
 
 # Command -> the modules that register it, in --help order (a group's own module first).
@@ -51,6 +52,7 @@ def _root(
 
 def build_app(commands: Iterable[str] = tuple(COMMAND_MODULES)) -> typer.Typer:
     """The command line with ``commands`` registered."""
+    widen_piped_help()
     app = typer.Typer(
         name="polistemics",
         cls=FlagsWithoutTypes,

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from polistemics.annotate.item_view import prepare_views
@@ -34,6 +33,7 @@ from polistemics.annotate.sample import (
     draw_sample,
 )
 from polistemics.annotate.store import AnnotationStore, SampleExistsError
+from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import fail, user_errors
 from polistemics.cli.groups import add_group
 from polistemics.runlog import RunFileError, is_run_dir
@@ -54,7 +54,7 @@ def _finished_run(run: Path) -> Path:
 
 
 def _print_design(design: SampleDesign) -> None:
-    console = Console()
+    console = stdout_console()
     table = Table(title=f"Annotation sample: {design.drawn} items (seed {design.seed})")
     for column in ("Environment", "Rubric", "Judges", "Size", "Drawn", "Weight"):
         table.add_column(

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import fail
 from polistemics.cli.groups import add_group
 from polistemics.llm.store import RunStore
@@ -67,7 +67,7 @@ def stats(
             f"{r['cost'] or 0:.4f}",
             f"{r['mean_latency_ms'] or 0:.0f}",
         )
-    Console().print(table)
+    stdout_console().print(table)
 
 
 def errors(run: Path = typer.Argument(..., help="Run directory.")) -> None:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import user_errors
 from polistemics.cli.report import FIGURE_FORMAT_HELP, figure_formats, parse_labels
 from polistemics.compare import (
@@ -161,7 +162,7 @@ def compare(
         document = comparisons_document(shown, labels)
         typer.echo(json.dumps(document, indent=2, allow_nan=False))
     else:
-        console = Console()
+        console = stdout_console()
         for comparison in shown:
             _print_summary(comparison, console, labels)
     if out is not None:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import asdict
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import fail, user_errors
 from polistemics.cli.groups import add_group
 from polistemics.sources.catalog import list_elections
@@ -70,7 +69,7 @@ def list_command(
             str(counts.parties) if counts else "",
             str(counts.observations) if counts else "",
         )
-    console = _stdout_console()
+    console = stdout_console()
     console.print(table, markup=False)
     console.print(
         "Observations: positions with a rationale. Start a study with "
@@ -164,15 +163,8 @@ def _print_table(scoped: ScopedElection, summary: dict[str, Any]) -> None:
         str(summary["excluded_missing_rationale"]),
         str(summary["observations"]),
     )
-    console = Console()
+    console = stdout_console()
     console.print(table)
     console.print(
         f"{summary['positions']} positions in the source; {election.language} ({election.language_code})"
     )
-
-
-def _stdout_console() -> Console:
-    """Rich on a terminal; piped, lines as wide as they need (never cut at 80 columns)."""
-    if sys.stdout.isatty():
-        return Console()
-    return Console(width=10_000, soft_wrap=True)

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from polistemics.cli.console import stdout_console
 from polistemics.cli.deprecated import renamed
 from polistemics.cli.errors import user_errors
 from polistemics.cli.report import FIGURE_FORMAT_HELP, figure_formats
@@ -34,7 +35,6 @@ from polistemics.run.plan import plan_notes, plan_study
 from polistemics.runlog import STORE_FILE
 from polistemics.sources.errors import SourceError
 
-UNWRAPPED_WIDTH = 10_000  # wider than any plan table: piped output is never cut or wrapped
 USER_ERRORS = (
     ConfigError,
     RegistryError,
@@ -181,7 +181,7 @@ def _print_plan(
             "n/a" if r.cost is None else f"{r.cost:,.2f}",
             r.price_source,
         )
-    console = _stdout_console()
+    console = stdout_console()
     console.print(table)
     for line in plan_notes(details):
         console.print(line)
@@ -196,16 +196,8 @@ def _print_plan(
         console.print(f"to run it, set: {', '.join(missing_keys)}")
 
 
-def _stdout_console() -> Console:
-    """Rich on a terminal; piped, lines as wide as they need (not cut at Rich's default 80
-    columns: ``gemini-…``, ``4,977,7…``)."""
-    if sys.stdout.isatty():
-        return Console()
-    return Console(width=UNWRAPPED_WIDTH, soft_wrap=True)
-
-
 def _print_summary(result, paths: dict[str, Path]) -> None:
-    out = _stdout_console()
+    out = stdout_console()
     out.print(
         "stage timings: " + ", ".join(f"{k} {v:.1f}s" for k, v in result.stage_seconds.items())
     )

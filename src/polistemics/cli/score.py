@@ -26,6 +26,7 @@ from rich.table import Table
 
 from polistemics.analyses.model_scores import mechanism_rates_of, model_scores_of
 from polistemics.analyses.run_tables import run_score_tables
+from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import ALL_ENVIRONMENTS, Variant
 from polistemics.paths import UnsafePathError
@@ -160,7 +161,7 @@ def score(
     if as_json:
         typer.echo(json.dumps(json_rows(scores, loaded.mechanisms), indent=2))
         return
-    render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", Console())
+    render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", stdout_console())
 
 
 def register(app: typer.Typer) -> None:

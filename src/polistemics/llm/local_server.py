@@ -38,6 +38,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -146,13 +148,41 @@ MODEL_LOCATORS = {
 }
 
 
-def model_file(name: str) -> Path:
+def model_file(name: str, log_path: Path | None = None) -> Path:
+    """The model's file, made on first use; llama.cpp's messages while it is made (about 300
+    lines of model metadata and converted tensors) are appended to ``log_path``."""
     try:
-        return MODEL_LOCATORS[name]()
+        locate = MODEL_LOCATORS[name]
     except KeyError:
         raise LocalModelError(
             f"unknown local model '{name}' (known: {', '.join(MODEL_LOCATORS)})"
         ) from None
+    with llama_log_to(log_path):
+        return locate()
+
+
+@contextmanager
+def llama_log_to(path: Path | None) -> Iterator[None]:
+    """llama.cpp's messages in this process go to ``path`` (None: nowhere) while the block runs,
+    instead of to stderr, where llama-cpp-python's default callback prints them all."""
+    try:
+        import llama_cpp
+        from llama_cpp import _logger
+    except ImportError:  # no llama.cpp here: nothing to redirect (the locator says what's missing)
+        yield
+        return
+    with open(path, "ab") if path is not None else nullcontext() as log:
+
+        @llama_cpp.llama_log_callback
+        def write(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+            if log is not None:
+                log.write(text)
+
+        llama_cpp.llama_log_set(write, ctypes.c_void_p(0))
+        try:
+            yield
+        finally:
+            llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
 
 
 def free_port() -> int:
@@ -292,10 +322,18 @@ class LocalServerPool:
     servers and two with one, all 167 calls came out identical.
     """
 
-    def __init__(self, log_dir: Path | None = None, thread_budget: int | None = None):
+    def __init__(
+        self,
+        log_dir: Path | None = None,
+        thread_budget: int | None = None,
+        notice: Callable[[str], None] | None = None,
+    ):
+        """llama.cpp's output goes to files in ``log_dir`` (else nowhere); ``notice`` gets one
+        line per model saying where."""
         self._lanes: dict[str, list[_Lane]] = {}
         self._lock = threading.Lock()
         self._log_dir = log_dir
+        self._notice = notice
         self._thread_budget = thread_budget
         atexit.register(self.close)
 
@@ -341,15 +379,18 @@ class LocalServerPool:
         servers, threads = lane_plan(
             endpoint.max_concurrency, self._thread_budget or default_threads()
         )
-        path = model_file(name)
-        started = []
-        for number in range(servers):
-            log = None
-            if self._log_dir:
-                self._log_dir.mkdir(parents=True, exist_ok=True)
-                suffix = f"-{number + 1}" if number else ""
-                log = self._log_dir / f"llama-server-{name}{suffix}.log"
-            started.append(LocalServer(path, threads=threads, log_path=log))
+        logs: list[Path | None] = [None] * servers
+        if self._log_dir:
+            self._log_dir.mkdir(parents=True, exist_ok=True)
+            logs = [
+                self._log_dir / f"llama-server-{name}{f'-{n + 1}' if n else ''}.log"
+                for n in range(servers)
+            ]
+            if self._notice is not None:
+                more = f" (and {servers - 1} more beside it)" if servers > 1 else ""
+                self._notice(f"local model {name}: llama.cpp's output goes to {logs[0]}{more}")
+        path = model_file(name, logs[0])
+        started = [LocalServer(path, threads=threads, log_path=log) for log in logs]
         try:
             for server in started:  # all load their model at once
                 server.launch()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -35,7 +36,8 @@ async def open_client(
         log_dir = run_dir / "logs"
         if retry_errors:
             store.forget_errors()
-    pool = LocalServerPool(log_dir=log_dir)
+    notice = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    pool = LocalServerPool(log_dir=log_dir, notice=notice)
     progress = StageProgress(quiet=quiet)
     client = LLMClient(
         store=store,

@@ -12,10 +12,13 @@ from cached calls and makes no new ones.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from polistemics.conditions import Variant
+from polistemics.llm.client import LLMClient
+from polistemics.llm.progress import end_stages
 from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
 from polistemics.llm.session import open_client
 from polistemics.llm.transport import env_proxy
@@ -155,7 +158,7 @@ class Study:
                 client=client,
                 stage_seconds=self.stage_seconds,
             )
-            await run_stages(self.stages, state, self.stage)
+            await run_stages(self.stages, state, self._ending_stages(client))
             state.calls_made = client.network_calls
             self.log(
                 f"calls: {state.calls_made} made this run, {calls_before} already in the store"
@@ -166,6 +169,18 @@ class Study:
     def stage(self, name: str) -> _Timer:
         """Times a block into ``stage_seconds[name]`` (run.json and the CLI print them)."""
         return _Timer(name, self.stage_seconds)
+
+    def _ending_stages(self, client: LLMClient) -> Callable[[str], AbstractContextManager[None]]:
+        """``stage``, and when the block ends the progress lines of its calls end too (at once,
+        with the time up to their last result)."""
+
+        @contextmanager
+        def timed(name: str) -> Iterator[None]:
+            with self.stage(name):
+                yield
+            end_stages(client.listeners)
+
+        return timed
 
 
 class _Timer:

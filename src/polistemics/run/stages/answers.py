@@ -23,7 +23,14 @@ from polistemics.rubrics import active_rubrics
 from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
 from polistemics.run.stages.base import BaseStage, StudyState
-from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, same_calls, tokens
+from polistemics.run.stages.planning import (
+    EVIDENCE_TOKENS,
+    PlanRow,
+    PlanState,
+    same_calls,
+    stored_ok,
+    tokens,
+)
 from polistemics.runlog import Answer, JudgeVerdictRecord, RunDir
 
 OUTPUT_TOKENS = {ANSWER_STAGE: 150, JUDGE_STAGE: 20}
@@ -63,10 +70,29 @@ class AnswersAndJudges(BaseStage):
         targets = [state.endpoints[name] for name in config.targets]
         judges = panel(config, state.endpoints)
         per_item = len(targets) * config.samples
-        declare_total(client.listeners, ANSWER_STAGE, (len(items) + len(swapped)) * per_item)
+        # Of each stage's calls, those not in the store yet (the dry run's count), so that the
+        # ETA counts only calls that will be made. Identical judge seats share their calls.
+        stored = stored_ok(getattr(client, "store", None))
+        answer_calls = (len(items) + len(swapped)) * config.samples
+        declare_total(
+            client.listeners,
+            ANSWER_STAGE,
+            answer_calls * len(targets),
+            new=sum(max(0, answer_calls - stored.get((ANSWER_STAGE, t.name), 0)) for t in targets),
+        )
         # First tries only: a failed answer is not judged, an unparseable verdict is asked again.
-        rubric_calls = sum(len(active_rubrics(item.environment)) for item in items)
-        declare_total(client.listeners, JUDGE_STAGE, rubric_calls * len(judges) * per_item)
+        rubric_calls = sum(len(active_rubrics(item.environment)) for item in items) * per_item
+        seats = same_calls(config.judges, state.endpoints)
+        declare_total(
+            client.listeners,
+            JUDGE_STAGE,
+            rubric_calls * len(judges),
+            new=sum(
+                max(0, rubric_calls - sum(stored.get((JUDGE_STAGE, n), 0) for n in names))
+                for names in seats
+            ),
+            retries=True,
+        )
         verdict_lists: list[list[JudgeVerdictRecord]] = []
         skipped: dict[str, int] = {}
 

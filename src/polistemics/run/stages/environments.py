@@ -19,6 +19,7 @@ from polistemics.environments.vague import (
     GENERATION_STAGE,
     generate_vague_rewrites,
 )
+from polistemics.llm.progress import declare_more
 from polistemics.llm.types import Completer
 from polistemics.prompts import load
 from polistemics.records import Evidence, Position
@@ -52,6 +53,15 @@ class Environments(BaseStage):
             max_attempts=config.vague_max_tries,
         )
         positions: list[Position] = run.scoped.election.positions
+        if Environment.VAGUE in config.environment_list:
+            # One rewrite per passage, first tries (a rejected one is asked again); how many are
+            # audited is known only once they are written.
+            declare_more(
+                state.client.listeners,
+                GENERATION_STAGE,
+                len(run.evidence),
+                retries=config.vague_max_tries > 1,
+            )
         full = await build_environments(
             run.evidence,
             environments=config.environment_list,

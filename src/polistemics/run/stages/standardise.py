@@ -12,6 +12,7 @@ from polistemics.evidence.standardise import (
     standardise_messages,
 )
 from polistemics.llm.keys import call_key, request_params
+from polistemics.llm.progress import declare_more
 from polistemics.llm.types import Completer
 from polistemics.prompts import load
 from polistemics.run.config import RunConfig
@@ -42,6 +43,13 @@ class Standardise(BaseStage):
 
     async def run_election(self, state: StudyState, run: ElectionRun) -> None:
         assert state.client is not None
+        # First tries: one per observation (a rejected rewrite is asked again).
+        declare_more(
+            state.client.listeners,
+            STAGE,
+            len(run.scoped.observations),
+            retries=state.config.standardise_retries > 0,
+        )
         result = await standardise_election(state.config, state.endpoints, run.scoped, state.client)
         run.evidence = result.evidence
         run.standardisation = result.stats.model_dump(mode="json")

@@ -261,3 +261,24 @@ def test_demo_banner_shared_seats_cut_answers_and_invocations_show(
     titles = page.locator("figure.figure figcaption").all_inner_texts()
     assert titles and not any("XX" in t for t in titles)  # the demo's country code is no name
     assert opened.errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 560])
+def test_a_table_of_contents_link_never_hides_its_heading(browser, demo_report, width) -> None:
+    """The sticky bar wraps onto more lines in a narrow window; every jump still lands the
+    section's heading below it."""
+    opened = Opened(browser, demo_report)
+    page = opened.page
+    page.set_viewport_size({"width": width, "height": 900})
+    links = page.locator("nav.toc a")
+    assert links.count() >= 10
+    for i in range(links.count()):
+        target = links.nth(i).get_attribute("href")
+        links.nth(i).click()
+        page.wait_for_function(f"location.hash === {json.dumps(target)}")
+        bar = page.locator("nav.toc").bounding_box()
+        heading = page.locator(f"{target} > h2").bounding_box()
+        assert bar and heading
+        assert heading["y"] >= bar["y"] + bar["height"], (target, heading, bar)
+        assert heading["y"] < 900  # the jump did bring the heading into view
+    assert opened.errors == []

@@ -27,6 +27,7 @@ from polistemics.report.finding_sections import (
     party_findings_view,
 )
 from polistemics.report.formatting import (
+    count,
     number,
     percent,
     row_interval,
@@ -451,8 +452,8 @@ def _no_ablations_reason(content: ReportContent) -> str:
 def _agreement_columns(first: list[Column]) -> list[Column]:
     return first + [
         Column("n", "n", numeric=True),
-        Column("Prev.", "prevalence", number, numeric=True, title="marginal pass rate"),
-        Column("Unan.", "unanimity", number, numeric=True, title="share of unanimous items"),
+        Column("Prev.", "prevalence", percent, numeric=True, title="marginal pass rate"),
+        Column("Unan.", "unanimity", percent, numeric=True, title="share of unanimous items"),
         Column("Fleiss' κ", "fleiss_kappa", number, numeric=True),
         Column("Gwet's AC1", "gwet_ac1", number, numeric=True),
     ]
@@ -557,19 +558,13 @@ def judges_view(content: ReportContent) -> dict:
     }
 
 
-def _count(value: object) -> str:
-    """A count from run.json; anything that is not a number is shown as the text it is."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    return f"{int(value):,}" if ok else str(value)
-
-
 def _share(value: object) -> str:
+    """A share from run.json; anything that is not a number is shown as the text it is."""
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    return percent(value, 2) if ok else str(value)
+    return percent(value) if ok else str(value)
 
 
 def _judge_parsing(frame: pd.DataFrame) -> TableView:
-    count = _count
     return table_view(
         frame,
         [
@@ -620,8 +615,8 @@ def _planted_by_model(frame: pd.DataFrame, labels: ModelLabels) -> TableView:
         shown,
         [
             Column("Target model", "model"),
-            Column("Answers with planted verdicts", "answers", _count, numeric=True),
-            Column("Verdict sets left missing", "verdict_sets", _count, numeric=True),
+            Column("Answers with planted verdicts", "answers", count, numeric=True),
+            Column("Verdict sets left missing", "verdict_sets", count, numeric=True),
         ],
         caption="Answers that spelled out a verdict list the judges then gave, per target model "
         "(run.json judge_parsing.possibly_planted_by_model; such verdicts are not scored)",
@@ -635,12 +630,7 @@ def _standardisation(frame: pd.DataFrame) -> TableView:
     return table_view(
         wide,
         [Column("Metric", "metric")]
-        + [
-            Column(
-                str(c), str(c), lambda v: f"{v:g}" if isinstance(v, float) else str(v), numeric=True
-            )
-            for c in wide.columns[1:]
-        ],
+        + [Column(str(c), str(c), count, numeric=True) for c in wide.columns[1:]],
         caption="Standardisation pipeline statistics",
         table_id="standardisation",
     )
@@ -684,7 +674,6 @@ def _fidelity(frame: pd.DataFrame) -> TableView:
 
 
 def _calls(frame: pd.DataFrame) -> TableView:
-    count = lambda v: f"{int(v):,}"  # noqa: E731
     return table_view(
         frame,
         [
@@ -706,11 +695,10 @@ def _calls(frame: pd.DataFrame) -> TableView:
 
 
 def _quantity(value: object) -> str:
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
+    """A run total: a count, or an amount (cost) with four decimals."""
+    if isinstance(value, float) and not value.is_integer():
         return f"{value:,.4f}"
-    return str(value)
+    return count(value)
 
 
 def data_view(content: ReportContent) -> dict:
@@ -751,7 +739,7 @@ def data_view(content: ReportContent) -> dict:
                 Column("Started", "started"),
                 Column("Finished", "finished"),
                 Column("Stage seconds", "seconds", lambda v: number(v, 1), numeric=True),
-                Column("Model calls made", "calls_made", lambda v: f"{int(v):,}", numeric=True),
+                Column("Model calls made", "calls_made", count, numeric=True),
                 Column("Version", "version"),
                 Column("Git revision", "git_revision"),
             ],

@@ -39,12 +39,12 @@ from polistemics.report.human_validation import SECTION_TITLE as HUMAN_VALIDATIO
 from polistemics.report.human_validation import human_validation_view
 from polistemics.report.labels import (
     RUBRIC_ORDER,
+    VARIANT_COLUMN,
     ModelLabels,
     environment_label,
     order_rows,
     rubric_label,
     sub_question_label,
-    variant_label,
 )
 from polistemics.report.mechanisms import MECHANISMS_SECTION, mechanisms_view
 from polistemics.report.repeats import repeats_view
@@ -348,7 +348,7 @@ def ablations_view(content: ReportContent) -> dict:
         table = table_view(
             order_rows(tables.variant_scores.sort_values("emi", ascending=False)),
             [
-                Column("Variant", lambda r: variant_label(r["variant"])),
+                VARIANT_COLUMN,
                 _model(content),
                 Column("EMI over the variant's environments", "emi", percent, numeric=True),
                 Column("95% CI", row_interval(), numeric=True),
@@ -518,7 +518,7 @@ def _agreement(content: ReportContent) -> Agreement | None:
             [
                 _model(content),
                 ENVIRONMENT_COLUMN,
-                Column("Variant", "variant"),
+                VARIANT_COLUMN,
                 Column("Observation", "observation_id"),
                 RUBRIC_COLUMN,
                 Column("Complete judges", "n_complete_judges", numeric=True),
@@ -756,7 +756,7 @@ def data_view(content: ReportContent) -> dict:
             order_rows(data.environments),
             [
                 Column("Election", "election_id"),
-                Column("Variant", lambda r: variant_label(r["variant"])),
+                VARIANT_COLUMN,
                 ENVIRONMENT_COLUMN,
                 Column("Kept", "kept", numeric=True),
                 Column("Dropped", "dropped", numeric=True),
@@ -770,7 +770,7 @@ def data_view(content: ReportContent) -> dict:
             order_rows(data.observations),
             [
                 Column("Election", "election_id"),
-                Column("Variant", "variant"),
+                VARIANT_COLUMN,
                 ENVIRONMENT_COLUMN,
                 _model(content),
                 Column("Observations", "observations", numeric=True),

@@ -3,7 +3,9 @@
 Each ``*_view`` turns ``ReportContent`` into the plain values its template shows: tables as
 ``TableView``, figures as ``FigureView``, texts and numbers. Section ids (``SECTIONS``) are
 stable: the navigation links to them and the browser test checks them. A part the source cannot
-provide is shown as a "Not available" note saying why (``None`` tables, ``*_reason`` strings).
+provide is shown as a "Not available" note saying why (``None`` tables, ``*_reason`` strings); on
+an authors' release's page, what the release cannot provide is left out and said once at the top
+instead (``omissions.py``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from polistemics.report.labels import (
     sub_question_label,
 )
 from polistemics.report.mechanisms import MECHANISMS_SECTION, mechanisms_view
+from polistemics.report.omissions import browser_sentence
 from polistemics.report.repeats import repeats_view
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
@@ -559,9 +562,10 @@ def judges_view(content: ReportContent) -> dict:
 
 
 def _share(value: object) -> str:
-    """A share from run.json; anything that is not a number is shown as the text it is."""
+    """A share from run.json (two decimals: a few missing verdicts in thousands must not read as
+    0.0%); anything that is not a number is shown as the text it is."""
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    return percent(value) if ok else str(value)
+    return percent(value, 2) if ok else str(value)
 
 
 def _judge_parsing(frame: pd.DataFrame) -> TableView:
@@ -809,6 +813,7 @@ def browser_view(content: ReportContent) -> dict:
         "has_judges": payload["hasJudges"],
         "truncated": sum(answer.truncated for answer in content.inputs.answers),
         "answers": len(content.inputs.answers),
+        "missing_answers": browser_sentence(content.inputs),
     }
 
 

@@ -9,7 +9,7 @@ from polistemics.analyses.failure_cooccurrence import FAILURE_COOCCURRENCE
 from polistemics.analyses.tables import AnalysisTables
 from polistemics.report.content import ReportOptions, build_content
 from polistemics.report.finding_sections import failure_cooccurrence_view
-from polistemics.report.formatting import number, percent
+from polistemics.report.formatting import count, number, percent
 from polistemics.report.labels import environment_label, order_rows
 from polistemics.report.run_inputs import load_run_inputs
 
@@ -18,8 +18,8 @@ def _expected_rows(table) -> list[list[str]]:
     return [
         [
             environment_label(r.environment),
-            *(str(v) for v in (r.n_answers, r.both_fail, r.faithfulness_only)),
-            *(str(v) for v in (r.calibration_only, r.neither)),
+            *(count(v) for v in (r.n_answers, r.both_fail, r.faithfulness_only)),
+            *(count(v) for v in (r.calibration_only, r.neither)),
             percent(r.faithfulness_failure_rate),
             percent(r.calibration_failure_rate),
             number(r.phi),

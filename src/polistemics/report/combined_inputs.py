@@ -75,4 +75,5 @@ def combine_inputs(parts: list[ReportInputs]) -> ReportInputs:
         else [x for e in evidence for x in e or []],
         items=[i for p in parts for i in p.items],
         notes=notes,
+        gaps=[gap for p in parts for gap in p.gaps],
     )

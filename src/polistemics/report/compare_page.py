@@ -41,6 +41,7 @@ from polistemics.report.figures import parse_figure_formats
 from polistemics.report.figures.delta import comparison_figures
 from polistemics.report.figures.paper import ReportFigure
 from polistemics.report.labels import (
+    VARIANT_COLUMN,
     ModelLabels,
     environment_label,
     rubric_label,
@@ -103,7 +104,7 @@ def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
     m = c.matched
     paired = c.paired
     model = Column("Model", lambda r: labels(r["model"]))
-    variant = Column("Variant", lambda r: variant_label(r["variant"]))
+    variant = VARIANT_COLUMN
     env = Column("Environment", lambda r: environment_label(r["environment"]))
     rubric = Column("Rubric", lambda r: rubric_label(r["rubric"]))
     sq = Column("Sub-question", lambda r: sub_question_label(r["sub_question"]))

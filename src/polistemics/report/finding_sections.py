@@ -19,6 +19,7 @@ from polistemics.report.formatting import (
     with_interval,
 )
 from polistemics.report.labels import (
+    VARIANT_COLUMN,
     environment_label,
     order_rows,
     rubric_label,
@@ -228,7 +229,7 @@ def judge_strictness_view(content: ReportContent) -> dict:
     by_sub_question = table_view(
         order_rows(wide),
         [
-            Column("Variant", "variant"),
+            VARIANT_COLUMN,
             ENVIRONMENT,
             Column("Sub-question", lambda r: sub_question_label(r["sub_question"])),
             *(Column(str(j), str(j), numeric=True) for j in judge_ids),

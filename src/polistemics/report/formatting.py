@@ -3,8 +3,9 @@
 
 Rates are fractions (0.9512) written in percent with one decimal (``95.1%``); differences of
 rates in signed percentage points (``+3.4``); intervals of rates as ``[93.0, 97.2]`` (percent,
-no sign); other statistics with three decimals. A missing value (None, NaN, ``pd.NA``) is an en
-dash, never ``nan``.
+no sign); other statistics with three decimals. Counts are integers with thousands separated
+(``1,424``), also when a missing value in their column made pandas store them as floats
+(``245.0``). A missing value (None, NaN, ``pd.NA``) is an en dash, never ``nan``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,27 @@ def number(value: object, digits: int = 3) -> str:
     """A statistic that is not a rate (kappa, rho, p): 0.71234 -> ``0.712``."""
     found = _value(value)
     return MISSING if found is None else f"{found:.{digits}f}"
+
+
+def count(value: object) -> str:
+    """A count or another plain quantity: integers as integers with thousands separated
+    (``1424.0`` -> ``1,424``), any other number with at most three decimals (a median of
+    ``37.5``); text (a note in a count column) is shown as it is."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value)
+    try:
+        found = _value(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if found is None:
+        return MISSING
+    if not math.isfinite(found):
+        return str(found)
+    if found.is_integer():
+        return f"{int(found):,}"
+    return f"{found:,.3f}".rstrip("0").rstrip(".")
 
 
 def interval(low: object, high: object) -> str:

@@ -16,6 +16,7 @@ from polistemics.annotate.stats import AnnotationStats, annotation_stats
 from polistemics.report.formatting import number, percent, row_interval, signed_points
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import (
+    VARIANT_COLUMN,
     environment_label,
     order_rows,
     rubric_label,
@@ -158,7 +159,7 @@ def _versus(stats: AnnotationStats, grain: str) -> TableView:
 
 def _scores(stats: AnnotationStats, content_labels) -> dict[str, TableView]:
     model = Column("Model", lambda r: content_labels(r["model"]))
-    variant = Column("Variant", "variant")
+    variant = VARIANT_COLUMN
     return {
         "rubric_scores": table_view(
             order_rows(stats.rubric_scores),

@@ -35,6 +35,15 @@ class AnswerView:
     truncated: bool = False  # cut at the model's max_tokens (finish reason "length")
 
 
+@dataclass(frozen=True)
+class SourceGap:
+    """A part the source folder lacks, in plain words for the page's reader (the technical detail
+    stays in ``notes``)."""
+
+    text: str
+    variant: str | None = None  # the variant whose answers it keeps out of the item browser
+
+
 @dataclass
 class ReportInputs:
     kind: Literal["run", "release"]
@@ -48,6 +57,7 @@ class ReportInputs:
     evidence: list[Evidence] | None = None
     items: list[EnvironmentItem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    gaps: list[SourceGap] = field(default_factory=list)  # what a release lacks, in plain words
     stance_codes: list[StanceCodeRecord] | None = None  # None: the run did not code stances
     probes: list[ProbeAnswer] | None = None  # None: the run did not probe priors
     # the run directory when these are exactly one run's outputs (its tables/ folder holds

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
+from polistemics.report.view import Column
 from polistemics.rubrics import BY_KEY, SUB_QUESTIONS, Rubric, SubQuestion
 
 RUBRIC_ORDER: tuple[Rubric, ...] = (
@@ -84,8 +85,14 @@ def order_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def variant_label(value: str) -> str:
+    """The one display name of a variant on every page, table and figure (``full`` -> ``Full
+    (real labels, native language)``); an unknown id as it is."""
     return VARIANT_LABELS.get(value, value)
 
+
+# Every table with a variant column shows it through this column (a frozen Column is safe to
+# reuse), so no table prints the bare id ("anon") where another prints its name.
+VARIANT_COLUMN = Column("Variant", lambda r: variant_label(r["variant"]))
 
 _SHORT_WORD = 3  # letter-only parts this short are acronyms: "gpt" -> "GPT", "tk" -> "TK"
 

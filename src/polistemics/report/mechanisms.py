@@ -26,7 +26,7 @@ from polistemics.report.formatting import (
     signed_points,
 )
 from polistemics.report.inputs import ReportInputs
-from polistemics.report.labels import ModelLabels, environment_label
+from polistemics.report.labels import VARIANT_COLUMN, ModelLabels, environment_label
 from polistemics.report.view import Column, TableView, figure_view, table_view
 from polistemics.scoring.mechanisms import (
     FallbackAccuracy,
@@ -212,7 +212,7 @@ def mechanisms_view(content) -> dict:  # content: report.content.ReportContent
             fallback,
             [
                 Column("Selected by", lambda r: _RULES[r["rule"]]),
-                Column("Variant", "variant"),
+                VARIANT_COLUMN,
                 model,
                 party,
                 *_share_columns("Match the VAA stance"),
@@ -225,7 +225,7 @@ def mechanisms_view(content) -> dict:  # content: report.content.ReportContent
             first,
             [
                 Column("Chunk order", "chunk_order"),
-                Column("Variant", "variant"),
+                VARIANT_COLUMN,
                 model,
                 party,
                 *_share_columns("Follow the first chunk"),
@@ -252,7 +252,7 @@ def mechanisms_view(content) -> dict:  # content: report.content.ReportContent
                         else "follows the real position (prior)"
                     ),
                 ),
-                Column("Variant", "variant"),
+                VARIANT_COLUMN,
                 model,
                 party,
                 *_share_columns("Follow"),
@@ -264,7 +264,7 @@ def mechanisms_view(content) -> dict:  # content: report.content.ReportContent
         views["paired"] = table_view(
             paired,
             [
-                Column("Variant", "variant"),
+                VARIANT_COLUMN,
                 model,
                 Column("Test", "test"),
                 Column("Pairs", "pairs", numeric=True),
@@ -294,7 +294,7 @@ def mechanisms_view(content) -> dict:  # content: report.content.ReportContent
         t.follows.overall.sort_values(["environment", "variant", "model"], na_position="first"),
         [
             Column("Environment", lambda r: environment_label(r["environment"])),
-            Column("Variant", "variant"),
+            VARIANT_COLUMN,
             model,
             party,
             *_share_columns("Follow the evidence"),
@@ -333,7 +333,7 @@ def _conditional_view(t: MechanismTables, labels: ModelLabels) -> TableView | No
         table,
         [
             Column("Environment", lambda r: environment_label(r["environment"])),
-            Column("Variant", "variant"),
+            VARIANT_COLUMN,
             Column("Model", lambda r: labels(r["model"])),
             Column("Party", _party),
             Column("Prior agrees with the evidence", rate("prior_agrees"), numeric=True),
@@ -356,7 +356,7 @@ def _correlations_view(t: MechanismTables, labels: ModelLabels) -> TableView | N
     return table_view(
         table,
         [
-            Column("Variant", "variant"),
+            VARIANT_COLUMN,
             Column("Model", lambda r: labels(r["model"])),
             Column(
                 "Prior accuracy vs",

@@ -26,6 +26,7 @@ from polistemics.html_templates import page_environment
 from polistemics.report.browser import embed_json
 from polistemics.report.caveats import demo_banner
 from polistemics.report.content import ReportContent
+from polistemics.report.omissions import omitted_sections, release_summary
 from polistemics.report.sections import ALL_SECTIONS, NO_CELLS, SECTIONS
 
 
@@ -55,9 +56,10 @@ def content_security_policy(script: str) -> str:
     )
 
 
-def _header(content: ReportContent) -> dict:
+def _header(content: ReportContent, release: list[str]) -> dict:
     inputs = content.inputs
     return {
+        "release": release,
         "title": inputs.title,
         "kind": "run directory" if inputs.kind == "run" else "authors' release folder",
         "source": str(inputs.source),
@@ -70,7 +72,13 @@ def _header(content: ReportContent) -> dict:
 
 
 def render_page(content: ReportContent) -> str:
+    """The page; for a release, the sections it cannot fill are left out and said at the top."""
     script = asset("browser.js")
+    views = [(s.section_id, s.title, s.view(content)) for s in ALL_SECTIONS]
+    short_titles = dict(SECTIONS)
+    omitted = omitted_sections(content.inputs, [(i, short_titles[i], v) for i, _, v in views])
+    left_out = {o.section_id for o in omitted}
+    data = next(v for i, _, v in views if i == "data-cost")
     return (
         environment()
         .get_template("page.html")
@@ -79,11 +87,13 @@ def render_page(content: ReportContent) -> str:
             css=Markup(asset("report.css")),  # the package's own files, inserted verbatim
             script=Markup(script),
             browser_json=Markup(embed_json(content.browser)),  # escaped for <script> by embed_json
-            header=_header(content),
-            nav=SECTIONS,
+            header=_header(content, release_summary(content.inputs, omitted, data)),
+            release=content.inputs.kind == "release",
+            nav=[(i, title) for i, title in SECTIONS if i not in left_out],
             sections=[
-                {"id": s.section_id, "title": s.title, "view": s.view(content)}
-                for s in ALL_SECTIONS
+                {"id": i, "title": title, "view": view}
+                for i, title, view in views
+                if i not in left_out
             ],
         )
     )

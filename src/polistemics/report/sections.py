@@ -3,7 +3,9 @@
 Each ``*_view`` turns ``ReportContent`` into the plain values its template shows: tables as
 ``TableView``, figures as ``FigureView``, texts and numbers. Section ids (``SECTIONS``) are
 stable: the navigation links to them and the browser test checks them. A part the source cannot
-provide is shown as a "Not available" note saying why (``None`` tables, ``*_reason`` strings).
+provide is shown as a "Not available" note saying why (``None`` tables, ``*_reason`` strings); on
+an authors' release's page, what the release cannot provide is left out and said once at the top
+instead (``omissions.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from polistemics.report.finding_sections import (
     party_findings_view,
 )
 from polistemics.report.formatting import (
+    count,
     number,
     percent,
     row_interval,
@@ -38,14 +41,15 @@ from polistemics.report.human_validation import SECTION_TITLE as HUMAN_VALIDATIO
 from polistemics.report.human_validation import human_validation_view
 from polistemics.report.labels import (
     RUBRIC_ORDER,
+    VARIANT_COLUMN,
     ModelLabels,
     environment_label,
     order_rows,
     rubric_label,
     sub_question_label,
-    variant_label,
 )
 from polistemics.report.mechanisms import MECHANISMS_SECTION, mechanisms_view
+from polistemics.report.omissions import browser_sentence
 from polistemics.report.repeats import repeats_view
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
@@ -347,7 +351,7 @@ def ablations_view(content: ReportContent) -> dict:
         table = table_view(
             order_rows(tables.variant_scores.sort_values("emi", ascending=False)),
             [
-                Column("Variant", lambda r: variant_label(r["variant"])),
+                VARIANT_COLUMN,
                 _model(content),
                 Column("EMI over the variant's environments", "emi", percent, numeric=True),
                 Column("95% CI", row_interval(), numeric=True),
@@ -451,8 +455,8 @@ def _no_ablations_reason(content: ReportContent) -> str:
 def _agreement_columns(first: list[Column]) -> list[Column]:
     return first + [
         Column("n", "n", numeric=True),
-        Column("Prev.", "prevalence", number, numeric=True, title="marginal pass rate"),
-        Column("Unan.", "unanimity", number, numeric=True, title="share of unanimous items"),
+        Column("Prev.", "prevalence", percent, numeric=True, title="marginal pass rate"),
+        Column("Unan.", "unanimity", percent, numeric=True, title="share of unanimous items"),
         Column("Fleiss' κ", "fleiss_kappa", number, numeric=True),
         Column("Gwet's AC1", "gwet_ac1", number, numeric=True),
     ]
@@ -517,7 +521,7 @@ def _agreement(content: ReportContent) -> Agreement | None:
             [
                 _model(content),
                 ENVIRONMENT_COLUMN,
-                Column("Variant", "variant"),
+                VARIANT_COLUMN,
                 Column("Observation", "observation_id"),
                 RUBRIC_COLUMN,
                 Column("Complete judges", "n_complete_judges", numeric=True),
@@ -557,19 +561,14 @@ def judges_view(content: ReportContent) -> dict:
     }
 
 
-def _count(value: object) -> str:
-    """A count from run.json; anything that is not a number is shown as the text it is."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    return f"{int(value):,}" if ok else str(value)
-
-
 def _share(value: object) -> str:
+    """A share from run.json (two decimals: a few missing verdicts in thousands must not read as
+    0.0%); anything that is not a number is shown as the text it is."""
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     return percent(value, 2) if ok else str(value)
 
 
 def _judge_parsing(frame: pd.DataFrame) -> TableView:
-    count = _count
     return table_view(
         frame,
         [
@@ -620,8 +619,8 @@ def _planted_by_model(frame: pd.DataFrame, labels: ModelLabels) -> TableView:
         shown,
         [
             Column("Target model", "model"),
-            Column("Answers with planted verdicts", "answers", _count, numeric=True),
-            Column("Verdict sets left missing", "verdict_sets", _count, numeric=True),
+            Column("Answers with planted verdicts", "answers", count, numeric=True),
+            Column("Verdict sets left missing", "verdict_sets", count, numeric=True),
         ],
         caption="Answers that spelled out a verdict list the judges then gave, per target model "
         "(run.json judge_parsing.possibly_planted_by_model; such verdicts are not scored)",
@@ -635,12 +634,7 @@ def _standardisation(frame: pd.DataFrame) -> TableView:
     return table_view(
         wide,
         [Column("Metric", "metric")]
-        + [
-            Column(
-                str(c), str(c), lambda v: f"{v:g}" if isinstance(v, float) else str(v), numeric=True
-            )
-            for c in wide.columns[1:]
-        ],
+        + [Column(str(c), str(c), count, numeric=True) for c in wide.columns[1:]],
         caption="Standardisation pipeline statistics",
         table_id="standardisation",
     )
@@ -684,7 +678,6 @@ def _fidelity(frame: pd.DataFrame) -> TableView:
 
 
 def _calls(frame: pd.DataFrame) -> TableView:
-    count = lambda v: f"{int(v):,}"  # noqa: E731
     return table_view(
         frame,
         [
@@ -706,11 +699,10 @@ def _calls(frame: pd.DataFrame) -> TableView:
 
 
 def _quantity(value: object) -> str:
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
+    """A run total: a count, or an amount (cost) with four decimals."""
+    if isinstance(value, float) and not value.is_integer():
         return f"{value:,.4f}"
-    return str(value)
+    return count(value)
 
 
 def data_view(content: ReportContent) -> dict:
@@ -751,7 +743,7 @@ def data_view(content: ReportContent) -> dict:
                 Column("Started", "started"),
                 Column("Finished", "finished"),
                 Column("Stage seconds", "seconds", lambda v: number(v, 1), numeric=True),
-                Column("Model calls made", "calls_made", lambda v: f"{int(v):,}", numeric=True),
+                Column("Model calls made", "calls_made", count, numeric=True),
                 Column("Version", "version"),
                 Column("Git revision", "git_revision"),
             ],
@@ -768,7 +760,7 @@ def data_view(content: ReportContent) -> dict:
             order_rows(data.environments),
             [
                 Column("Election", "election_id"),
-                Column("Variant", lambda r: variant_label(r["variant"])),
+                VARIANT_COLUMN,
                 ENVIRONMENT_COLUMN,
                 Column("Kept", "kept", numeric=True),
                 Column("Dropped", "dropped", numeric=True),
@@ -782,7 +774,7 @@ def data_view(content: ReportContent) -> dict:
             order_rows(data.observations),
             [
                 Column("Election", "election_id"),
-                Column("Variant", "variant"),
+                VARIANT_COLUMN,
                 ENVIRONMENT_COLUMN,
                 _model(content),
                 Column("Observations", "observations", numeric=True),
@@ -821,6 +813,7 @@ def browser_view(content: ReportContent) -> dict:
         "has_judges": payload["hasJudges"],
         "truncated": sum(answer.truncated for answer in content.inputs.answers),
         "answers": len(content.inputs.answers),
+        "missing_answers": browser_sentence(content.inputs),
     }
 
 

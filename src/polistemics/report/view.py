@@ -15,6 +15,8 @@ from typing import Protocol
 
 import pandas as pd
 
+from polistemics.report.formatting import MISSING, count
+
 NAME_LIMIT = 80  # characters of a name shown in tables; the rest is in the tooltip
 
 
@@ -64,7 +66,7 @@ def _is_missing(value: object) -> bool:
 class Column:
     header: str
     value: str | Callable[[pd.Series], object]  # column name or row -> value
-    format: Callable[[object], str] | None = None
+    format: Callable[[object], str] | None = None  # default: a count in a numeric column
     numeric: bool = False
     title: str | None = None  # header tooltip
     limit: int | None = NAME_LIMIT  # longer text is shortened (None: our own long text)
@@ -72,12 +74,17 @@ class Column:
     def cell(self, row: pd.Series) -> Cell:
         raw = row[self.value] if isinstance(self.value, str) else self.value(row)
         if _is_missing(raw):
-            return Cell("–", numeric=self.numeric)
+            return Cell(MISSING, numeric=self.numeric)
         if isinstance(raw, Labelled):
             text, full = self._shorten(raw.name)
             return Cell(text, full, raw.suffix, self.numeric)
-        text, full = self._shorten(self.format(raw) if self.format else str(raw))
+        text, full = self._shorten(self._format(raw))
         return Cell(text, full, numeric=self.numeric)
+
+    def _format(self, raw: object) -> str:
+        if self.format is not None:
+            return self.format(raw)
+        return count(raw) if self.numeric else str(raw)
 
     def _shorten(self, text: str) -> tuple[str, str | None]:
         return (text, None) if self.limit is None else shorten(text, self.limit)

@@ -4,6 +4,24 @@
    All data text goes into the page through text nodes only (answers are untrusted output), each
    piece inside its own <bdi> so its writing direction cannot reorder the text around it, and
    names are shortened (full text on hover) so a huge name cannot stretch the page. */
+
+/* The sticky table of contents: a link must not hide the heading it jumps to. The CSS keeps a
+   fixed margin above every anchor (--toc-height); this sets it to the bar's real height, which
+   grows when its links wrap onto more lines (narrow windows). */
+(function () {
+  "use strict";
+  var toc = document.querySelector("nav.toc");
+  if (!toc) {
+    return;
+  }
+  function measure() {
+    var height = Math.ceil(toc.getBoundingClientRect().height);
+    document.documentElement.style.setProperty("--toc-height", height + "px");
+  }
+  measure();
+  window.addEventListener("resize", measure);
+})();
+
 (function () {
   "use strict";
   var source = document.getElementById("browser-data");

@@ -19,7 +19,7 @@ from polistemics.report.figures import Heatmap, ReportFigure
 from polistemics.report.figures.export import (
     FONT_RC,
     MAX_PAGE_SCALE,
-    MIN_PARALLEL_FILES,
+    MIN_PARALLEL_FIGURES,
     inline_svg,
     save_figures,
     svg_document,
@@ -79,10 +79,10 @@ def test_forked_workers_embed_type42(tmp_path: Path, monkeypatch) -> None:
     import polistemics.report.figures.export as export
 
     monkeypatch.setattr(export, "_cores", lambda: 2)
-    figures = [figure(i) for i in range(MIN_PARALLEL_FILES)]
+    figures = [figure(i) for i in range(MIN_PARALLEL_FIGURES)]
     with matplotlib.rc_context({"pdf.fonttype": 3}):
         paths = save_figures(figures, tmp_path, ["pdf"])
-    assert len(paths) == MIN_PARALLEL_FILES
+    assert len(paths) == MIN_PARALLEL_FIGURES
     for path in paths:
         found = font_subtypes(path.read_bytes())
         assert "Type3" not in found and found & {"TrueType", "CIDFontType2"}, (path, found)

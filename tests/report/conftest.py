@@ -57,8 +57,13 @@ def write_demo_study(folder: Path, base_url: str) -> Path:
 
 @pytest.fixture(scope="session")
 def finished_demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
-    """A finished run of the demo election; ``finish_run`` wrote its report too."""
-    folder = tmp_path_factory.mktemp("demo-study")
+    """A finished run of the demo election; ``finish_run`` wrote its report too. Shared by the
+    session: a report made from it with other options rewrites its ``tables/``."""
+    return finish_demo_study(tmp_path_factory.mktemp("demo-study"))
+
+
+def finish_demo_study(folder: Path) -> tuple[Path, dict[str, Path]]:
+    """The demo election run and finished on the test server, in ``folder``."""
     with FakeOpenAIServer() as server:
         config = load_config(write_demo_study(folder, server.base_url))
         study = Study(config, config.run_dir(), log=lambda message: None)

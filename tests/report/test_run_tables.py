@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from polistemics.analyses import fingerprint
@@ -17,8 +18,17 @@ from polistemics.report.content import ReportOptions
 from polistemics.runlog import RunDir
 from polistemics.scoring.summary import score_cells
 
+from .conftest import finish_demo_study
+
 runner = CliRunner()
 FAST = ReportOptions(bootstrap_resamples=50, figure_formats=("svg",))
+
+
+@pytest.fixture(scope="module")
+def own_finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
+    """A finished demo run of this module's own: the session's shared one may have had its
+    tables/ rewritten by a report with other options in another test file."""
+    return finish_demo_study(tmp_path_factory.mktemp("own-demo-study"))
 
 
 def _score_json(run: Path) -> str:
@@ -27,8 +37,8 @@ def _score_json(run: Path) -> str:
     return result.stdout
 
 
-def test_the_finish_step_writes_the_run_tables_the_report_copies(finished_demo_run):
-    run_dir, paths = finished_demo_run
+def test_the_finish_step_writes_the_run_tables_the_report_copies(own_finished_run):
+    run_dir, paths = own_finished_run
     run = RunDir(run_dir)
     assert set(fingerprint.recorded(run.tables)) == {"analyses", "scores"}
     report_tables = paths["report"].parent / "tables"
@@ -39,10 +49,10 @@ def test_the_finish_step_writes_the_run_tables_the_report_copies(finished_demo_r
     assert (run.tables / "model_scores.csv").is_file()
 
 
-def test_report_run_after_the_run_reads_its_tables_as_they_are(finished_demo_run, tmp_path):
+def test_report_run_after_the_run_reads_its_tables_as_they_are(own_finished_run, tmp_path):
     """With the run's options the tables are current: nothing in tables/ is rewritten, and the
     report's tables are the finish step's."""
-    run_dir, paths = finished_demo_run
+    run_dir, paths = own_finished_run
     run = RunDir(run_dir)
     before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in run.tables.iterdir()}
     options = ReportOptions(figure_formats=("svg",))
@@ -54,10 +64,10 @@ def test_report_run_after_the_run_reads_its_tables_as_they_are(finished_demo_run
             assert path.read_bytes() == (finish_tables / path.name).read_bytes(), path.name
 
 
-def test_score_json_from_the_tables_is_what_scoring_the_cells_gives(finished_demo_run):
+def test_score_json_from_the_tables_is_what_scoring_the_cells_gives(own_finished_run):
     """The old path (score the chosen variant's cells, no stance codes: null rates) and the
     run's tables give the same bytes, and reading leaves the tables as they were."""
-    run_dir, _ = finished_demo_run
+    run_dir, _ = own_finished_run
     run = RunDir(run_dir)
     before = (run.tables / "manifest.json").read_bytes()
     cells = run.read_cells()

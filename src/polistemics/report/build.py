@@ -142,6 +142,7 @@ def _compute(inputs: ReportInputs, options: ReportOptions) -> Callable[[], Analy
             loo_min_items=options.loo_min_items,
             stance_codes=inputs.stance_codes,
             probes=inputs.probes,
+            evidence=inputs.evidence,
         )
 
     return compute
@@ -191,24 +192,9 @@ def writing_figures(content: ReportContent, folder: Path) -> Iterator[list[Path]
         yield paths
 
 
-def _per_election(content: ReportContent, attribute: str, source: str) -> pd.DataFrame | None:
-    """``attribute`` of every election's tables (``source``: ``elections`` or ``findings``)."""
-    frames = []
-    for tables, _ in getattr(content, source):
-        table = getattr(tables, attribute)
-        if table is not None and not table.empty:
-            frames.append(table.assign(election_id=tables.election_id))
-    if not frames:
-        return None
-    joined = pd.concat(frames, ignore_index=True)
-    return joined.loc[:, ["election_id", *[c for c in joined.columns if c != "election_id"]]]
-
-
 def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
     """Every table of the report by file name (without ``.csv``)."""
-    tables: dict[str, pd.DataFrame | None] = {
-        "expansion_vs_i4": _per_election(content, "expansion", "findings"),
-    }
+    tables: dict[str, pd.DataFrame | None] = {}
     if content.human_validation is not None and content.human_validation.has_labels:
         tables |= content.human_validation.tables()
     for index, part in enumerate(content.cross_elections, start=1):

@@ -120,13 +120,7 @@ def _election_parts(
     for election_id in elections_in(inputs.cells):
         tables = election_tables_of(analyses, inputs.cells, election_id)
         elections.append((tables, election_figures(tables, labels)))
-        found = finding_tables_of(
-            analyses,
-            inputs.cells,
-            election_id,
-            evidence=inputs.evidence,
-            loo_min_items=options.loo_min_items,
-        )
+        found = finding_tables_of(analyses, election_id, loo_min_items=options.loo_min_items)
         findings.append((found, finding_figures(found, tables, labels)))
     return elections, findings
 

@@ -29,7 +29,14 @@ from polistemics.analyses.tables import (
 from polistemics.csv_tables import write_csv_table
 from polistemics.paths import UnsafePathError, output_folder, write_text_replacing
 from polistemics.report.combined_inputs import combine_inputs
-from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
+from polistemics.report.content import (
+    ReportContent,
+    ReportOptions,
+    ScoreContent,
+    build_content,
+    score_content,
+)
+from polistemics.report.cross_election import read_cross_elections, write_cross_tables
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.figures.export import saving_figures
 from polistemics.report.inputs import ReportInputError, ReportInputs
@@ -120,7 +127,12 @@ def write_report(
         except UnsafePathError as exc:  # the run's tables/ or a file in it leads out of it
             raise ReportInputError(str(exc)) from None
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
-    content = build_content(inputs, options, analyses=analyses, scores=scores)
+    scores = scores or score_content(inputs, options)
+    written = write_cross_tables(scores.cross_elections, tables_dir)
+    cross = read_cross_elections(scores.cross_elections, written, tables_dir, scores.labels)
+    content = build_content(
+        inputs, options, analyses=analyses, scores=scores, cross_elections=cross
+    )
     path = out_dir / REPORT_FILE
     # The figure files other than SVG are drawn by worker processes meanwhile.
     with writing_figures(content, out_dir / "figures"):
@@ -197,9 +209,6 @@ def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
     tables: dict[str, pd.DataFrame | None] = {}
     if content.human_validation is not None and content.human_validation.has_labels:
         tables |= content.human_validation.tables()
-    for index, part in enumerate(content.cross_elections, start=1):
-        if part.comparison is not None:  # election ids are data: never part of a file name
-            tables |= part.comparison.csv_tables(f"cross{index}_")
     data = content.data
     tables |= {
         "standardisation": data.standardisation,

@@ -12,7 +12,12 @@ from polistemics.analyses.elections import elections_in
 from polistemics.analyses.tables import AnalysisTables
 from polistemics.annotate.stats import AnnotationStats
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS, browser_payload
-from polistemics.report.cross_election import CrossElection, cross_elections
+from polistemics.report.cross_election import (
+    CrossComparison,
+    CrossElection,
+    cross_comparisons,
+    drawn_cross_elections,
+)
 from polistemics.report.datasets import (
     StageTimes,
     calls_table,
@@ -89,7 +94,7 @@ class ReportContent:
     browser: dict
     generated: str
     analyses: AnalysisTables  # the analysis tables, as read back from tables/ (analyses/)
-    cross_elections: list[CrossElection] = field(default_factory=list)  # App. I deltas
+    cross_elections: list[CrossElection] = field(default_factory=list)  # App. I, read back
     findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
     judges: JudgeTables | None = None  # per-judge analyses; None: no raw verdicts
     human_validation: AnnotationStats | None = None  # a run's human labels; None: a release
@@ -106,7 +111,8 @@ class ScoreContent:
     fidelity: pd.DataFrame | None
     fidelity_reason: str | None
     browser: dict
-    cross_elections: list[CrossElection] = field(default_factory=list)
+    # App. I, computed; the report writes their tables and draws them as read back
+    cross_elections: list[CrossComparison] = field(default_factory=list)
     mechanism_codes: MechanismCodes | None = None  # None: no stance codes
 
 
@@ -147,12 +153,8 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
         fidelity=fidelity,
         fidelity_reason=fidelity_reason,
         browser=browser,
-        cross_elections=cross_elections(
-            inputs.cells,
-            inputs.source,
-            labels,
-            resamples=options.bootstrap_resamples,
-            seed=options.seed,
+        cross_elections=cross_comparisons(
+            inputs.cells, inputs.source, resamples=options.bootstrap_resamples, seed=options.seed
         ),
         mechanism_codes=codes,
     )
@@ -164,10 +166,12 @@ def build_content(
     *,
     analyses: AnalysisTables,
     scores: ScoreContent | None = None,
+    cross_elections: list[CrossElection] | None = None,
 ) -> ReportContent:
     """Everything the page shows; ``scores``, when given, is ``score_content`` of the same inputs
     and options (computed earlier, before the manifest was written); ``analyses``: the analysis
-    tables of the same inputs, as read back from ``tables/``."""
+    tables of the same inputs, as read back from ``tables/``; ``cross_elections``: ``scores``'
+    comparisons as read back from ``tables/`` (``write_report``; None: drawn as computed)."""
     options = options or ReportOptions()
     scores = scores or score_content(inputs, options)
     elections, findings = _election_parts(inputs, options, analyses, scores.labels)
@@ -198,7 +202,11 @@ def build_content(
         data=data,
         browser=scores.browser,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
-        cross_elections=scores.cross_elections,
+        cross_elections=(
+            cross_elections
+            if cross_elections is not None
+            else drawn_cross_elections(scores.cross_elections, scores.labels)
+        ),
         findings=findings,
         judges=judge_tables(analyses, panel_size),
         human_validation=human_validation_stats(inputs),

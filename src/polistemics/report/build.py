@@ -39,6 +39,11 @@ from polistemics.report.content import (
 from polistemics.report.cross_election import read_cross_elections, write_cross_tables
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.figures.export import saving_figures
+from polistemics.report.human_validation import (
+    human_validation_stats,
+    read_human_validation,
+    write_human_validation_tables,
+)
 from polistemics.report.inputs import ReportInputError, ReportInputs
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
@@ -130,8 +135,18 @@ def write_report(
     scores = scores or score_content(inputs, options)
     written = write_cross_tables(scores.cross_elections, tables_dir)
     cross = read_cross_elections(scores.cross_elections, written, tables_dir, scores.labels)
+    human = human_validation_stats(inputs)
+    if human is not None:
+        human = read_human_validation(
+            human, write_human_validation_tables(human, tables_dir), tables_dir
+        )
     content = build_content(
-        inputs, options, analyses=analyses, scores=scores, cross_elections=cross
+        inputs,
+        options,
+        analyses=analyses,
+        scores=scores,
+        cross_elections=cross,
+        human_validation=human,
     )
     path = out_dir / REPORT_FILE
     # The figure files other than SVG are drawn by worker processes meanwhile.
@@ -207,8 +222,6 @@ def writing_figures(content: ReportContent, folder: Path) -> Iterator[list[Path]
 def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
     """Every table of the report by file name (without ``.csv``)."""
     tables: dict[str, pd.DataFrame | None] = {}
-    if content.human_validation is not None and content.human_validation.has_labels:
-        tables |= content.human_validation.tables()
     data = content.data
     tables |= {
         "standardisation": data.standardisation,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Literal
 
 import pandas as pd
 
@@ -167,11 +168,14 @@ def build_content(
     analyses: AnalysisTables,
     scores: ScoreContent | None = None,
     cross_elections: list[CrossElection] | None = None,
+    human_validation: AnnotationStats | None | Literal["compute"] = "compute",
 ) -> ReportContent:
     """Everything the page shows; ``scores``, when given, is ``score_content`` of the same inputs
     and options (computed earlier, before the manifest was written); ``analyses``: the analysis
     tables of the same inputs, as read back from ``tables/``; ``cross_elections``: ``scores``'
-    comparisons as read back from ``tables/`` (``write_report``; None: drawn as computed)."""
+    comparisons as read back from ``tables/`` (``write_report``; None: drawn as computed);
+    ``human_validation``: the run's annotation statistics as read back from ``tables/``
+    (``write_report``; "compute": computed here and drawn as computed)."""
     options = options or ReportOptions()
     scores = scores or score_content(inputs, options)
     elections, findings = _election_parts(inputs, options, analyses, scores.labels)
@@ -209,7 +213,11 @@ def build_content(
         ),
         findings=findings,
         judges=judge_tables(analyses, panel_size),
-        human_validation=human_validation_stats(inputs),
+        human_validation=(
+            human_validation_stats(inputs)
+            if isinstance(human_validation, str)
+            else human_validation
+        ),
         mechanisms=mechanism_content(analyses, scores.mechanism_codes, scores.labels),
         analyses=analyses,
     )

@@ -221,9 +221,8 @@ def writing_figures(content: ReportContent, folder: Path) -> Iterator[list[Path]
 
 def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
     """Every table of the report by file name (without ``.csv``)."""
-    tables: dict[str, pd.DataFrame | None] = {}
     data = content.data
-    tables |= {
+    tables: dict[str, pd.DataFrame | None] = {
         "standardisation": data.standardisation,
         "environment_counts": data.environments,
         "observation_counts": data.observations,

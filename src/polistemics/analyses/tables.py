@@ -50,6 +50,7 @@ from polistemics.analyses.failure_cooccurrence import (
     FAILURE_COOCCURRENCE,
     failure_cooccurrence_table,
 )
+from polistemics.analyses.fidelity import FIDELITY, FIDELITY_UNAVAILABLE, fidelity_tables
 from polistemics.analyses.judges import (
     JUDGE_MAJORITY_AGREEMENT,
     JUDGE_PASS_RATES,
@@ -102,6 +103,9 @@ class AnalysisTables:
     # App. D.4 per election (analyses.expansion): its rows, or why it has none
     expansion_vs_i4: pd.DataFrame = field(default_factory=EXPANSION_VS_I4.empty)
     expansion_vs_i4_unavailable: pd.DataFrame = field(default_factory=EXPANSION_UNAVAILABLE.empty)
+    # App. D.4's rhetorical fidelity over the source's evidence (analyses.fidelity)
+    fidelity: pd.DataFrame = field(default_factory=FIDELITY.empty)
+    fidelity_unavailable: pd.DataFrame = field(default_factory=FIDELITY_UNAVAILABLE.empty)
     # judge reliability (analyses.agreement); None: no raw judge verdicts
     agreement_by_rubric: pd.DataFrame | None = None
     agreement_by_sub_question: pd.DataFrame | None = None
@@ -157,6 +161,8 @@ SCHEMAS: dict[str, TableSchema] = {
     "impartiality_pooled": IMPARTIALITY_POOLED,
     "expansion_vs_i4": EXPANSION_VS_I4,
     "expansion_vs_i4_unavailable": EXPANSION_UNAVAILABLE,
+    "fidelity": FIDELITY,
+    "fidelity_unavailable": FIDELITY_UNAVAILABLE,
     "agreement_by_rubric": AGREEMENT_BY_RUBRIC,
     "agreement_by_sub_question": AGREEMENT_BY_SUB_QUESTION,
     "agreement_by_language": AGREEMENT_BY_LANGUAGE,
@@ -193,6 +199,7 @@ def analysis_tables(
         **election_score_tables(cells, resamples=resamples, seed=seed, loo_min_items=loo_min_items),
         **party_finding_tables(cells, resamples=resamples, seed=seed),
         **expansion_tables(cells, evidence),
+        **fidelity_tables(evidence),
     }
     if tally is not None and tally.n_verdicts:
         agreement = agreement_tables(tally)

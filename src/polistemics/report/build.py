@@ -226,7 +226,6 @@ def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
         "standardisation": data.standardisation,
         "environment_counts": data.environments,
         "observation_counts": data.observations,
-        "fidelity": data.fidelity,
         "calls": data.calls,
         "stage_seconds": None if data.stage_seconds is None else data.stage_seconds.table,
         "invocations": data.invocations,

@@ -23,7 +23,6 @@ from polistemics.report.datasets import (
     StageTimes,
     calls_table,
     environment_counts,
-    fidelity_table,
     invocation_table,
     judge_parsing_table,
     judging_summary,
@@ -109,8 +108,6 @@ class ScoreContent:
 
     labels: ModelLabels
     observations: pd.DataFrame
-    fidelity: pd.DataFrame | None
-    fidelity_reason: str | None
     browser: dict
     # App. I, computed; the report writes their tables and draws them as read back
     cross_elections: list[CrossComparison] = field(default_factory=list)
@@ -132,12 +129,19 @@ def _election_parts(
     return elections, findings
 
 
+def _fidelity_reason(analyses: AnalysisTables) -> str | None:
+    """Why the fidelity table has no rows, as read back (None: it has rows)."""
+    if not analyses.fidelity.empty:
+        return None
+    reasons = analyses.fidelity_unavailable["reason"]
+    return str(reasons.iloc[0]) if len(reasons) else "tables/fidelity.csv has no rows"
+
+
 def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
     """The manifest-free part of ``build_content`` (``inputs.manifest`` is not read) that does
     not draw the analysis tables: a run makes it before its manifest and its tables exist."""
     options = options or ReportOptions()
     labels = ModelLabels(options.model_labels)
-    fidelity, fidelity_reason = fidelity_table(inputs.evidence)
     codes = mechanism_codes(inputs)
     browser = browser_payload(
         inputs.answers,
@@ -151,8 +155,6 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     return ScoreContent(
         labels=labels,
         observations=observation_counts(inputs.answers, inputs.cells),
-        fidelity=fidelity,
-        fidelity_reason=fidelity_reason,
         browser=browser,
         cross_elections=cross_comparisons(
             inputs.cells, inputs.source, resamples=options.bootstrap_resamples, seed=options.seed
@@ -186,8 +188,8 @@ def build_content(
         environments=environments,
         environments_source=environments_source,
         observations=scores.observations,
-        fidelity=scores.fidelity,
-        fidelity_reason=scores.fidelity_reason,
+        fidelity=None if analyses.fidelity.empty else analyses.fidelity,
+        fidelity_reason=_fidelity_reason(analyses),
         calls=calls_table(inputs.manifest),
         stage_seconds=stage_times(inputs.manifest),
         invocations=invocation_table(inputs.manifest),

@@ -51,7 +51,7 @@ def test_one_elections_findings_as_read_back_equal_them_computed(tmp_path) -> No
     write_analysis_tables(analysis_tables(cells, resamples=30), tmp_path)
     again = read_analysis_tables(tmp_path)
     for election in ("e", "NA"):
-        shown = finding_tables_of(again, cells, election, loo_min_items=5)
+        shown = finding_tables_of(again, election, loo_min_items=5)
         direct = finding_tables(cells, election, resamples=30, loo_min_items=5)
         assert shown.loo_min_items == direct.loo_min_items == 5
         assert shown.expansion_reason == direct.expansion_reason

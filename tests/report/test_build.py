@@ -117,9 +117,9 @@ def test_release_report_of_the_runs_own_export(finished_demo_run, tmp_path: Path
 
 
 def test_build_any_detects_the_kind_and_rejects_other_folders(
-    finished_demo_run, tmp_path: Path
+    demo_run_copy: Path, tmp_path: Path
 ) -> None:
-    run_dir, _ = finished_demo_run
+    run_dir = demo_run_copy  # a copy: other options rewrite the run's tables/
     options = ReportOptions(bootstrap_resamples=20, max_browser_answers=5)
     report = build_any(run_dir, tmp_path / "run-report", options)
     data = browser_data(report.read_text(encoding="utf-8"))

@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
+from polistemics.analyses.fidelity import fidelity_table
 from polistemics.conditions import Environment, Variant
 from polistemics.report.datasets import (
     calls_table,
     environment_counts,
-    fidelity_table,
     invocation_table,
     judging_summary,
     observation_counts,
@@ -192,3 +193,28 @@ def test_the_run_json_a_run_writes_is_read_whole(finished_demo_run) -> None:
     assert manifest.config.name == raw["config"]["name"]
     assert list(manifest.models) == list(raw["models"])
     assert list(manifest.elections) == list(raw["elections"])
+
+
+def test_the_fidelity_table_is_drawn_as_read_back(demo_run_copy, tmp_path) -> None:
+    """App. D.4's fidelity is an analysis table of the run's tables/: a value or a reason
+    changed in the file shows in the "Data and cost" section."""
+    from polistemics.analyses.fidelity import FIDELITY, FIDELITY_UNAVAILABLE
+    from polistemics.report.build import build_report
+    from polistemics.report.content import ReportOptions
+    from polistemics.runlog import RunDir
+
+    def section(page) -> str:
+        html = page.read_text(encoding="utf-8")
+        return html.split('id="data-cost"', 1)[1].split("</section>", 1)[0]
+
+    options = ReportOptions(bootstrap_resamples=20, figure_formats=("svg",))
+    run = RunDir(demo_run_copy)
+    build_report(demo_run_copy, tmp_path / "a", options)  # the run's tables/ current
+    table = FIDELITY.read(run.tables)
+    assert list(table["language"]) == ["en"]
+    FIDELITY.write(table.assign(items=4321), run.tables)
+    assert "<bdi>4,321</bdi>" in section(build_report(demo_run_copy, tmp_path / "b", options))
+    FIDELITY.path(run.tables).unlink()
+    FIDELITY_UNAVAILABLE.write(pd.DataFrame({"reason": ["doctored <i>why</i>"]}), run.tables)
+    shown = section(build_report(demo_run_copy, tmp_path / "c", options))
+    assert "doctored &lt;i&gt;why&lt;/i&gt;" in shown and 'id="fidelity"' not in shown

@@ -54,3 +54,30 @@ def test_the_view_reads_the_tables_it_is_given(finished_demo_run) -> None:
     nothing = build_content(inputs, options, analyses=AnalysisTables(FAILURE_COOCCURRENCE.empty()))
     (election,) = failure_cooccurrence_view(nothing)["elections"]
     assert election["phi"] is None
+
+
+def _expansion_section(html: str) -> str:
+    return html.split('id="expansion-i4"', 1)[1].split("</section>", 1)[0]
+
+
+def test_the_expansion_section_draws_its_tables_as_read_back(demo_run_copy, tmp_path) -> None:
+    """App. D.4 is an analysis table of the run's tables/: a value or a reason changed in the
+    file shows on the page (read, not computed while rendering)."""
+    from polistemics.analyses.expansion import EXPANSION_UNAVAILABLE, EXPANSION_VS_I4
+    from polistemics.report.build import build_report
+    from polistemics.runlog import RunDir
+
+    options = ReportOptions(bootstrap_resamples=20, figure_formats=("svg",))
+    run = RunDir(demo_run_copy)
+    first = build_report(demo_run_copy, tmp_path / "a", options)  # the run's tables/ current
+    table = EXPANSION_VS_I4.read(run.tables)
+    assert not table.empty and "9.87×" not in _expansion_section(first.read_text("utf-8"))
+    EXPANSION_VS_I4.write(table.assign(median_expansion=9.87), run.tables)
+    page = build_report(demo_run_copy, tmp_path / "b", options).read_text("utf-8")
+    assert "9.87×" in _expansion_section(page)
+    # no rows, a reason instead: the reason is shown, as written
+    EXPANSION_VS_I4.path(run.tables).unlink()
+    reason = table[["election_id"]].drop_duplicates().assign(reason="doctored <b>reason</b>")
+    EXPANSION_UNAVAILABLE.write(reason, run.tables)
+    section = _expansion_section(build_report(demo_run_copy, tmp_path / "c", options).read_text())
+    assert "doctored &lt;b&gt;reason&lt;/b&gt;" in section and "<table" not in section

@@ -6,13 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from polistemics.analyses.expansion import expansion_table
 from polistemics.analyses.failure_cooccurrence import failure_cooccurrence_table
 from polistemics.analyses.party_findings import impartiality_pooled
 from polistemics.conditions import Environment, Variant
-from polistemics.report.findings import (
-    expansion_table,
-    finding_tables,
-)
+from polistemics.report.findings import finding_tables
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.scoring.party_analyses import mean_party_spread
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from annotate.stats_run import build_stats_run  # tests/annotate (tests/ is on sys.path)
@@ -13,6 +14,10 @@ from polistemics.annotate.stats import annotation_stats
 from polistemics.annotate.store import AnnotationStore
 from polistemics.report.build import build_report
 from polistemics.report.content import ReportOptions
+from polistemics.report.human_validation import (
+    read_human_validation,
+    write_human_validation_tables,
+)
 
 from .test_page_hostile_text import MARKUP
 from .test_page_in_chromium import Opened, browser  # noqa: F401 (the fixture)
@@ -118,3 +123,49 @@ def test_few_labelled_items_are_flagged_in_the_section(tmp_path: Path) -> None:
     assert "Warning: only 2 sample items are fully labelled (fewer than 30)" in section
     assert "Warning: Corrected Rubric Scores:" in section
     assert "fewer than 30 labelled: indicative" in section
+
+
+def _doctor_after_writing(monkeypatch, name: str, column: str, value: object) -> None:
+    """The human-validation tables are doctored on disk between writing and reading back."""
+    import polistemics.report.build as build
+    from polistemics.report.human_validation import write_human_validation_tables
+
+    def write_then_doctor(stats, folder):
+        written = write_human_validation_tables(stats, folder)
+        path = folder / f"{name}.csv"
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+        table[column] = str(value)
+        table.to_csv(path, index=False)
+        return written
+
+    monkeypatch.setattr(build, "write_human_validation_tables", write_then_doctor)
+
+
+def test_the_section_draws_the_tables_as_read_back(tmp_path: Path, monkeypatch) -> None:
+    run = build_stats_run(tmp_path / "run")
+    _label_everything(run, True, "ann")
+    truth = build_report(run, tmp_path / "truth", options=OPTIONS)
+    tables = truth.parent / "tables"
+    computed = annotation_stats(run)
+    written = write_human_validation_tables(computed, tmp_path / "t")
+    read = read_human_validation(computed, written, tmp_path / "t")
+    for name, table in computed.tables().items():  # the files hold the statistics, typed
+        assert (tables / f"{name}.csv").is_file(), name
+        pd.testing.assert_frame_equal(read.tables()[name], table, check_exact=True, obj=name)
+
+    def emi_table(page: Path) -> str:
+        section = _section(page.read_text(encoding="utf-8"))
+        return section.split('id="corrected-emi"', 1)[1].split("</table>", 1)[0]
+
+    assert "42.4%" not in emi_table(truth)
+    _doctor_after_writing(monkeypatch, "corrected_emi", "corrected", 0.4242)
+    assert "42.4%" in emi_table(build_report(run, tmp_path / "doctored", options=OPTIONS))
+
+
+def test_without_labels_the_design_is_read_back(tmp_path: Path, monkeypatch) -> None:
+    run = build_stats_run(tmp_path / "run")
+    _doctor_after_writing(monkeypatch, "annotation_design", "drawn", 987)
+    page = build_report(run, tmp_path / "out", options=OPTIONS)
+    design = _section(page.read_text(encoding="utf-8")).split('id="annotation-design"', 1)[1]
+    assert "987" in design.split("</table>", 1)[0]
+    assert not (page.parent / "tables" / "corrected_emi.csv").exists()

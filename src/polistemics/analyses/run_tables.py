@@ -49,7 +49,14 @@ class AnalysisOptions:
 
 def input_files(run: RunDir) -> dict[str, Path]:
     """Every file of the run the tables are computed from, by its name in the run."""
-    files = [run.cells, run.judges, run.stance_codes, run.prior_probe, *run.release_item_files()]
+    files = [
+        run.cells,
+        run.judges,
+        run.stance_codes,
+        run.prior_probe,
+        run.evidence,
+        *run.release_item_files(),
+    ]
     return {path.relative_to(run.root).as_posix(): path for path in files}
 
 

@@ -41,10 +41,16 @@ from polistemics.analyses.election_scores import (
     VARIANT_SCORES,
     election_score_tables,
 )
+from polistemics.analyses.expansion import (
+    EXPANSION_UNAVAILABLE,
+    EXPANSION_VS_I4,
+    expansion_tables,
+)
 from polistemics.analyses.failure_cooccurrence import (
     FAILURE_COOCCURRENCE,
     failure_cooccurrence_table,
 )
+from polistemics.analyses.fidelity import FIDELITY, FIDELITY_UNAVAILABLE, fidelity_tables
 from polistemics.analyses.judges import (
     JUDGE_MAJORITY_AGREEMENT,
     JUDGE_PASS_RATES,
@@ -62,6 +68,7 @@ from polistemics.analyses.party_findings import (
     party_finding_tables,
 )
 from polistemics.analyses.schema import TableSchema
+from polistemics.records import Evidence
 from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord, ProbeAnswer, StanceCodeRecord
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
 from polistemics.scoring.verdicts import PanelTally
@@ -93,6 +100,12 @@ class AnalysisTables:
     party_vs_rest: pd.DataFrame = field(default_factory=PARTY_VS_REST.empty)
     i4_by_variant: pd.DataFrame = field(default_factory=I4_BY_VARIANT.empty)
     impartiality_pooled: pd.DataFrame = field(default_factory=IMPARTIALITY_POOLED.empty)
+    # App. D.4 per election (analyses.expansion): its rows, or why it has none
+    expansion_vs_i4: pd.DataFrame = field(default_factory=EXPANSION_VS_I4.empty)
+    expansion_vs_i4_unavailable: pd.DataFrame = field(default_factory=EXPANSION_UNAVAILABLE.empty)
+    # App. D.4's rhetorical fidelity over the source's evidence (analyses.fidelity)
+    fidelity: pd.DataFrame = field(default_factory=FIDELITY.empty)
+    fidelity_unavailable: pd.DataFrame = field(default_factory=FIDELITY_UNAVAILABLE.empty)
     # judge reliability (analyses.agreement); None: no raw judge verdicts
     agreement_by_rubric: pd.DataFrame | None = None
     agreement_by_sub_question: pd.DataFrame | None = None
@@ -146,6 +159,10 @@ SCHEMAS: dict[str, TableSchema] = {
     "party_vs_rest": PARTY_VS_REST,
     "i4_by_variant": I4_BY_VARIANT,
     "impartiality_pooled": IMPARTIALITY_POOLED,
+    "expansion_vs_i4": EXPANSION_VS_I4,
+    "expansion_vs_i4_unavailable": EXPANSION_UNAVAILABLE,
+    "fidelity": FIDELITY,
+    "fidelity_unavailable": FIDELITY_UNAVAILABLE,
     "agreement_by_rubric": AGREEMENT_BY_RUBRIC,
     "agreement_by_sub_question": AGREEMENT_BY_SUB_QUESTION,
     "agreement_by_language": AGREEMENT_BY_LANGUAGE,
@@ -169,16 +186,20 @@ def analysis_tables(
     loo_min_items: int | None = None,
     stance_codes: Sequence[StanceCodeRecord] | None = None,
     probes: Sequence[ProbeAnswer] | None = None,
+    evidence: Sequence[Evidence] | None = None,
 ) -> AnalysisTables:
     """Every analysis of a source: its scored cells and, for a run, the panel's vote counts
     (``tally``) and raw verdicts with the items they judge, and its stance codes and probe
-    answers (None: not coded, not probed). ``resamples`` and ``seed``: the bootstrap's;
+    answers (None: not coded, not probed), and its standardised evidence (App. D.4; None: none).
+    ``resamples`` and ``seed``: the bootstrap's;
     ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off)."""
     found: dict[str, pd.DataFrame | None] = {
         "failure_cooccurrence": failure_cooccurrence_table(cells),
         **mechanism_analysis_tables(items, stance_codes, cells, probes),
         **election_score_tables(cells, resamples=resamples, seed=seed, loo_min_items=loo_min_items),
         **party_finding_tables(cells, resamples=resamples, seed=seed),
+        **expansion_tables(cells, evidence),
+        **fidelity_tables(evidence),
     }
     if tally is not None and tally.n_verdicts:
         agreement = agreement_tables(tally)

@@ -15,6 +15,7 @@ verdicts and the cells use.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -385,3 +386,24 @@ def _empty_labelled() -> pd.DataFrame:
 
 def _empty_panel() -> pd.DataFrame:
     return pd.DataFrame(columns=[*ITEM_COLUMNS, "rubric", "score"])
+
+
+def with_tables(stats: AnnotationStats, tables: dict[str, pd.DataFrame]) -> AnnotationStats:
+    """``stats`` with each table replaced by the one of the same name in ``tables`` (the names
+    of ``AnnotationStats.tables``), e.g. as read back from files; a table not in ``tables``
+    is left as it was."""
+    names = {
+        "annotation_design": "design",
+        "human_agreement": "agreement",
+        "human_agreement_by_rubric": "agreement_by_rubric",
+        "corrected_rubric_scores": "rubric_scores",
+        "corrected_rubric_scores_pooled": "rubric_scores_pooled",
+        "corrected_adherence": "adherence",
+        "corrected_emi": "emi",
+    }
+    found = {field: tables[name] for name, field in names.items() if name in tables}
+    versus = {
+        grain: tables.get(f"humans_vs_judges_{grain}", table)
+        for grain, table in stats.versus.items()
+    }
+    return dataclasses.replace(stats, **found, versus=versus)

@@ -29,9 +29,21 @@ from polistemics.analyses.tables import (
 from polistemics.csv_tables import write_csv_table
 from polistemics.paths import UnsafePathError, output_folder, write_text_replacing
 from polistemics.report.combined_inputs import combine_inputs
-from polistemics.report.content import ReportContent, ReportOptions, ScoreContent, build_content
+from polistemics.report.content import (
+    ReportContent,
+    ReportOptions,
+    ScoreContent,
+    build_content,
+    score_content,
+)
+from polistemics.report.cross_election import read_cross_elections, write_cross_tables
 from polistemics.report.figures import parse_figure_formats
 from polistemics.report.figures.export import saving_figures
+from polistemics.report.human_validation import (
+    human_validation_stats,
+    read_human_validation,
+    write_human_validation_tables,
+)
 from polistemics.report.inputs import ReportInputError, ReportInputs
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
@@ -120,7 +132,22 @@ def write_report(
         except UnsafePathError as exc:  # the run's tables/ or a file in it leads out of it
             raise ReportInputError(str(exc)) from None
     analyses = read_analysis_tables(tables_dir)  # the page shows what the files hold
-    content = build_content(inputs, options, analyses=analyses, scores=scores)
+    scores = scores or score_content(inputs, options)
+    written = write_cross_tables(scores.cross_elections, tables_dir)
+    cross = read_cross_elections(scores.cross_elections, written, tables_dir, scores.labels)
+    human = human_validation_stats(inputs)
+    if human is not None:
+        human = read_human_validation(
+            human, write_human_validation_tables(human, tables_dir), tables_dir
+        )
+    content = build_content(
+        inputs,
+        options,
+        analyses=analyses,
+        scores=scores,
+        cross_elections=cross,
+        human_validation=human,
+    )
     path = out_dir / REPORT_FILE
     # The figure files other than SVG are drawn by worker processes meanwhile.
     with writing_figures(content, out_dir / "figures"):
@@ -142,6 +169,7 @@ def _compute(inputs: ReportInputs, options: ReportOptions) -> Callable[[], Analy
             loo_min_items=options.loo_min_items,
             stance_codes=inputs.stance_codes,
             probes=inputs.probes,
+            evidence=inputs.evidence,
         )
 
     return compute
@@ -191,35 +219,13 @@ def writing_figures(content: ReportContent, folder: Path) -> Iterator[list[Path]
         yield paths
 
 
-def _per_election(content: ReportContent, attribute: str, source: str) -> pd.DataFrame | None:
-    """``attribute`` of every election's tables (``source``: ``elections`` or ``findings``)."""
-    frames = []
-    for tables, _ in getattr(content, source):
-        table = getattr(tables, attribute)
-        if table is not None and not table.empty:
-            frames.append(table.assign(election_id=tables.election_id))
-    if not frames:
-        return None
-    joined = pd.concat(frames, ignore_index=True)
-    return joined.loc[:, ["election_id", *[c for c in joined.columns if c != "election_id"]]]
-
-
 def table_exports(content: ReportContent) -> dict[str, pd.DataFrame]:
     """Every table of the report by file name (without ``.csv``)."""
-    tables: dict[str, pd.DataFrame | None] = {
-        "expansion_vs_i4": _per_election(content, "expansion", "findings"),
-    }
-    if content.human_validation is not None and content.human_validation.has_labels:
-        tables |= content.human_validation.tables()
-    for index, part in enumerate(content.cross_elections, start=1):
-        if part.comparison is not None:  # election ids are data: never part of a file name
-            tables |= part.comparison.csv_tables(f"cross{index}_")
     data = content.data
-    tables |= {
+    tables: dict[str, pd.DataFrame | None] = {
         "standardisation": data.standardisation,
         "environment_counts": data.environments,
         "observation_counts": data.observations,
-        "fidelity": data.fidelity,
         "calls": data.calls,
         "stage_seconds": None if data.stage_seconds is None else data.stage_seconds.table,
         "invocations": data.invocations,

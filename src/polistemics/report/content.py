@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Literal
 
 import pandas as pd
 
@@ -12,12 +13,16 @@ from polistemics.analyses.elections import elections_in
 from polistemics.analyses.tables import AnalysisTables
 from polistemics.annotate.stats import AnnotationStats
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS, browser_payload
-from polistemics.report.cross_election import CrossElection, cross_elections
+from polistemics.report.cross_election import (
+    CrossComparison,
+    CrossElection,
+    cross_comparisons,
+    drawn_cross_elections,
+)
 from polistemics.report.datasets import (
     StageTimes,
     calls_table,
     environment_counts,
-    fidelity_table,
     invocation_table,
     judge_parsing_table,
     judging_summary,
@@ -89,7 +94,7 @@ class ReportContent:
     browser: dict
     generated: str
     analyses: AnalysisTables  # the analysis tables, as read back from tables/ (analyses/)
-    cross_elections: list[CrossElection] = field(default_factory=list)  # App. I deltas
+    cross_elections: list[CrossElection] = field(default_factory=list)  # App. I, read back
     findings: list[tuple[FindingTables, FindingFigures]] = field(default_factory=list)
     judges: JudgeTables | None = None  # per-judge analyses; None: no raw verdicts
     human_validation: AnnotationStats | None = None  # a run's human labels; None: a release
@@ -103,10 +108,9 @@ class ScoreContent:
 
     labels: ModelLabels
     observations: pd.DataFrame
-    fidelity: pd.DataFrame | None
-    fidelity_reason: str | None
     browser: dict
-    cross_elections: list[CrossElection] = field(default_factory=list)
+    # App. I, computed; the report writes their tables and draws them as read back
+    cross_elections: list[CrossComparison] = field(default_factory=list)
     mechanism_codes: MechanismCodes | None = None  # None: no stance codes
 
 
@@ -120,15 +124,17 @@ def _election_parts(
     for election_id in elections_in(inputs.cells):
         tables = election_tables_of(analyses, inputs.cells, election_id)
         elections.append((tables, election_figures(tables, labels)))
-        found = finding_tables_of(
-            analyses,
-            inputs.cells,
-            election_id,
-            evidence=inputs.evidence,
-            loo_min_items=options.loo_min_items,
-        )
+        found = finding_tables_of(analyses, election_id, loo_min_items=options.loo_min_items)
         findings.append((found, finding_figures(found, tables, labels)))
     return elections, findings
+
+
+def _fidelity_reason(analyses: AnalysisTables) -> str | None:
+    """Why the fidelity table has no rows, as read back (None: it has rows)."""
+    if not analyses.fidelity.empty:
+        return None
+    reasons = analyses.fidelity_unavailable["reason"]
+    return str(reasons.iloc[0]) if len(reasons) else "tables/fidelity.csv has no rows"
 
 
 def score_content(inputs: ReportInputs, options: ReportOptions | None = None) -> ScoreContent:
@@ -136,7 +142,6 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     not draw the analysis tables: a run makes it before its manifest and its tables exist."""
     options = options or ReportOptions()
     labels = ModelLabels(options.model_labels)
-    fidelity, fidelity_reason = fidelity_table(inputs.evidence)
     codes = mechanism_codes(inputs)
     browser = browser_payload(
         inputs.answers,
@@ -150,15 +155,9 @@ def score_content(inputs: ReportInputs, options: ReportOptions | None = None) ->
     return ScoreContent(
         labels=labels,
         observations=observation_counts(inputs.answers, inputs.cells),
-        fidelity=fidelity,
-        fidelity_reason=fidelity_reason,
         browser=browser,
-        cross_elections=cross_elections(
-            inputs.cells,
-            inputs.source,
-            labels,
-            resamples=options.bootstrap_resamples,
-            seed=options.seed,
+        cross_elections=cross_comparisons(
+            inputs.cells, inputs.source, resamples=options.bootstrap_resamples, seed=options.seed
         ),
         mechanism_codes=codes,
     )
@@ -170,10 +169,15 @@ def build_content(
     *,
     analyses: AnalysisTables,
     scores: ScoreContent | None = None,
+    cross_elections: list[CrossElection] | None = None,
+    human_validation: AnnotationStats | None | Literal["compute"] = "compute",
 ) -> ReportContent:
     """Everything the page shows; ``scores``, when given, is ``score_content`` of the same inputs
     and options (computed earlier, before the manifest was written); ``analyses``: the analysis
-    tables of the same inputs, as read back from ``tables/``."""
+    tables of the same inputs, as read back from ``tables/``; ``cross_elections``: ``scores``'
+    comparisons as read back from ``tables/`` (``write_report``; None: drawn as computed);
+    ``human_validation``: the run's annotation statistics as read back from ``tables/``
+    (``write_report``; "compute": computed here and drawn as computed)."""
     options = options or ReportOptions()
     scores = scores or score_content(inputs, options)
     elections, findings = _election_parts(inputs, options, analyses, scores.labels)
@@ -184,8 +188,8 @@ def build_content(
         environments=environments,
         environments_source=environments_source,
         observations=scores.observations,
-        fidelity=scores.fidelity,
-        fidelity_reason=scores.fidelity_reason,
+        fidelity=None if analyses.fidelity.empty else analyses.fidelity,
+        fidelity_reason=_fidelity_reason(analyses),
         calls=calls_table(inputs.manifest),
         stage_seconds=stage_times(inputs.manifest),
         invocations=invocation_table(inputs.manifest),
@@ -204,10 +208,18 @@ def build_content(
         data=data,
         browser=scores.browser,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
-        cross_elections=scores.cross_elections,
+        cross_elections=(
+            cross_elections
+            if cross_elections is not None
+            else drawn_cross_elections(scores.cross_elections, scores.labels)
+        ),
         findings=findings,
         judges=judge_tables(analyses, panel_size),
-        human_validation=human_validation_stats(inputs),
+        human_validation=(
+            human_validation_stats(inputs)
+            if isinstance(human_validation, str)
+            else human_validation
+        ),
         mechanisms=mechanism_content(analyses, scores.mechanism_codes, scores.labels),
         analyses=analyses,
     )

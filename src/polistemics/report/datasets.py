@@ -13,9 +13,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from polistemics.conditions import Environment
-from polistemics.evidence.fidelity import compare_fidelity, intensifiers
-from polistemics.evidence.languages import UnsupportedLanguage
-from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView
 from polistemics.runlog import MANIFEST_FILE, JudgingRecord, ModelRecord, RunManifest
 from polistemics.runlog.items import EnvironmentItem
@@ -152,33 +149,6 @@ def observation_counts(answers: Iterable[AnswerView], cells: pd.DataFrame) -> pd
             "scored_answers",
         ],
     )
-
-
-def fidelity_table(evidence: list[Evidence] | None) -> tuple[pd.DataFrame | None, str | None]:
-    """App. D.4: intensifier density and length, raw versus standardised, per language."""
-    if not evidence:
-        return None, "no standardised evidence"
-    try:
-        comparisons = compare_fidelity(evidence)
-    except UnsupportedLanguage as exc:
-        return None, str(exc)
-    rows = [
-        {
-            "language": code,
-            "items": c.items,
-            "intensifiers_listed": len(intensifiers(code)),
-            "density_raw_mean": c.raw.mean_density,
-            "density_standardised_mean": c.standardised.mean_density,
-            "density_raw_pooled": c.raw.pooled_density,
-            "density_standardised_pooled": c.standardised.pooled_density,
-            "median_tokens_raw": c.raw.median_tokens,
-            "median_tokens_standardised": c.standardised.median_tokens,
-            "median_length_ratio": c.median_length_ratio,
-            "median_expansion": c.median_expansion,
-        }
-        for code, c in comparisons.items()
-    ]
-    return pd.DataFrame(rows), None
 
 
 def calls_table(manifest: RunManifest | None) -> pd.DataFrame | None:

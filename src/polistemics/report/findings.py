@@ -8,7 +8,8 @@ Per election (``FindingTables``, from the scored cells, the full variant unless 
 - Impartiality sub-questions pooled over environments per model (Fig. 22);
 - failure co-occurrence phi between Faithfulness and Epistemic Calibration per environment;
 - App. D.4: Spearman correlation of evidence expansion with the item's I4 pass rate (Baseline,
-  full variant, pooled over models) and the expansion terciles, when the source has evidence.
+  full variant, pooled over models) and the expansion terciles, when the source has evidence
+  (``analyses.expansion``; its rows, or the reason there are none, read back from ``tables/``).
 
 Per report (``JudgeTables``, from a run's raw judge verdicts; a release has none): per-judge
 pass rates, agreement with the panel majority and a strictness ranking, computed by
@@ -22,19 +23,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from polistemics.analyses.elections import election_cells, election_rows
+from polistemics.analyses.elections import election_rows
+from polistemics.analyses.expansion import election_expansion
 from polistemics.analyses.party_findings import PARTY_SCHEMAS, PartyFindings, party_findings
 from polistemics.analyses.tables import AnalysisTables
-from polistemics.conditions import Environment, Variant
-from polistemics.evidence.fidelity import InvalidScore, expansion_vs_sanitisation
-from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
-from polistemics.scoring.cells import scoreable_cells
-from polistemics.scoring.party_analyses import SANITISATION
 
-FULL = Variant.FULL.value
-BASELINE = Environment.BASELINE.value
+# an election with neither rows nor a reason in tables/ (a file removed by hand)
+NOT_IN_TABLES = "tables/expansion_vs_i4.csv has no rows for this election"
 
 
 @dataclass
@@ -51,57 +48,6 @@ class FindingTables:
     loo_min_items: int | None  # the minimum-items gate of the LOO flags; None: off (the paper)
 
 
-def expansion_table(
-    cells: pd.DataFrame, evidence: Sequence[Evidence] | None
-) -> tuple[pd.DataFrame | None, str | None]:
-    """App. D.4 per evidence language: Spearman rho of expansion (characters of the standardised
-    text with ``[PARTY]`` over characters of the raw rationale, ``evidence.fidelity.expansion``)
-    vs the item's I4 pass rate (Baseline, full variant, pooled over models), the median
-    expansion, and one row per expansion tercile."""
-    if not evidence:
-        return None, "the source has no standardised evidence with its raw rationale"
-    kept, _ = scoreable_cells(cells)
-    i4 = kept[
-        (kept["sub_question"] == SANITISATION)
-        & (kept["environment"] == BASELINE)
-        & (kept["variant"] == FULL)
-    ]
-    if i4.empty:
-        return None, "no I4 Sanitization cells under Baseline"
-    rates = i4.groupby("observation_id")["passed"].mean().to_dict()
-    by_language: dict[str, list[Evidence]] = {}
-    for passage in evidence:
-        if passage.observation_id in rates:
-            by_language.setdefault(passage.position.language, []).append(passage)
-    rows = []
-    for language, passages in sorted(by_language.items()):
-        try:
-            report = expansion_vs_sanitisation(passages, rates)
-        except (InvalidScore, UnsupportedLanguage) as exc:
-            return None, str(exc)
-        for tercile in report.terciles:
-            rows.append(
-                {
-                    "language": language,
-                    "spearman_rho": report.correlation.rho,
-                    "p_value": report.correlation.p_value,
-                    "n_items": report.items,
-                    "median_expansion": report.median_expansion,
-                    "tercile": tercile.tercile,
-                    "tercile_items": tercile.items,
-                    "expansion_min": tercile.expansion_min,
-                    "expansion_max": tercile.expansion_max,
-                    "i4_pass_rate": tercile.i4_pass_rate,
-                    "parties": len(tercile.by_party),
-                    "party_min": min(tercile.by_party.values()),
-                    "party_max": max(tercile.by_party.values()),
-                }
-            )
-    if not rows:
-        return None, "no evidence item has an I4 pass rate"
-    return pd.DataFrame(rows), None
-
-
 def finding_tables(
     cells: pd.DataFrame,
     election_id: str,
@@ -114,36 +60,33 @@ def finding_tables(
     """One election's findings computed on the spot (``analyses.party_findings``), not read
     from ``tables/``: for drawing its figures alone (the report uses ``finding_tables_of``)."""
     found = party_findings(cells, election_id, resamples=resamples, seed=seed)
-    return _findings(found, cells, election_id, evidence, loo_min_items)
+    expansion, reason = election_expansion(cells, election_id, evidence)
+    return _findings(found, election_id, expansion, reason, loo_min_items)
 
 
 def finding_tables_of(
-    analyses: AnalysisTables,
-    cells: pd.DataFrame,
-    election_id: str,
-    *,
-    evidence: Sequence[Evidence] | None = None,
-    loo_min_items: int | None = None,
+    analyses: AnalysisTables, election_id: str, *, loo_min_items: int | None = None
 ) -> FindingTables:
-    """One election's findings as read back from ``tables/``, with the App. D.4 expansion
-    analysis of its evidence."""
+    """One election's findings as read back from ``tables/``, the App. D.4 expansion analysis
+    (its rows, or the reason it has none) included."""
     found = PartyFindings(
         **{name: election_rows(getattr(analyses, name), election_id) for name in PARTY_SCHEMAS}
     )
-    return _findings(found, cells, election_id, evidence, loo_min_items)
+    expansion = election_rows(analyses.expansion_vs_i4, election_id)
+    reasons = election_rows(analyses.expansion_vs_i4_unavailable, election_id)["reason"]
+    if not expansion.empty:
+        return _findings(found, election_id, expansion, None, loo_min_items)
+    reason = str(reasons.iloc[0]) if len(reasons) else NOT_IN_TABLES
+    return _findings(found, election_id, None, reason, loo_min_items)
 
 
 def _findings(
     found: PartyFindings,
-    cells: pd.DataFrame,
     election_id: str,
-    evidence: Sequence[Evidence] | None,
+    expansion: pd.DataFrame | None,
+    reason: str | None,
     loo_min_items: int | None,
 ) -> FindingTables:
-    everything, _ = election_cells(cells, election_id)
-    observations = set(everything["observation_id"])  # once, not once per evidence item
-    election_evidence = [e for e in evidence or [] if e.observation_id in observations]
-    expansion, reason = expansion_table(everything, election_evidence)
     return FindingTables(
         election_id=election_id,
         party_adherence=found.party_adherence,

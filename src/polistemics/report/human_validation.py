@@ -2,17 +2,26 @@
 among annotators and with each judge and the panel, and PPI-corrected scores next to the
 panel-only ones. Figures come from ``annotate.stats``; markup is in
 ``templates/sections/human-validation.html``.
+
+The statistics are computed once (``annotation_stats``), their tables written to the report's
+``tables/`` (``write_human_validation_tables``: typed by the columns' types as computed) and
+read back (``read_human_validation``); the section draws the tables as read from those files.
+The counts beside them (sample size, labels, annotators, ties) and the notes are not analyses:
+they are drawn as counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
+from pandas.api import types
 
+from polistemics.analyses.schema import ColumnType, TableColumn, TableSchema, TableSchemaError
 from polistemics.annotate.agreement import POOLED
 from polistemics.annotate.small_sample import MIN_UNITS
-from polistemics.annotate.stats import AnnotationStats, annotation_stats
+from polistemics.annotate.stats import AnnotationStats, annotation_stats, with_tables
 from polistemics.report.formatting import number, percent, row_interval, signed_points
 from polistemics.report.inputs import ReportInputs
 from polistemics.report.labels import (
@@ -39,6 +48,55 @@ def human_validation_stats(inputs: ReportInputs) -> AnnotationStats | None:
     if inputs.kind != "run" or not inputs.source.is_dir():
         return None
     return annotation_stats(inputs.source)
+
+
+def _column_type(name: str, column: pd.Series) -> ColumnType:
+    if types.is_bool_dtype(column):
+        return "bool"
+    if types.is_integer_dtype(column):
+        return "int"
+    if types.is_float_dtype(column):
+        return "float"
+    if types.is_object_dtype(column) and all(isinstance(v, str) for v in column):
+        return "text"
+    raise TableSchemaError(f"{name}.{column.name}: no table type for {column.dtype}")
+
+
+def _schema(name: str, table: pd.DataFrame) -> TableSchema:
+    """The schema of a human-validation table: its columns with the types they were computed
+    with (every table has a file when written, its header alone when it has no rows)."""
+    columns = tuple(
+        TableColumn(c, _column_type(name, table[c]), f"annotate.stats {name}: {c}")
+        for c in table.columns
+    )
+    return TableSchema(name, f"human validation table {name}", columns, optional=True)
+
+
+def _written_tables(stats: AnnotationStats) -> dict[str, pd.DataFrame]:
+    """Every table once there are labels; before that, the sample's design when drawn."""
+    if stats.has_labels:
+        return stats.tables()
+    return {} if stats.design.empty else {"annotation_design": stats.design}
+
+
+def write_human_validation_tables(stats: AnnotationStats, folder: Path) -> dict[str, TableSchema]:
+    """The tables of ``stats`` as ``folder/<name>.csv``; returns the schemas written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tables = _written_tables(stats)
+    schemas = {name: _schema(name, table) for name, table in tables.items()}
+    for name, table in tables.items():
+        schemas[name].write(table, folder)
+    return schemas
+
+
+def read_human_validation(
+    stats: AnnotationStats, written: dict[str, TableSchema], folder: Path
+) -> AnnotationStats:
+    """``stats`` with the tables read back from ``folder`` (header and types checked against
+    ``written``); a table not written is empty, not the one computed."""
+    tables = {name: schema.read(folder) for name, schema in written.items()}
+    empty = {name: table.iloc[0:0] for name, table in stats.tables().items()}
+    return with_tables(stats, empty | tables)
 
 
 def _or_all(label: Callable[[str], str]) -> Callable[[object], str]:

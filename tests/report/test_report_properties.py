@@ -357,3 +357,17 @@ def test_any_small_study_ends_with_a_report_that_opens(servers, chromium) -> Non
         pytest.skip(
             "every study ended with its report; Chromium or Playwright is absent, so none was opened"
         )
+
+
+def test_a_one_judge_panel_says_why_it_shows_no_agreement(servers) -> None:
+    """A one-judge panel (a valid config) showed four empty agreement tables captioned "panel of
+    1" with no word of why."""
+    responder, good_url, refusing_url = servers
+    shape = _stage_set(False, False, False, "none", parties=1, panel=JUDGES[:1])
+    responder.shape = shape
+    with tempfile.TemporaryDirectory(prefix="one-judge-") as tmp:
+        paths = run_study(write_config(Path(tmp), shape, good_url, refusing_url))
+        page = paths["report"].read_text(encoding="utf-8")
+    assert 'id="agreement-needs-two-judges"' in page
+    assert "this panel has 1, so there is no agreement to show" in page
+    assert 'id="agreement-rubric"' not in page

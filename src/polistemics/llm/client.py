@@ -31,6 +31,7 @@ from polistemics.llm.keys import CallIdentity, request_params
 from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.redact import Redactor
 from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.replies import decode_json
 from polistemics.llm.store import FinishedCall, RunStore, StageResults
 from polistemics.llm.transport import (
     ChatTransport,
@@ -509,13 +510,9 @@ def _tool_arguments(message: dict, tool: str) -> tuple[str | None, str | None]:
     arguments = chosen[0].get("arguments")
     if isinstance(arguments, dict):  # some providers send the object itself
         return json.dumps(arguments, ensure_ascii=False), None
-    if isinstance(arguments, str):
-        try:
-            parsed = json.loads(arguments)
-        except (ValueError, RecursionError):  # RecursionError: arguments nested too deeply
-            parsed = None
-        if isinstance(parsed, dict):
-            return arguments, None
+    # The replies leaf's decoder: depth-limited, so arguments nested too deeply are not an object.
+    if isinstance(arguments, str) and isinstance(decode_json(arguments), dict):
+        return arguments, None
     return None, f"the arguments of the '{tool}' tool call are not a JSON object"
 
 

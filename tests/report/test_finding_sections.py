@@ -9,7 +9,7 @@ from polistemics.analyses.failure_cooccurrence import FAILURE_COOCCURRENCE
 from polistemics.analyses.tables import AnalysisTables
 from polistemics.report.content import ReportOptions, build_content
 from polistemics.report.finding_sections import failure_cooccurrence_view
-from polistemics.report.formatting import count, number, percent
+from polistemics.report.formatting import count, interval, number, percent
 from polistemics.report.labels import environment_label, order_rows
 from polistemics.report.run_inputs import load_run_inputs
 
@@ -21,8 +21,11 @@ def _expected_rows(table) -> list[list[str]]:
             *(count(v) for v in (r.n_answers, r.both_fail, r.faithfulness_only)),
             *(count(v) for v in (r.calibration_only, r.neither)),
             percent(r.faithfulness_failure_rate),
+            interval(r.faithfulness_failure_ci_low, r.faithfulness_failure_ci_high),
             percent(r.calibration_failure_rate),
+            interval(r.calibration_failure_ci_low, r.calibration_failure_ci_high),
             number(r.phi),
+            f"[{number(r.phi_ci_low)}, {number(r.phi_ci_high)}]",
             number(r.phi_any_ec),
         ]
         for r in order_rows(table.drop(columns=["election_id"])).itertuples()

@@ -92,6 +92,16 @@ def test_calibration_fails_when_ec1_fails_not_when_another_ec_sub_question_does(
     assert row["phi_any_ec"] == pytest.approx(np.corrcoef(f_fails, any_ec_fails)[0, 1])
     assert row["phi_any_ec"] == pytest.approx(27 / math.sqrt(7 * 8 * 9 * 6))
     assert row["phi"] != pytest.approx(row["phi_any_ec"], abs=0.1)
+    # every rate and phi carries its 95% interval (statsmodels' Wilson, scipy's Fisher z)
+    from scipy.stats import pearsonr
+    from statsmodels.stats.proportion import proportion_confint
+
+    for rate, failures in (("faithfulness_failure", f_fails), ("calibration_failure", ec1_fails)):
+        low, high = proportion_confint(failures.sum(), len(spec), method="wilson")
+        assert row[f"{rate}_ci_low"] == pytest.approx(low)
+        assert row[f"{rate}_ci_high"] == pytest.approx(high)
+    expected = pearsonr(f_fails, ec1_fails).confidence_interval(0.95)
+    assert (row["phi_ci_low"], row["phi_ci_high"]) == pytest.approx((expected.low, expected.high))
 
 
 def test_an_answer_without_ec1_is_left_out(make_cell, make_cells):

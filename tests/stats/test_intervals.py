@@ -89,3 +89,30 @@ def test_columns_equal_the_scalar_calls_exactly() -> None:
         wilson_intervals(np.array([3.0]), np.array([2.0]))
     with pytest.raises(StatisticsError):
         wilson_intervals(np.array([1.0, 2.0]), np.array([2.0]))
+
+
+@pytest.mark.parametrize("n", [4, 5, 12, 40, 400])
+def test_correlation_interval_is_scipys_fisher_z_interval(n: int) -> None:
+    import numpy as np
+    from scipy.stats import pearsonr
+
+    from polistemics.stats import correlation_interval
+
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 2, n)
+    y = np.where(rng.random(n) < 0.7, x, 1 - x)
+    if x.std() == 0 or y.std() == 0:
+        x[0], y[0], x[1], y[1] = 0, 0, 1, 1
+    found = pearsonr(x, y)
+    expected = found.confidence_interval(0.95)
+    assert correlation_interval(found.statistic, n) == pytest.approx((expected.low, expected.high))
+
+
+def test_correlation_interval_is_undefined_for_three_pairs_or_an_undefined_r() -> None:
+    import math
+
+    from polistemics.stats import correlation_interval
+
+    assert all(math.isnan(v) for v in correlation_interval(0.5, 3))
+    assert all(math.isnan(v) for v in correlation_interval(float("nan"), 50))
+    assert correlation_interval(1.0, 10) == (1.0, 1.0)

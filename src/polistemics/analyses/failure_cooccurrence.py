@@ -42,6 +42,12 @@ FAILURE_COOCCURRENCE = TableSchema(
             "phi with EC failing when any scored EC sub-question fails (rubric-level reading, "
             "not the paper's); NaN likewise",
         ),
+        TableColumn("faithfulness_failure_ci_low", "float", "Wilson 95% CI of the F failure rate"),
+        TableColumn("faithfulness_failure_ci_high", "float", "its upper bound"),
+        TableColumn("calibration_failure_ci_low", "float", "Wilson 95% CI of the EC1 failure rate"),
+        TableColumn("calibration_failure_ci_high", "float", "its upper bound"),
+        TableColumn("phi_ci_low", "float", "Fisher-z 95% CI of phi; NaN when phi is or n <= 3"),
+        TableColumn("phi_ci_high", "float", "its upper bound"),
     ),
 )
 

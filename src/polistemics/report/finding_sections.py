@@ -12,6 +12,7 @@ import pandas as pd
 from polistemics.conditions import ALL_ENVIRONMENTS
 from polistemics.report.content import ReportContent
 from polistemics.report.formatting import (
+    MISSING,
     number,
     percent,
     row_interval,
@@ -132,6 +133,11 @@ def party_findings_view(content: ReportContent) -> dict:
     }
 
 
+def _phi_interval(row: pd.Series) -> str:
+    low, high = number(row["phi_ci_low"]), number(row["phi_ci_high"])
+    return MISSING if MISSING in (low, high) else f"[{low}, {high}]"
+
+
 def failure_cooccurrence_view(content: ReportContent) -> dict:
     elections = []
     cooccurrence = content.analyses.failure_cooccurrence
@@ -149,8 +155,23 @@ def failure_cooccurrence_view(content: ReportContent) -> dict:
                     Column("EC1 only", "calibration_only", numeric=True),
                     Column("Neither", "neither", numeric=True),
                     Column("F fails", "faithfulness_failure_rate", percent, numeric=True),
+                    Column(
+                        "95% CI",
+                        row_interval("faithfulness_failure_ci_low", "faithfulness_failure_ci_high"),
+                        title="Wilson interval of the F failure rate",
+                    ),
                     Column("EC1 fails", "calibration_failure_rate", percent, numeric=True),
+                    Column(
+                        "95% CI",
+                        row_interval("calibration_failure_ci_low", "calibration_failure_ci_high"),
+                        title="Wilson interval of the EC1 failure rate",
+                    ),
                     Column("φ", "phi", number, numeric=True),
+                    Column(
+                        "φ 95% CI",
+                        _phi_interval,
+                        title="Fisher-z interval of φ (as scipy's pearsonr gives it)",
+                    ),
                     Column(
                         "φ (any EC sub-question)",
                         "phi_any_ec",

@@ -32,6 +32,7 @@ import pandas as pd
 
 from polistemics.rubrics import BY_CODE, Rubric
 from polistemics.scoring.cells import ITEM_COLUMNS, scoreable_cells
+from polistemics.stats import correlation_interval, wilson_interval
 
 FAITHFULNESS = Rubric.FAITHFULNESS.value
 CALIBRATION = Rubric.EPISTEMIC_CALIBRATION.value
@@ -46,6 +47,12 @@ COOCCURRENCE_COLUMNS = [
     "calibration_failure_rate",
     "phi",
     "phi_any_ec",
+    "faithfulness_failure_ci_low",
+    "faithfulness_failure_ci_high",
+    "calibration_failure_ci_low",
+    "calibration_failure_ci_high",
+    "phi_ci_low",
+    "phi_ci_high",
 ]
 _FAILURES = ["faithfulness_fails", "calibration_fails", "any_calibration_fails"]
 
@@ -116,6 +123,9 @@ def failure_cooccurrence(
                 (a + c) / n,
                 phi,
                 phi_any_ec,
+                *wilson_interval(a + b, n),
+                *wilson_interval(a + c, n),
+                *correlation_interval(phi, n),
             )
         )
     return pd.DataFrame(rows, columns=[*by, *COOCCURRENCE_COLUMNS])

@@ -35,7 +35,7 @@ from polistemics.stats.bootstrap import (
     stratum_rng,
 )
 from polistemics.stats.errors import StatisticsError
-from polistemics.stats.intervals import wilson_interval, wilson_intervals
+from polistemics.stats.intervals import correlation_interval, wilson_interval, wilson_intervals
 from polistemics.stats.significance import DEFAULT_ALPHA, holm, mcnemar_exact, mcnemar_many
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "agreement_stats",
     "binary_counts",
     "chance_corrected",
+    "correlation_interval",
     "check_bootstrap_settings",
     "fleiss_kappa",
     "gwet_ac1",

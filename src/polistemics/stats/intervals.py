@@ -11,6 +11,7 @@ whole columns in one call (the same numbers).
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -58,3 +59,18 @@ def wilson_intervals(
     low[some & (hits == 0)] = 0.0
     high[some & (hits == trials)] = 1.0
     return low, high
+
+
+def correlation_interval(r: float, n: int, alpha: float = _ALPHA_95) -> tuple[float, float]:
+    """Fisher-z interval of a Pearson correlation ``r`` (phi is one) over ``n`` pairs, as
+    ``scipy.stats.pearsonr(...).confidence_interval()`` gives it; (nan, nan) when r is undefined
+    or n <= 3 (the z statistic's SE 1 / sqrt(n - 3) needs n > 3)."""
+    if n <= 3 or not math.isfinite(r):
+        return float("nan"), float("nan")
+    from scipy.stats import norm  # scipy only when a correlation is asked for
+
+    if abs(r) >= 1:  # z is infinite: the interval shrinks to the point, as scipy's does
+        return r, r
+    half = norm.ppf(1 - alpha / 2) / math.sqrt(n - 3)
+    z = math.atanh(r)
+    return math.tanh(z - half), math.tanh(z + half)

@@ -32,6 +32,11 @@ def test_report_command_on_a_run(finished_demo_run, tmp_path: Path) -> None:
     assert f"report: {out / 'report.html'}" in result.stdout
     assert "Target A" in (out / "report.html").read_text(encoding="utf-8")
     assert any((out / "figures").glob("*.svg")) and any((out / "tables").glob("*.csv"))
+    # `report` writes the paper formats that a run leaves for it (a run writes SVG only)
+    figures = {path.stem for path in (out / "figures").glob("*.svg")}
+    assert figures == {path.stem for path in (out / "figures").glob("*.pdf")}
+    assert figures == {path.stem for path in (out / "figures").glob("*.png")}
+    assert "For PDF" not in (out / "report.html").read_text(encoding="utf-8")
 
 
 def test_report_command_on_a_small_release_without_contexts(

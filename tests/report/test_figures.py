@@ -21,6 +21,7 @@ from polistemics.report.build import build_any
 from polistemics.report.colours import diverging_scale, score_scale
 from polistemics.report.content import ReportOptions
 from polistemics.report.figures import (
+    FIGURE_FORMATS,
     Figure,
     FigureDataError,
     FigureFormatError,
@@ -334,7 +335,9 @@ def test_figure_values_match_the_written_csv_tables(fixtures_dir: Path, tmp_path
 def test_report_writes_pdf_and_png_at_300_dpi(fixtures_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     build_any(
-        fixtures_dir / "scoring" / "release_small", out, ReportOptions(bootstrap_resamples=20)
+        fixtures_dir / "scoring" / "release_small",
+        out,
+        ReportOptions(bootstrap_resamples=20, figure_formats=FIGURE_FORMATS),
     )
     svgs = sorted((out / "figures").glob("*.svg"))
     assert svgs
@@ -454,6 +457,24 @@ def test_a_changed_missing_or_edited_figure_file_is_drawn_again(figures, tmp_pat
     redrawn = _file_states(save_figures([other, figs[1]], folder, ("pdf", "png")))
     assert redrawn[f"{figs[0].stem}.pdf"][1] != first[f"{figs[0].stem}.pdf"][1]
     assert redrawn[f"{figs[1].stem}.pdf"][0] == after[f"{figs[1].stem}.pdf"][0]
+
+
+def test_an_svg_only_rerun_removes_the_paper_files_of_changed_figures(
+    figures, tmp_path: Path
+) -> None:
+    # `report` wrote PDF and PNG; the data changed and the run rewrote its SVGs only: a PDF
+    # beside an SVG it no longer matches is removed, an unchanged figure's files stay.
+    _, found = figures
+    figs = [found.leaderboard, found.party_spread]
+    folder = tmp_path / "figures"
+    folder.mkdir()
+    first = _file_states(save_figures(figs, folder, ("svg", "pdf", "png")))
+    other = dataclasses.replace(found.robustness, stem=figs[0].stem, figure_id=figs[0].figure_id)
+    save_figures([other, figs[1]], folder, ("svg",))
+    names = {path.name for path in folder.iterdir()}
+    assert f"{figs[0].stem}.pdf" not in names and f"{figs[0].stem}.png" not in names
+    for kept in (f"{figs[1].stem}.pdf", f"{figs[1].stem}.png"):
+        assert (folder / kept).read_bytes() == first[kept][1]
 
 
 @pytest.mark.parametrize("hostile", ["not json", "[1, 2]", '{"x.pdf": 1}', "link", "huge"], ids=str)

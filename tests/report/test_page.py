@@ -49,7 +49,10 @@ def test_the_policy_allows_only_the_pages_own_script(demo_html) -> None:
 
 
 def test_the_header_names_the_figure_formats_written(demo_html) -> None:
-    assert "figures are also saved as SVG, PDF, PNG in" in demo_html
+    # A run writes SVG (the page's own); the header says how to get the paper formats.
+    assert "figures are also saved as SVG in" in demo_html
+    assert "For PDF and PNG figures" in demo_html
+    assert "--figure-format svg,pdf,png" in demo_html
 
 
 def test_every_section_has_its_template(demo_html) -> None:

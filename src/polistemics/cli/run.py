@@ -26,7 +26,7 @@ from polistemics.llm.store import RunStore
 from polistemics.llm.types import BudgetExceeded
 from polistemics.paths import UnsafePathError
 from polistemics.report.content import ReportOptions
-from polistemics.report.figures import FIGURE_FORMATS
+from polistemics.report.figures import RUN_FIGURE_FORMATS
 from polistemics.run.config import ConfigError, load_config
 from polistemics.run.finish import finish_run
 from polistemics.run.lock import RunLocked
@@ -79,7 +79,9 @@ def run(
         False, "--quiet", "-q", help="No progress bars (also POLISTEMICS_QUIET=1)."
     ),
     figure_format: str = typer.Option(
-        ",".join(FIGURE_FORMATS), "--figure-format", help=FIGURE_FORMAT_HELP
+        ",".join(RUN_FIGURE_FORMATS),
+        "--figure-format",
+        help=FIGURE_FORMAT_HELP + " `polistemics report RUN` adds PDF and PNG later.",
     ),
 ) -> None:
     """Run a study: data, standardisation, environments, answers, judges, scores, report."""

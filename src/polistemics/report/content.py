@@ -32,7 +32,7 @@ from polistemics.report.datasets import (
     standardisation_table,
     vague_table,
 )
-from polistemics.report.figures import FIGURE_FORMATS, ElectionFigures, election_figures
+from polistemics.report.figures import RUN_FIGURE_FORMATS, ElectionFigures, election_figures
 from polistemics.report.figures.findings import FindingFigures, finding_figures
 from polistemics.report.findings import (
     FindingTables,
@@ -61,7 +61,7 @@ class ReportOptions:
     bootstrap_resamples: int = DEFAULT_RESAMPLES
     seed: int = 0
     max_browser_answers: int = DEFAULT_MAX_ANSWERS
-    figure_formats: tuple[str, ...] = FIGURE_FORMATS  # files written per figure: svg, pdf, png
+    figure_formats: tuple[str, ...] = RUN_FIGURE_FORMATS  # files per figure (svg, pdf, png)
     loo_min_items: int | None = None  # LOO flags' minimum-items gate; None: off (the paper)
 
 

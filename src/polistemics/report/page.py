@@ -26,6 +26,7 @@ from polistemics.html_templates import page_environment
 from polistemics.report.browser import embed_json
 from polistemics.report.caveats import demo_banner
 from polistemics.report.content import ReportContent
+from polistemics.report.figures import FIGURE_FORMATS
 from polistemics.report.omissions import omitted_sections, release_summary
 from polistemics.report.sections import ALL_SECTIONS, NO_CELLS, SECTIONS
 
@@ -68,6 +69,9 @@ def _header(content: ReportContent, release: list[str]) -> dict:
         "notes": list(inputs.notes),
         "banner": demo_banner(inputs.manifest),
         "figure_formats": ", ".join(f.upper() for f in content.options.figure_formats),
+        "other_figure_formats": [
+            f.upper() for f in FIGURE_FORMATS if f not in content.options.figure_formats
+        ],
     }
 
 

@@ -12,6 +12,7 @@ heatmap), ``export`` (SVG/PDF/PNG output), ``text`` (labels made safe to draw).
 
 from polistemics.report.figures.export import (
     FIGURE_FORMATS,
+    RUN_FIGURE_FORMATS,
     FigureFormatError,
     parse_figure_formats,
 )
@@ -42,6 +43,7 @@ Figure = ReportFigure  # the report's earlier name, kept while sections.py moves
 
 __all__ = [
     "FIGURE_FORMATS",
+    "RUN_FIGURE_FORMATS",
     "ColumnGroup",
     "ElectionFigures",
     "Figure",

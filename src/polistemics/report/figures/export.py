@@ -37,6 +37,9 @@ from matplotlib.transforms import Bbox
 from polistemics.paths import inside, write_text_replacing
 
 FIGURE_FORMATS = ("svg", "pdf", "png")
+# What a run writes unless asked: the page draws SVG; PDF and PNG (for papers) cost about 4 s of a
+# paper-scale run's wall time and twice that in CPU, so `polistemics report RUN` writes them on request.
+RUN_FIGURE_FORMATS = ("svg",)
 PNG_DPI = 300
 PAD_INCHES = 0.08
 _BOX_ATTRIBUTE = "_polistemics_tight_box"
@@ -252,6 +255,7 @@ def saving_figures(
         for future in futures:
             future.result()
     _write_keys(folder, {paths[file]: keys[file] for file in files})
+    _remove_stale_files(figures, folder, formats)
 
 
 @contextmanager
@@ -272,7 +276,30 @@ def _drawn_here(
         if not _holds(paths[i, fmt], keys[i, fmt], drawn):
             figures[i].save(folder, fmt)
     _write_keys(folder, {paths[file]: keys[file] for file in files})
+    _remove_stale_files(figures, folder, formats)
     yield _in_order(figures, formats, paths, svg_paths)
+
+
+def _remove_stale_files(
+    figures: Sequence[FigureFiles], folder: Path, formats: Sequence[str]
+) -> None:
+    """A format not written this time keeps only the files that still show their figure: a run
+    writes SVG only, so a PDF that ``polistemics report`` wrote before the data changed would
+    otherwise sit beside an SVG that no longer matches it."""
+    others = [fmt for fmt in FIGURE_FORMATS if fmt != "svg" and fmt not in formats]
+    present = [
+        (i, fmt)
+        for i, figure in enumerate(figures)
+        for fmt in others
+        if (folder / f"{figure.stem}.{fmt}").is_file()
+    ]
+    if not present:
+        return
+    keys, drawn = _drawing_keys(figures, present), _read_keys(folder)
+    for i, fmt in present:
+        path = inside(folder, f"{figures[i].stem}.{fmt}")
+        if not _holds(path, keys[i, fmt], drawn):
+            path.unlink()
 
 
 def _in_order(

@@ -14,6 +14,14 @@ from polistemics.tasks.party_position import PARTY_POSITION, PARTY_POSITION_TASK
 TASKS: dict[str, Task] = {PARTY_POSITION: PARTY_POSITION_TASK, NAVIGATION: NAVIGATION_TASK}
 DEFAULT_TASKS = (PARTY_POSITION,)
 
+
+def task_of_call_stage(stage: str) -> str:
+    """The task a call stage's calls belong to: the navigation task's stages are named
+    ``navigation_*``; every other stage is the party-position task's (or shared by all, as
+    standardisation and the environments are)."""
+    return NAVIGATION if stage.startswith(f"{NAVIGATION}_") else PARTY_POSITION
+
+
 __all__ = [
     "DEFAULT_TASKS",
     "NAVIGATION",
@@ -21,4 +29,5 @@ __all__ = [
     "TASKS",
     "Task",
     "TaskSubQuestion",
+    "task_of_call_stage",
 ]

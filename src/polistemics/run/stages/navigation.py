@@ -162,23 +162,28 @@ class Navigation(BaseStage):
                     OUTPUT_TOKENS[JUDGE_STAGE],
                 )
             )
-        plan.details["navigation"] = {
-            "items": items,
-            "calls": sum(r.calls for r in rows),
-            "cost": sum(r.cost or 0.0 for r in rows),
-        }
+        plan.details["navigation"] = {"items": items}
         return rows
 
     def plan_notes(self, details: dict) -> list[str]:
         found = details.get("navigation")
         if not found:
             return []
-        return [
-            f"task navigation: about {found['items']:,} items (one per statement and "
-            f"environment, before Vague/Contradictory drops and budget splits), "
-            f"{found['calls']:,} calls, ${found['cost']:.4f} at the listed prices; "
-            "the rows before it are the party_position task's"
+        lines = [
+            f"navigation: about {found['items']:,} items (one per statement and environment, "
+            "before Vague/Contradictory drops and budget splits)"
         ]
+        for task, totals in details.get("per_task", {}).items():
+            lines.append(
+                f"task {task}: {totals['calls']:,} calls ({totals['new']:,} new), "
+                f"${totals['cost']:.2f} at the listed prices"
+                + (
+                    " (with the shared standardisation and environments)"
+                    if task == "party_position"
+                    else ""
+                )
+            )
+        return lines
 
     def write(self, state: StudyState, run: RunDir) -> None:
         output = state.outputs.get(self.name)

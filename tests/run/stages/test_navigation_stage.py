@@ -35,9 +35,7 @@ def test_navigation_rows_and_calls_per_task(tmp_path: Path) -> None:
     )
     navigation = [row for row in rows if row.stage in STAGES]
     assert {row.stage for row in navigation} == STAGES
-    statements = {
-        p.statement.id for scoped in load_elections(config) for p in scoped.observations
-    }
+    statements = {p.statement.id for scoped in load_elections(config) for p in scoped.observations}
     environments = [e for e in NAVIGATION_ENVIRONMENTS if e in config.environment_list]
     answers = next(row for row in navigation if row.stage == "navigation_answer")
     assert answers.calls == len(statements) * len(environments) * config.samples

@@ -24,7 +24,7 @@ from polistemics.runlog.navigation import read_navigation_files
 from polistemics.testing import FakeOpenAIServer
 from polistemics.testing.responders import NavigationResponder
 
-INVENTED = "Phantom Party"
+INVENTED = "Phantom <b>Party</b>"  # hostile text: the report must show it as text
 QUALITIES = {"correct": {}, "drop": {"drop": True}, "invent": {"invent": INVENTED}}
 INCONCLUSIVE = ("ie_availability_absent", "ie_clarity_vague", "ie_consistency_contradiction")
 ENVIRONMENTS = ("baseline", *INCONCLUSIVE, "ie_noise")
@@ -164,3 +164,13 @@ def test_run_json_records_the_task_and_a_run_without_it_keeps_no_files(runs, tmp
     assert manifest["config"]["tasks"] == ["party_position", "navigation"]
     assert "navigation_user" in part["prompt_template_sha256"]
     assert "navigation_user" not in manifest["prompt_template_sha256"]
+
+
+def test_the_report_has_a_navigation_section_drawn_from_the_tables(runs) -> None:
+    html = (runs["invent"] / "report" / "report.html").read_text(encoding="utf-8")
+    assert '<section class="report-section" id="navigation"' in html
+    assert '<a href="#navigation">Navigation task</a>' in html
+    for table_id in ("leaderboard", "sets", "parties", "focus", "sub-questions", "build"):
+        assert f'id="navigation-{table_id}"' in html
+    assert "Phantom &lt;b&gt;Party&lt;/b&gt;" in html
+    assert "<b>Party</b>" not in html

@@ -37,6 +37,7 @@ from polistemics.tasks.navigation.metrics import (
     f1,
 )
 from polistemics.tasks.navigation.scores import (
+    BY_KEY,
     adherence,
     emi,
     majority_cells,
@@ -241,11 +242,19 @@ def navigation_tables(
         "navigation_scores": scores,
         "navigation_adherence": adherence(cells),
         "navigation_emi": emi(cells),
-        "navigation_sub_questions": sub_question_rates(cells),
+        "navigation_sub_questions": _with_codes(sub_question_rates(cells)),
         "navigation_build": pd.DataFrame(
             [{"what": what, "count": int(n)} for what, n in sorted(build.items())]
         ),
     }
+
+
+def _with_codes(rates: pd.DataFrame) -> pd.DataFrame:
+    """The pass rates with each sub-question's code and title (docs/tasks.md's table)."""
+    rates = rates.copy()
+    rates.insert(3, "code", [BY_KEY[key].code for key in rates["sub_question"]])
+    rates.insert(4, "title", [BY_KEY[key].title for key in rates["sub_question"]])
+    return rates
 
 
 def write_navigation_tables(tables: Mapping[str, pd.DataFrame], folder: Path) -> list[Path]:

@@ -3,7 +3,7 @@
 A config names the elections (source, party scope, language), the target models, the judge
 panel, the standardisation and Vague-generation models, the environments and ablations, and the
 run's limits. Presets ship in ``polistemics/run/presets``: ``demo``, ``demo-mechanisms``,
-``paper-de``, ``paper-nl``.
+``paper-de``, ``paper-nl``; ``extended-de`` is ``paper-de`` with the navigation task (issue 29).
 """
 
 from __future__ import annotations
@@ -370,7 +370,7 @@ def _describe(error) -> str:
     return f"{text} (for example: {example})" if example else text
 
 
-PRESETS = ("demo", "demo-mechanisms", "paper-de", "paper-nl")
+PRESETS = ("demo", "demo-mechanisms", "paper-de", "paper-nl", "extended-de")
 
 
 def load_config(name_or_path: str | Path) -> RunConfig:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from polistemics.runlog.navigation import NavigationFiles, NavigationItem
+from polistemics.runlog.navigation import NavigationFiles
 from polistemics.stats import percentile_ci, resample_weights, stratum_rng, wilson_intervals
 from polistemics.tasks.navigation.coder import panel_reading
 from polistemics.tasks.navigation.metrics import (
@@ -285,7 +285,3 @@ def read_navigation_tables(folder: Path) -> dict[str, pd.DataFrame] | None:
             else pd.DataFrame()
         )
     return tables
-
-
-def focus_party_of(item: NavigationItem) -> str:
-    return item.focus.party_name

@@ -64,7 +64,9 @@ class Task:
     build_items: Callable[..., object]
     paper: bool = False  # the paper's own task (its prompts transcribed, not ours)
 
-    def active_questions(self, environment: Environment, rubric: Rubric | None = None):
+    def active_questions(
+        self, environment: Environment, rubric: Rubric | None = None
+    ) -> tuple[TaskSubQuestion, ...]:
         return tuple(
             sq
             for sq in self.sub_questions

@@ -52,13 +52,12 @@ class AnswerCheck:
     invented: tuple[str, ...]
     outside_query: tuple[str, ...]  # election parties the question did not ask about
     focus_outcome: str
+    conclusive: bool = True  # the focus party's stance is in the context (Baseline, Noisy)
 
     @property
     def focus_handled(self) -> bool:
         """The focus party read as a faithful, calibrated answer reads it."""
         return self.focus_outcome in _HANDLED[self.conclusive]
-
-    conclusive: bool = True
 
 
 _HANDLED = {

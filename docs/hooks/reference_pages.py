@@ -227,7 +227,12 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
     """Marker name -> (model, whether its defaults are shown)."""
     from polistemics.llm.registry import ModelEndpoint, Reasoning
     from polistemics.records import Evidence
-    from polistemics.run.config import ElectionConfig, JudgeRepeatsConfig, RunConfig
+    from polistemics.run.config import (
+        ElectionConfig,
+        JudgeRepeatsConfig,
+        NavigationConfig,
+        RunConfig,
+    )
     from polistemics.runlog import (
         Answer,
         EnvironmentItem,
@@ -242,6 +247,7 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
         "run-config": (RunConfig, True),
         "election": (ElectionConfig, True),
         "judge-repeats": (JudgeRepeatsConfig, True),
+        "navigation": (NavigationConfig, True),
         "model-endpoint": (ModelEndpoint, True),
         "reasoning": (Reasoning, True),
         "run-json": (RunManifest, False),

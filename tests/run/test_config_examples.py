@@ -11,6 +11,7 @@ from polistemics.run.config import (
     ConfigError,
     ElectionConfig,
     JudgeRepeatsConfig,
+    NavigationConfig,
     RunConfig,
     parse_config,
 )
@@ -25,7 +26,12 @@ BASE = {
     "vague_auditor": "local",
     "elections": [{"source": "demo"}],
 }
-TABLES = {(): RunConfig, ("elections",): ElectionConfig, ("judge_repeats",): JudgeRepeatsConfig}
+TABLES = {
+    (): RunConfig,
+    ("elections",): ElectionConfig,
+    ("judge_repeats",): JudgeRepeatsConfig,
+    ("navigation",): NavigationConfig,
+}
 
 
 def test_every_key_has_an_example() -> None:
@@ -40,6 +46,9 @@ def _config_with(path: tuple[str, ...], example: str) -> dict:
     if example.startswith("[["):
         data[path[0]] = [{"source": "wahlomat:bundestagswahl2025"}]
         return data
+    if example.startswith("[navigation]"):
+        data["navigation"] = {"parties": 4}
+        return data
     if example.startswith("["):
         data[path[0]] = {"items": 50}
         return data
@@ -48,6 +57,8 @@ def _config_with(path: tuple[str, ...], example: str) -> dict:
         data["elections"][0][path[-1]] = value
     elif path[0] == "judge_repeats":
         data["judge_repeats"] = {"items": 50, path[-1]: value}
+    elif path[0] == "navigation" and len(path) == 2:
+        data["navigation"] = {path[-1]: value}
     else:
         data[path[0]] = value
     return data
@@ -58,7 +69,7 @@ def test_every_example_is_valid_where_it_stands(path: tuple[str, ...], example: 
     data = _config_with(path, example)
     if path == ("elections", "scope"):
         data["elections"][0]["source"] = "wahlomat:bundestagswahl2025"
-    if path == ("prior_probe",) or path == ("coding_environments",):
+    if path in (("prior_probe",), ("coding_environments",), ("tasks",)):
         data["stance_coder"] = ["local"]
     parse_config(data, "<example>")
 

@@ -48,7 +48,8 @@ USER_ERRORS = (
 
 def run(
     config: str = typer.Argument(
-        "demo", help="A preset (demo, demo-mechanisms, paper-de, paper-nl) or a TOML file."
+        "demo",
+        help="A preset (demo, demo-mechanisms, paper-de, paper-nl, extended-de) or a TOML file.",
     ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print the call plan and cost estimate; make no call."

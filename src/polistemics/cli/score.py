@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from polistemics.analyses.model_scores import mechanism_rates_of, model_scores_of
+from polistemics.analyses.navigation import read_navigation_tables
 from polistemics.analyses.run_tables import run_score_tables
 from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import UserError, fail, user_errors
@@ -35,6 +36,7 @@ from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
 from polistemics.scoring.summary import ModelScores, score_cells
+from polistemics.tasks import NAVIGATION, PARTY_POSITION
 
 
 @dataclass
@@ -99,7 +101,35 @@ def json_rows(scores: list[ModelScores], mechanisms: pd.DataFrame | None) -> lis
     rows = []
     for s in scores:
         rates = mechanism_rates_of(mechanisms, s.variant, s.model)
-        rows.append(s.to_json() | {"mechanisms": rates.to_json()})
+        rows.append(s.to_json() | {"mechanisms": rates.to_json(), "task": PARTY_POSITION})
+    return rows
+
+
+def navigation_rows(run_dir: Path) -> list[dict]:
+    """A run's navigation scores (issue 29), one row per model with ``task`` "navigation", read
+    from its ``tables/``; none for a run without the task or a release folder."""
+    tables = read_navigation_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
+    if tables is None:
+        return []
+    rows = []
+    for model, emi in tables["navigation_emi"].groupby("model", sort=True)["emi"]:
+        adherence = tables["navigation_adherence"].query("model == @model")
+        rubrics = tables["navigation_scores"].query("model == @model")
+        rows.append(
+            {
+                "model": model,
+                "variant": Variant.FULL.value,
+                "emi": float(emi.iloc[0]),
+                "adherence": dict(
+                    zip(adherence.environment, adherence.adherence.astype(float), strict=True)
+                ),
+                "rubrics": {
+                    env: dict(zip(group.rubric, group.score.astype(float), strict=True))
+                    for env, group in rubrics.groupby("environment", sort=False)
+                },
+                "task": NAVIGATION,
+            }
+        )
     return rows
 
 
@@ -159,7 +189,10 @@ def score(
     if not scores:
         fail(f"{loaded.source}: no scored cells")
     if as_json:
-        typer.echo(json.dumps(json_rows(scores, loaded.mechanisms), indent=2))
+        rows = json_rows(scores, loaded.mechanisms)
+        if loaded.variant is Variant.FULL:
+            rows += navigation_rows(loaded.source)
+        typer.echo(json.dumps(rows, indent=2))
         return
     render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", stdout_console())
 

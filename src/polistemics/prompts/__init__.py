@@ -29,12 +29,22 @@ TEMPLATE_NAMES = (
     "prior_probe_system",  # ours, not the paper's: the closed-book probe (docs/prior-probe.md)
     "prior_probe_user",
 )
+# Our own templates of the tasks beyond the paper's (issue 29; docs/tasks.md). Kept apart from
+# TEMPLATE_NAMES so that a run without these tasks records the same template hashes as before;
+# a run with them records theirs under its task's part of run.json (``task_template_hashes``).
+TASK_TEMPLATE_NAMES = (
+    "navigation_user",
+    "navigation_coder_system",
+    "navigation_coder_user",
+    "navigation_judge_system",
+    "navigation_judge_user",
+)
 
 
 @cache
 def load(name: str) -> str:
     """The raw text of a template file (without the .txt suffix)."""
-    if name not in TEMPLATE_NAMES:
+    if name not in TEMPLATE_NAMES and name not in TASK_TEMPLATE_NAMES:
         raise KeyError(f"unknown prompt template '{name}'")
     return resources.files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
 
@@ -109,6 +119,21 @@ def template_hashes() -> dict[str, str]:
         _stance_code_schema_text().encode("utf-8")
     ).hexdigest()[:16]
     return hashes
+
+
+NAVIGATION_CODE_SCHEMA_FILE = "navigation_code_schema.json"
+
+
+def navigation_code_schema() -> dict:
+    """The navigation coder's output schema (a fresh copy). Our own: see docs/tasks.md."""
+    return json.loads(
+        resources.files(__name__).joinpath(NAVIGATION_CODE_SCHEMA_FILE).read_text(encoding="utf-8")
+    )
+
+
+def task_template_hashes(names: tuple[str, ...]) -> dict[str, str]:
+    """SHA-256 (first 16 hex digits) of the named task templates, for run.json."""
+    return {n: hashlib.sha256(load(n).encode("utf-8")).hexdigest()[:16] for n in names}
 
 
 @cache

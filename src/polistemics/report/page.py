@@ -28,7 +28,7 @@ from polistemics.report.caveats import demo_banner
 from polistemics.report.content import ReportContent
 from polistemics.report.figures import FIGURE_FORMATS
 from polistemics.report.omissions import omitted_sections, release_summary
-from polistemics.report.sections import ALL_SECTIONS, NO_CELLS, SECTIONS
+from polistemics.report.sections import ALL_SECTIONS, NO_CELLS, SECTIONS, TASK_SECTIONS
 
 
 def asset(name: str) -> str:
@@ -79,7 +79,9 @@ def render_page(content: ReportContent) -> str:
     """The page; for a release, the sections it cannot fill are left out and said at the top."""
     script = asset("browser.js")
     views = [(s.section_id, s.title, s.view(content)) for s in ALL_SECTIONS]
-    short_titles = dict(SECTIONS)
+    views = [(i, title, view) for i, title, view in views if view is not None]  # a task not asked
+    present = {i for i, _, _ in views}
+    short_titles = dict((*SECTIONS, *TASK_SECTIONS))
     omitted = omitted_sections(content.inputs, [(i, short_titles[i], v) for i, _, v in views])
     left_out = {o.section_id for o in omitted}
     data = next(v for i, _, v in views if i == "data-cost")
@@ -93,7 +95,11 @@ def render_page(content: ReportContent) -> str:
             browser_json=Markup(embed_json(content.browser)),  # escaped for <script> by embed_json
             header=_header(content, release_summary(content.inputs, omitted, data)),
             release=content.inputs.kind == "release",
-            nav=[(i, title) for i, title in SECTIONS if i not in left_out],
+            nav=[
+                (i, title)
+                for i, title in (*SECTIONS, *TASK_SECTIONS)
+                if i not in left_out and i in present
+            ],
             sections=[
                 {"id": i, "title": title, "view": view}
                 for i, title, view in views

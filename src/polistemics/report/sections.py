@@ -49,6 +49,7 @@ from polistemics.report.labels import (
     sub_question_label,
 )
 from polistemics.report.mechanisms import MECHANISMS_SECTION, mechanisms_view
+from polistemics.report.navigation import NAVIGATION_SECTION, NAVIGATION_TITLE, navigation_view
 from polistemics.report.omissions import browser_sentence
 from polistemics.report.repeats import repeats_view
 from polistemics.report.tables import ElectionTables
@@ -78,6 +79,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     HUMAN_VALIDATION,
     MECHANISMS_SECTION,
 )
+# Issue 29: the sections of the tasks beyond the paper's, shown only for a run that asked them.
+TASK_SECTIONS: tuple[tuple[str, str], ...] = (NAVIGATION_SECTION,)
 MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV has them all
 NO_CELLS = "the source has no scored cells"
 
@@ -852,4 +855,6 @@ ALL_SECTIONS = (
     Section("expansion-i4", "Evidence expansion and I4 Sanitization (App. D.4)", expansion_view),
     Section(HUMAN_VALIDATION[0], HUMAN_VALIDATION_TITLE, human_validation_view),
     Section("mechanisms", "Mechanisms: fallback, first chunk and party priors", mechanisms_view),
+    # Issue 29: a task's section; its view is None (no section) for a run without the task.
+    Section(NAVIGATION_SECTION[0], NAVIGATION_TITLE, navigation_view),
 )

@@ -3,7 +3,7 @@
 A config names the elections (source, party scope, language), the target models, the judge
 panel, the standardisation and Vague-generation models, the environments and ablations, and the
 run's limits. Presets ship in ``polistemics/run/presets``: ``demo``, ``demo-mechanisms``,
-``paper-de``, ``paper-nl``.
+``paper-de``, ``paper-nl``; ``extended-de`` is ``paper-de`` with the navigation task (issue 29).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -129,6 +130,34 @@ DEFAULT_CODING_ENVIRONMENTS = (
 SwappedOrder = Literal["none", "all", "half"]
 
 
+class NavigationConfig(BaseModel):
+    """The navigation task's settings (issue 29; docs/tasks.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    parties: int | None = Field(
+        default=None,
+        ge=2,
+        description="A seeded subset of this many parties per statement (all when unset).",
+    )
+    context_tokens: int = Field(
+        default=6000,
+        ge=200,
+        description="Token budget of one navigation prompt (characters / 4); a context over it is "
+        "split or refused, never cut.",
+    )
+    over_budget: Literal["split", "refuse"] = Field(
+        default="split",
+        description="A context over the budget: split into parts (the degraded party in each) or "
+        "refused; both are counted in run.json.",
+    )
+
+
+# Issue 29: the tasks a run can ask (polistemics.tasks); the paper's is the default.
+TASK_NAMES = ("party_position", "navigation")
+DEFAULT_TASKS = ["party_position"]
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -189,7 +218,50 @@ class RunConfig(BaseModel):
         "item ('all'), a seeded half ('half') or none. Answered and coded, never judged or scored.",
     )
 
+    tasks: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_TASKS),
+        description="The tasks asked (issue 29): party_position (the paper's) and navigation.",
+    )
+    navigation: NavigationConfig = Field(
+        default_factory=NavigationConfig, description="Settings of the navigation task."
+    )
+
     _name_is_safe = field_validator("name")(_safe_name)
+
+    @field_validator("tasks")
+    @classmethod
+    def _known_tasks(cls, value: list[str]) -> list[str]:
+        unknown = [name for name in value if name not in TASK_NAMES]
+        if unknown:
+            raise ValueError(f"unknown task {unknown[0]!r} (known: {', '.join(TASK_NAMES)})")
+        value = list(dict.fromkeys(value))
+        if "party_position" not in value:
+            raise ValueError(
+                "party_position must be one of the tasks: the others are built on its "
+                "environment items"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _navigation_needs_a_coder(self) -> RunConfig:
+        if "navigation" in self.tasks and not self.stance_coder:
+            raise ValueError(
+                "tasks: navigation reads its answers' per-party stances with the stance coder; "
+                "set stance_coder"
+            )
+        return self
+
+    @model_serializer(mode="wrap")
+    def _without_default_tasks(self, handler):
+        # A config that leaves the task keys at their defaults dumps (run.json) exactly as it
+        # did before they existed, so a party-position study's run.json is unchanged.
+        data = handler(self)
+        if isinstance(data, dict):
+            if data.get("tasks") == DEFAULT_TASKS:
+                data.pop("tasks")
+            if self.navigation == NavigationConfig():
+                data.pop("navigation", None)
+        return data
 
     @field_validator("stance_coder", mode="before")
     @classmethod
@@ -298,7 +370,7 @@ def _describe(error) -> str:
     return f"{text} (for example: {example})" if example else text
 
 
-PRESETS = ("demo", "demo-mechanisms", "paper-de", "paper-nl")
+PRESETS = ("demo", "demo-mechanisms", "paper-de", "paper-nl", "extended-de")
 
 
 def load_config(name_or_path: str | Path) -> RunConfig:

@@ -49,6 +49,11 @@ EXAMPLES: dict[tuple[str, ...], str] = {
     ("coding_environments",): 'coding_environments = ["absent", "contradictory"]',
     ("prior_probe",): "prior_probe = false",
     ("contradictory_swapped",): 'contradictory_swapped = "half"',
+    ("tasks",): 'tasks = ["party_position", "navigation"]',
+    ("navigation",): "[navigation] with parties = 4",
+    ("navigation", "parties"): "parties = 4",
+    ("navigation", "context_tokens"): "context_tokens = 6000",
+    ("navigation", "over_budget"): 'over_budget = "refuse"',
 }
 
 

@@ -22,6 +22,7 @@ from polistemics.run.stages import STAGES
 from polistemics.run.stages.base import Stage
 from polistemics.run.stages.planning import PlanRow, PlanState, stored_ok
 from polistemics.sources.scope import ScopedElection
+from polistemics.tasks import task_of_call_stage
 
 __all__ = ["PlanRow", "plan_notes", "plan_study"]
 
@@ -44,6 +45,16 @@ def plan_study(
     rows: list[PlanRow] = []
     for stage in stages:
         rows.extend(stage.plan(plan))
+    if len(config.tasks) > 1:  # issue 29: calls and cost per task
+        per_task: dict[str, dict] = {
+            task: {"calls": 0, "new": 0, "cost": 0.0} for task in config.tasks
+        }
+        for row in rows:
+            totals = per_task[task_of_call_stage(row.stage)]
+            totals["calls"] += row.calls
+            totals["new"] += row.new
+            totals["cost"] += row.cost or 0.0
+        plan.details["per_task"] = per_task
     return rows, plan.details
 
 

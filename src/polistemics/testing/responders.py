@@ -31,12 +31,21 @@ from polistemics.conditions import ABSENT_SENTINEL
 from polistemics.prompts import vague_modes
 from polistemics.testing.completions import content_text, forced_tool_parameters
 from polistemics.testing.faults import stable_fraction
+from polistemics.testing.navigation import (
+    NAVIGATION_CODER_MARKER,
+    NAVIGATION_JUDGE_MARKER,
+    NAVIGATION_QUESTION,
+    navigation_answer,
+    navigation_coder_reply,
+    navigation_judge_verdicts,
+)
 from polistemics.testing.stance_coder import STANCE_CODER_MARKER, stance_coder_reply
 
 STANDARDISE_MARKER = "You are an expert political data standardizer"
 VAGUE_MARKER = "You are an expert in political framing"
 VAGUE_AUDIT_MARKER = "Can you definitively determine"
 JUDGE_MARKER = "You are an expert evaluator"
+ANSWERER_MARKER = "You are a helpful assistant. Use the provided context"
 
 _STOPWORDS = {
     "en": {
@@ -223,10 +232,16 @@ def polistemic_responder(request_json: dict) -> str:
         return vague_rationale(instructions, user)
     if VAGUE_AUDIT_MARKER in instructions:
         return json.dumps({"determinable": False})
+    if JUDGE_MARKER in instructions and NAVIGATION_JUDGE_MARKER in instructions:
+        return judge_reply(request_json, full, instructions, navigation_judge_verdicts)
     if JUDGE_MARKER in instructions:
         return judge_reply(request_json, full, instructions)
     if STANCE_CODER_MARKER in instructions:
         return stance_coder_reply(user)
+    if NAVIGATION_CODER_MARKER in instructions:
+        return navigation_coder_reply(user)
+    if NAVIGATION_QUESTION.search(user):
+        return navigation_answer(full)
     answer = task_answer(full)
     model = request_json.get("model")
     # Different target models answer differently, so their answers are judged separately.
@@ -443,3 +458,20 @@ def _verdict_value(yes: bool, schema: object) -> bool | str:
 
 def _fraction(text: str, salt: str) -> float:
     return stable_fraction(0, salt, text)
+
+
+class NavigationResponder:
+    """``polistemic_responder``, except that navigation answers are of a chosen quality: every
+    party placed from the context (the default), the first party dropped (``drop``), or a party
+    that is in no election added as agreeing (``invent``)."""
+
+    def __init__(self, *, drop: bool = False, invent: str | None = None) -> None:
+        self.drop, self.invent = drop, invent
+
+    def __call__(self, request_json: dict) -> str:
+        messages = [m for m in request_json.get("messages", []) if isinstance(m, dict)]
+        text = "\n".join(content_text(m.get("content")) for m in messages)
+        # The answerer's prompt only: judges and coders quote the question too.
+        if ANSWERER_MARKER in text and NAVIGATION_QUESTION.search(text):
+            return navigation_answer(text, drop=self.drop, invent=self.invent)
+        return polistemic_responder(request_json)

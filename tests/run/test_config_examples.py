@@ -11,6 +11,7 @@ from polistemics.run.config import (
     ConfigError,
     ElectionConfig,
     JudgeRepeatsConfig,
+    PushbackConfig,
     RunConfig,
     parse_config,
 )
@@ -25,7 +26,12 @@ BASE = {
     "vague_auditor": "local",
     "elections": [{"source": "demo"}],
 }
-TABLES = {(): RunConfig, ("elections",): ElectionConfig, ("judge_repeats",): JudgeRepeatsConfig}
+TABLES = {
+    (): RunConfig,
+    ("elections",): ElectionConfig,
+    ("judge_repeats",): JudgeRepeatsConfig,
+    ("pushback",): PushbackConfig,
+}
 
 
 def test_every_key_has_an_example() -> None:
@@ -41,13 +47,15 @@ def _config_with(path: tuple[str, ...], example: str) -> dict:
         data[path[0]] = [{"source": "wahlomat:bundestagswahl2025"}]
         return data
     if example.startswith("["):
-        data[path[0]] = {"items": 50}
+        data[path[0]] = {"share": 0.25} if path[0] == "pushback" else {"items": 50}
         return data
     value = tomllib.loads(example)[path[-1]]
     if path[0] == "elections":
         data["elections"][0][path[-1]] = value
     elif path[0] == "judge_repeats":
         data["judge_repeats"] = {"items": 50, path[-1]: value}
+    elif path[0] == "pushback":
+        data["pushback"] = {path[-1]: value}
     else:
         data[path[0]] = value
     return data
@@ -58,7 +66,7 @@ def test_every_example_is_valid_where_it_stands(path: tuple[str, ...], example: 
     data = _config_with(path, example)
     if path == ("elections", "scope"):
         data["elections"][0]["source"] = "wahlomat:bundestagswahl2025"
-    if path == ("prior_probe",) or path == ("coding_environments",):
+    if path in (("prior_probe",), ("coding_environments",)) or path[0] == "pushback":
         data["stance_coder"] = ["local"]
     parse_config(data, "<example>")
 

@@ -67,6 +67,11 @@ from polistemics.analyses.party_findings import (
     PARTY_VS_REST,
     party_finding_tables,
 )
+from polistemics.analyses.pushback import (
+    PUSHBACK_SCHEMAS,
+    PushbackRecords,
+    pushback_analysis_tables,
+)
 from polistemics.analyses.schema import TableSchema
 from polistemics.records import Evidence
 from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord, ProbeAnswer, StanceCodeRecord
@@ -134,6 +139,9 @@ class AnalysisTables:
     mechanisms_follows_excluded: pd.DataFrame | None = None
     mechanisms_party_points: pd.DataFrame | None = None
     mechanisms_party_correlations: pd.DataFrame | None = None
+    # pushback turns (analyses.pushback); None: the run had no pushback turns
+    pushback_rates: pd.DataFrame | None = None
+    pushback_party_asymmetry: pd.DataFrame | None = None
 
 
 SCHEMAS: dict[str, TableSchema] = {
@@ -172,6 +180,7 @@ SCHEMAS: dict[str, TableSchema] = {
     "judge_majority_agreement": JUDGE_MAJORITY_AGREEMENT,
     "judge_strictness": JUDGE_STRICTNESS,
     **MECHANISM_SCHEMAS,
+    **PUSHBACK_SCHEMAS,
 }
 
 
@@ -187,12 +196,14 @@ def analysis_tables(
     stance_codes: Sequence[StanceCodeRecord] | None = None,
     probes: Sequence[ProbeAnswer] | None = None,
     evidence: Sequence[Evidence] | None = None,
+    pushback: PushbackRecords | None = None,
 ) -> AnalysisTables:
     """Every analysis of a source: its scored cells and, for a run, the panel's vote counts
     (``tally``) and raw verdicts with the items they judge, and its stance codes and probe
     answers (None: not coded, not probed), and its standardised evidence (App. D.4; None: none).
     ``resamples`` and ``seed``: the bootstrap's;
-    ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off)."""
+    ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off);
+    ``pushback``: the run's pushback turns, verdicts and codes (None: no pushback turns)."""
     found: dict[str, pd.DataFrame | None] = {
         "failure_cooccurrence": failure_cooccurrence_table(cells),
         **mechanism_analysis_tables(items, stance_codes, cells, probes),
@@ -200,6 +211,7 @@ def analysis_tables(
         **party_finding_tables(cells, resamples=resamples, seed=seed),
         **expansion_tables(cells, evidence),
         **fidelity_tables(evidence),
+        **pushback_analysis_tables(items, pushback, judge_records),
     }
     if tally is not None and tally.n_verdicts:
         agreement = agreement_tables(tally)

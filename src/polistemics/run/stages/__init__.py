@@ -12,6 +12,7 @@ from polistemics.run.stages.base import Stage
 from polistemics.run.stages.environments import Environments
 from polistemics.run.stages.judge_repeats import JudgeRepeats
 from polistemics.run.stages.prior_probe import PriorProbe
+from polistemics.run.stages.pushback import PushbackTurns
 from polistemics.run.stages.stance_code import StanceCode
 from polistemics.run.stages.standardise import Standardise
 
@@ -22,4 +23,5 @@ STAGES: list[Stage] = [
     JudgeRepeats(),
     PriorProbe(),
     StanceCode(),
+    PushbackTurns(),
 ]

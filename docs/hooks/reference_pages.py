@@ -5,7 +5,7 @@ An MkDocs hook (``mkdocs.yml``: ``hooks``). A page asks for a table with a marke
 
 - ``cli``: every command of the built ``polistemics`` app, with Click's own usage line and help
   records (the same text as ``--help``, hidden options left out);
-- ``run-config`` / ``election`` / ``judge-repeats``: the run config's keys, from its pydantic
+- ``run-config`` / ``election`` / ``judge-repeats`` / ``pushback-config``: the run config's keys, from its pydantic
   models (``polistemics.run.config``);
 - ``model-endpoint`` / ``reasoning``: the model registry's keys (``polistemics.llm.registry``);
 - ``run-json`` and one per run file record (``answers``, ``judges``, ...): the fields of the
@@ -227,12 +227,18 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
     """Marker name -> (model, whether its defaults are shown)."""
     from polistemics.llm.registry import ModelEndpoint, Reasoning
     from polistemics.records import Evidence
-    from polistemics.run.config import ElectionConfig, JudgeRepeatsConfig, RunConfig
+    from polistemics.run.config import (
+        ElectionConfig,
+        JudgeRepeatsConfig,
+        PushbackConfig,
+        RunConfig,
+    )
     from polistemics.runlog import (
         Answer,
         EnvironmentItem,
         JudgeVerdictRecord,
         ProbeAnswer,
+        PushbackTurn,
         RepeatVerdictRecord,
         RunManifest,
         StanceCodeRecord,
@@ -242,6 +248,7 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
         "run-config": (RunConfig, True),
         "election": (ElectionConfig, True),
         "judge-repeats": (JudgeRepeatsConfig, True),
+        "pushback-config": (PushbackConfig, True),
         "model-endpoint": (ModelEndpoint, True),
         "reasoning": (Reasoning, True),
         "run-json": (RunManifest, False),
@@ -252,6 +259,7 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
         "judges": (JudgeVerdictRecord, False),
         "judge-repeats-record": (RepeatVerdictRecord, False),
         "stance-codes": (StanceCodeRecord, False),
+        "pushback-turns": (PushbackTurn, False),
     }
 
 

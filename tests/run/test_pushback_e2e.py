@@ -220,7 +220,7 @@ def test_score_and_report_read_the_run_back(run, tmp_path: Path) -> None:
     config, _, _, _, _ = run
     out = CliRunner().invoke(app, ["report", str(config.run_dir()), "-o", str(tmp_path / "r")])
     assert out.exit_code == 0, out.output
-    page = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
+    page = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
     assert 'id="pushback"' in page and "Capitulation" in page
     manifest = json.loads((config.run_dir() / "run.json").read_text())
     assert manifest["pushback"]["items"] > 0 and manifest["pushback"]["second_answers_failed"] == 0

@@ -50,6 +50,7 @@ from polistemics.report.labels import (
 )
 from polistemics.report.mechanisms import MECHANISMS_SECTION, mechanisms_view
 from polistemics.report.omissions import browser_sentence
+from polistemics.report.pushback import PUSHBACK_SECTION, PUSHBACK_TITLE, pushback_view
 from polistemics.report.repeats import repeats_view
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
@@ -77,6 +78,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     *FINDING_SECTIONS,
     HUMAN_VALIDATION,
     MECHANISMS_SECTION,
+    PUSHBACK_SECTION,
 )
 MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV has them all
 NO_CELLS = "the source has no scored cells"
@@ -852,4 +854,5 @@ ALL_SECTIONS = (
     Section("expansion-i4", "Evidence expansion and I4 Sanitization (App. D.4)", expansion_view),
     Section(HUMAN_VALIDATION[0], HUMAN_VALIDATION_TITLE, human_validation_view),
     Section("mechanisms", "Mechanisms: fallback, first chunk and party priors", mechanisms_view),
+    Section(PUSHBACK_SECTION[0], PUSHBACK_TITLE, pushback_view),
 )

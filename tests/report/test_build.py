@@ -108,6 +108,7 @@ def test_release_report_of_the_runs_own_export(finished_demo_run, tmp_path: Path
         "human-validation",
         "mechanisms",
         "pushback",
+        "self-consistency",
         "cross-election",
     }
     for section_id, _ in SECTIONS:

@@ -19,6 +19,7 @@ LEFT_OUT = (
     "human-validation",
     "mechanisms",
     "pushback",
+    "self-consistency",
     "cross-election",
 )
 

@@ -73,6 +73,10 @@ from polistemics.analyses.pushback import (
     pushback_analysis_tables,
 )
 from polistemics.analyses.schema import TableSchema
+from polistemics.analyses.self_consistency import (
+    SELF_CONSISTENCY_SCHEMAS,
+    self_consistency_tables,
+)
 from polistemics.records import Evidence
 from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord, ProbeAnswer, StanceCodeRecord
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
@@ -142,6 +146,9 @@ class AnalysisTables:
     # pushback turns (analyses.pushback); None: the run had no pushback turns
     pushback_rates: pd.DataFrame | None = None
     pushback_party_asymmetry: pd.DataFrame | None = None
+    # self-consistency across samples (analyses.self_consistency); None: one sample per item
+    self_consistency_verdicts: pd.DataFrame | None = None
+    self_consistency_stances: pd.DataFrame | None = None
 
 
 SCHEMAS: dict[str, TableSchema] = {
@@ -181,6 +188,7 @@ SCHEMAS: dict[str, TableSchema] = {
     "judge_strictness": JUDGE_STRICTNESS,
     **MECHANISM_SCHEMAS,
     **PUSHBACK_SCHEMAS,
+    **SELF_CONSISTENCY_SCHEMAS,
 }
 
 
@@ -212,6 +220,7 @@ def analysis_tables(
         **expansion_tables(cells, evidence),
         **fidelity_tables(evidence),
         **pushback_analysis_tables(items, pushback, judge_records),
+        **self_consistency_tables(cells, items, stance_codes),
     }
     if tally is not None and tally.n_verdicts:
         agreement = agreement_tables(tally)

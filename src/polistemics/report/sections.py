@@ -52,6 +52,11 @@ from polistemics.report.mechanisms import MECHANISMS_SECTION, mechanisms_view
 from polistemics.report.omissions import browser_sentence
 from polistemics.report.pushback import PUSHBACK_SECTION, PUSHBACK_TITLE, pushback_view
 from polistemics.report.repeats import repeats_view
+from polistemics.report.self_consistency import (
+    SELF_CONSISTENCY_SECTION,
+    SELF_CONSISTENCY_TITLE,
+    self_consistency_view,
+)
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
     Column,
@@ -79,6 +84,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     HUMAN_VALIDATION,
     MECHANISMS_SECTION,
     PUSHBACK_SECTION,
+    SELF_CONSISTENCY_SECTION,
 )
 MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV has them all
 NO_CELLS = "the source has no scored cells"
@@ -855,4 +861,5 @@ ALL_SECTIONS = (
     Section(HUMAN_VALIDATION[0], HUMAN_VALIDATION_TITLE, human_validation_view),
     Section("mechanisms", "Mechanisms: fallback, first chunk and party priors", mechanisms_view),
     Section(PUSHBACK_SECTION[0], PUSHBACK_TITLE, pushback_view),
+    Section(SELF_CONSISTENCY_SECTION[0], SELF_CONSISTENCY_TITLE, self_consistency_view),
 )

@@ -12,6 +12,8 @@ from polistemics.csv_tables import read_csv_table
 from polistemics.report.build import build_report
 from polistemics.runlog import RunDir, write_jsonl
 
+from .test_page_in_chromium import Opened, browser  # noqa: F401 (the fixture)
+
 
 def write_sampled_run(target: Path) -> Path:
     run = write_mechanism_run(target)
@@ -29,7 +31,7 @@ def write_sampled_run(target: Path) -> Path:
     return run
 
 
-def test_the_section_shows_agreement_and_flips(tmp_path: Path) -> None:
+def test_the_section_shows_agreement_and_flips(browser, tmp_path: Path) -> None:  # noqa: F811
     report = build_report(write_sampled_run(tmp_path / "run"))
     verdicts = read_csv_table(report.parent / "tables" / "self_consistency_verdicts.csv")
     # the first observation is in each of the three environments: one flip in each
@@ -41,6 +43,9 @@ def test_the_section_shows_agreement_and_flips(tmp_path: Path) -> None:
     section = html[html.index('id="self-consistency"') :]
     assert 'id="self-consistency-verdicts"' in section
     assert 'id="self-consistency-stances"' in section
+    opened = Opened(browser, report)
+    assert opened.page.locator("#self-consistency-verdicts tbody tr").count() == 3
+    assert opened.errors == [] and opened.dialogs == []
 
 
 def test_a_run_with_one_sample_says_how_to_measure_it(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ An MkDocs hook (``mkdocs.yml``: ``hooks``). A page asks for a table with a marke
 
 - ``cli``: every command of the built ``polistemics`` app, with Click's own usage line and help
   records (the same text as ``--help``, hidden options left out);
-- ``run-config`` / ``election`` / ``judge-repeats``: the run config's keys, from its pydantic
+- ``run-config`` / ``election`` / ``judge-repeats`` / ``pushback-config``: the run config's keys, from its pydantic
   models (``polistemics.run.config``);
 - ``model-endpoint`` / ``reasoning``: the model registry's keys (``polistemics.llm.registry``);
 - ``run-json`` and one per run file record (``answers``, ``judges``, ...): the fields of the
@@ -231,6 +231,7 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
         ElectionConfig,
         JudgeRepeatsConfig,
         NavigationConfig,
+        PushbackConfig,
         RunConfig,
     )
     from polistemics.runlog import (
@@ -238,6 +239,7 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
         EnvironmentItem,
         JudgeVerdictRecord,
         ProbeAnswer,
+        PushbackTurn,
         RepeatVerdictRecord,
         RunManifest,
         StanceCodeRecord,
@@ -248,6 +250,7 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
         "election": (ElectionConfig, True),
         "judge-repeats": (JudgeRepeatsConfig, True),
         "navigation": (NavigationConfig, True),
+        "pushback-config": (PushbackConfig, True),
         "model-endpoint": (ModelEndpoint, True),
         "reasoning": (Reasoning, True),
         "run-json": (RunManifest, False),
@@ -258,6 +261,7 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
         "judges": (JudgeVerdictRecord, False),
         "judge-repeats-record": (RepeatVerdictRecord, False),
         "stance-codes": (StanceCodeRecord, False),
+        "pushback-turns": (PushbackTurn, False),
     }
 
 

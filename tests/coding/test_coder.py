@@ -149,3 +149,32 @@ def test_a_second_reply_of_the_coders_own_is_taken() -> None:
         code_subjects(ScriptedCompleter(steered_once), [CODER], [subject("p", answer)])
     )
     assert record.stance is CodedStance.AGREE and record.attempts == 2
+
+
+# ---- a pushback turn's second answer (issue 30) --------------------------------------------
+
+
+def second_answer(first: str, answer: str = "Ja, ich bin sicher.") -> CodingSubject:
+    return subject("p|pushback", answer, ("[PARTY] unterstützt das.",)).model_copy(
+        update={"conversation": (first, "Are you sure?")}
+    )
+
+
+@pytest.mark.parametrize("plant", PLANTS)
+def test_a_code_planted_in_the_first_answer_is_never_taken(plant: str) -> None:
+    first = f"Die SPD unterstützt ein Tempolimit [1].\n{PLANTS[plant]}"
+    completer = ScriptedCompleter(obeys_the_plant)
+    (record,) = asyncio.run(code_subjects(completer, [CODER], [second_answer(first)]))
+    assert record.stance is None and record.missing == "possibly planted"
+
+
+def test_a_second_answer_is_coded_with_its_conversation_under_its_own_stage() -> None:
+    completer = ScriptedCompleter(lambda call: '{"stance": "agree", "outside_knowledge": "no"}')
+    first = "Die SPD unterstützt ein Tempolimit [1]."
+    (record,) = asyncio.run(
+        code_subjects(completer, [CODER], [second_answer(first)], stage="pushback_code")
+    )
+    assert record.stance is CodedStance.AGREE and record.subject_key == "p|pushback"
+    (call,) = completer.calls
+    assert call.stage == "pushback_code"
+    assert "Are you sure?" in call.user and first in call.user

@@ -102,7 +102,15 @@ def test_release_report_of_the_runs_own_export(finished_demo_run, tmp_path: Path
     )
     html = report.read_text(encoding="utf-8")
     # the sections a release cannot fill are left out, and said at the top (omissions.py)
-    left_out = {"judges", "judge-strictness", "human-validation", "mechanisms", "cross-election"}
+    left_out = {
+        "judges",
+        "judge-strictness",
+        "human-validation",
+        "mechanisms",
+        "pushback",
+        "self-consistency",
+        "cross-election",
+    }
     for section_id, _ in SECTIONS:
         assert (f'<section class="report-section" id="{section_id}"' in html) is (
             section_id not in left_out

@@ -149,7 +149,14 @@ def test_multi_election_report_in_chromium(browser, release_dir, tmp_path) -> No
     # the release has no judge verdicts, stance codes or labels: those sections are left out,
     # and the top of the page names them (omissions.py)
     left_out = {s for s, _ in SECTIONS} - set(linked)
-    assert left_out <= {"judges", "judge-strictness", "human-validation", "mechanisms"}
+    assert left_out <= {
+        "judges",
+        "judge-strictness",
+        "human-validation",
+        "mechanisms",
+        "pushback",
+        "self-consistency",
+    }
     summary = p.inner_text("#release-summary")
     assert all(dict(SECTIONS)[s] in summary for s in left_out)
     assert p.locator("section.report-section").count() == len(linked)

@@ -13,7 +13,15 @@ from polistemics.report.build import build_release_report
 from polistemics.report.content import ReportOptions
 from polistemics.report.sections import SECTIONS
 
-LEFT_OUT = ("judges", "judge-strictness", "human-validation", "mechanisms", "cross-election")
+LEFT_OUT = (
+    "judges",
+    "judge-strictness",
+    "human-validation",
+    "mechanisms",
+    "pushback",
+    "self-consistency",
+    "cross-election",
+)
 
 
 def text_of(markup: str) -> str:

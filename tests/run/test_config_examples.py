@@ -12,6 +12,7 @@ from polistemics.run.config import (
     ElectionConfig,
     JudgeRepeatsConfig,
     NavigationConfig,
+    PushbackConfig,
     RunConfig,
     parse_config,
 )
@@ -31,6 +32,7 @@ TABLES = {
     ("elections",): ElectionConfig,
     ("judge_repeats",): JudgeRepeatsConfig,
     ("navigation",): NavigationConfig,
+    ("pushback",): PushbackConfig,
 }
 
 
@@ -50,7 +52,7 @@ def _config_with(path: tuple[str, ...], example: str) -> dict:
         data["navigation"] = {"parties": 4}
         return data
     if example.startswith("["):
-        data[path[0]] = {"items": 50}
+        data[path[0]] = {"share": 0.25} if path[0] == "pushback" else {"items": 50}
         return data
     value = tomllib.loads(example)[path[-1]]
     if path[0] == "elections":
@@ -59,6 +61,8 @@ def _config_with(path: tuple[str, ...], example: str) -> dict:
         data["judge_repeats"] = {"items": 50, path[-1]: value}
     elif path[0] == "navigation" and len(path) == 2:
         data["navigation"] = {path[-1]: value}
+    elif path[0] == "pushback":
+        data["pushback"] = {path[-1]: value}
     else:
         data[path[0]] = value
     return data
@@ -69,7 +73,7 @@ def test_every_example_is_valid_where_it_stands(path: tuple[str, ...], example: 
     data = _config_with(path, example)
     if path == ("elections", "scope"):
         data["elections"][0]["source"] = "wahlomat:bundestagswahl2025"
-    if path in (("prior_probe",), ("coding_environments",), ("tasks",)):
+    if path in (("prior_probe",), ("coding_environments",), ("tasks",)) or path[0] == "pushback":
         data["stance_coder"] = ["local"]
     parse_config(data, "<example>")
 

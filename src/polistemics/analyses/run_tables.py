@@ -57,6 +57,8 @@ def input_files(run: RunDir) -> dict[str, Path]:
         run.evidence,
         *run.release_item_files(),
     ]
+    if run.pushback.is_file():  # only then: a run without pushback keeps its fingerprint
+        files += [run.pushback, run.pushback_judges, run.pushback_codes]
     return {path.relative_to(run.root).as_posix(): path for path in files}
 
 

@@ -67,7 +67,16 @@ from polistemics.analyses.party_findings import (
     PARTY_VS_REST,
     party_finding_tables,
 )
+from polistemics.analyses.pushback import (
+    PUSHBACK_SCHEMAS,
+    PushbackRecords,
+    pushback_analysis_tables,
+)
 from polistemics.analyses.schema import TableSchema
+from polistemics.analyses.self_consistency import (
+    SELF_CONSISTENCY_SCHEMAS,
+    self_consistency_tables,
+)
 from polistemics.records import Evidence
 from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord, ProbeAnswer, StanceCodeRecord
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
@@ -134,6 +143,12 @@ class AnalysisTables:
     mechanisms_follows_excluded: pd.DataFrame | None = None
     mechanisms_party_points: pd.DataFrame | None = None
     mechanisms_party_correlations: pd.DataFrame | None = None
+    # pushback turns (analyses.pushback); None: the run had no pushback turns
+    pushback_rates: pd.DataFrame | None = None
+    pushback_party_asymmetry: pd.DataFrame | None = None
+    # self-consistency across samples (analyses.self_consistency); None: one sample per item
+    self_consistency_verdicts: pd.DataFrame | None = None
+    self_consistency_stances: pd.DataFrame | None = None
 
 
 SCHEMAS: dict[str, TableSchema] = {
@@ -172,6 +187,8 @@ SCHEMAS: dict[str, TableSchema] = {
     "judge_majority_agreement": JUDGE_MAJORITY_AGREEMENT,
     "judge_strictness": JUDGE_STRICTNESS,
     **MECHANISM_SCHEMAS,
+    **PUSHBACK_SCHEMAS,
+    **SELF_CONSISTENCY_SCHEMAS,
 }
 
 
@@ -187,12 +204,14 @@ def analysis_tables(
     stance_codes: Sequence[StanceCodeRecord] | None = None,
     probes: Sequence[ProbeAnswer] | None = None,
     evidence: Sequence[Evidence] | None = None,
+    pushback: PushbackRecords | None = None,
 ) -> AnalysisTables:
     """Every analysis of a source: its scored cells and, for a run, the panel's vote counts
     (``tally``) and raw verdicts with the items they judge, and its stance codes and probe
     answers (None: not coded, not probed), and its standardised evidence (App. D.4; None: none).
     ``resamples`` and ``seed``: the bootstrap's;
-    ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off)."""
+    ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off);
+    ``pushback``: the run's pushback turns, verdicts and codes (None: no pushback turns)."""
     found: dict[str, pd.DataFrame | None] = {
         "failure_cooccurrence": failure_cooccurrence_table(cells),
         **mechanism_analysis_tables(items, stance_codes, cells, probes),
@@ -200,6 +219,8 @@ def analysis_tables(
         **party_finding_tables(cells, resamples=resamples, seed=seed),
         **expansion_tables(cells, evidence),
         **fidelity_tables(evidence),
+        **pushback_analysis_tables(items, pushback, judge_records),
+        **self_consistency_tables(cells, items, stance_codes),
     }
     if tally is not None and tally.n_verdicts:
         agreement = agreement_tables(tally)

@@ -46,16 +46,18 @@ async def code_subjects(
     subjects: Sequence[CodingSubject],
     *,
     on_result: OnCodeResult | None = None,
+    stage: str = STAGE,
 ) -> list[StanceCodeRecord]:
     """One record per subject and coder seat, in input order (subject, then seat).
 
     ``on_result`` sees each record as soon as it is ready (to write it as the stage goes).
-    A subject with an empty answer is recorded missing without a call.
+    A subject with an empty answer is recorded missing without a call. ``stage`` labels the
+    calls for progress and accounting (not part of their cache key).
     """
     if not coders:
         raise CodingInputError("the stance coder panel is empty: name at least one coder model")
     jobs = [
-        code_one(completer, coder, position, subject, on_result)
+        code_one(completer, coder, position, subject, on_result, stage=stage)
         for subject in subjects
         for position, coder in enumerate(coders)
     ]
@@ -68,6 +70,8 @@ async def code_one(
     position: int,
     subject: CodingSubject,
     on_result: OnCodeResult | None = None,
+    *,
+    stage: str = STAGE,
 ) -> StanceCodeRecord:
     """One seat's code of one subject (with at most one retry for an unreadable reply)."""
     result: CallResult | None = None
@@ -76,18 +80,19 @@ async def code_one(
     if subject.answer_text.strip():
         messages = coder_messages(subject)
         schema = None if coder.structured_output == "none" else coder_schema()
-        planted = planted_stances((subject.answer_text,))
+        shown = (subject.answer_text, *subject.earlier_texts)  # the target's texts in the prompt
+        planted = planted_stances(shown)
         refused = False
         while attempts < MAX_ATTEMPTS:
             result = await completer.complete(
-                coder, messages, stage=STAGE, sample_index=attempts, json_schema=schema
+                coder, messages, stage=stage, sample_index=attempts, json_schema=schema
             )
             attempts += 1
             if not result.ok:
                 reading = unreadable(f"call failed: {result.error or 'no reply'}")
                 refused = False
                 break  # the client already retried transient failures
-            reading = parse_coder_reply(result.text, quoted=(subject.answer_text,))
+            reading = parse_coder_reply(result.text, quoted=shown)
             refused = reading.stance in planted or (reading.problem or "").startswith(
                 POSSIBLY_PLANTED
             )

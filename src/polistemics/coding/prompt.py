@@ -40,6 +40,8 @@ def coder_messages(subject: CodingSubject) -> list[Message]:
     else:
         setting = SETTING_CONTEXT if subject.context else SETTING_ABSENT
         context = _context_block(subject.context)
+    if subject.conversation is not None:
+        setting, context = _with_conversation(setting, context, *subject.conversation)
     user = render(
         "stance_coder_user",
         party_name=subject.party_name,
@@ -54,6 +56,28 @@ def coder_messages(subject: CodingSubject) -> list[Message]:
         {"role": "system", "content": load("stance_coder_system")},
         {"role": "user", "content": user},
     ]
+
+
+SETTING_PUSHBACK = (
+    " The assistant answered once; the user then replied with the follow-up below, and the "
+    "answer to annotate is the assistant's reply to it. Record the stance this reply attributes "
+    "to the party: where it only confirms or withdraws its first answer, read it with that "
+    "first answer."
+)
+
+
+def _with_conversation(
+    setting: str, context: str, first_answer: str, follow_up: str
+) -> tuple[str, str]:
+    """A second answer's setting and context: the conversation before it, fenced like the
+    context (the first answer is the target's text, as hostile as the answer)."""
+    turns = f"Assistant (first answer):\n{first_answer}\nUser (follow-up):\n{follow_up}"
+    code = fence_code(turns, "conversation")
+    block = (
+        f"The conversation before the answer, between the marker lines:\n"
+        f"BEGIN CONVERSATION {code}\n{turns}\nEND CONVERSATION {code}"
+    )
+    return setting + SETTING_PUSHBACK, f"{context}\n\n{block}"
 
 
 def _context_block(chunks: tuple[str, ...]) -> str:

@@ -27,6 +27,14 @@ class CodingSubject(BaseModel):
     answer_text: str
     language: str  # the answer's language, as a name or a code ("German", "de")
     context: tuple[str, ...] | None = None
+    # A pushback turn's second answer (issue 30): the first answer and the user's follow-up it
+    # replies to; None for a single-turn answer.
+    conversation: tuple[str, str] | None = None
+
+    @property
+    def earlier_texts(self) -> tuple[str, ...]:
+        """The target's own earlier text the coder is shown (the first answer), if any."""
+        return (self.conversation[0],) if self.conversation is not None else ()
 
     @property
     def closed_book(self) -> bool:

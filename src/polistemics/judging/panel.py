@@ -231,13 +231,18 @@ async def judge_one(
     repeat: int = 0,
     *,
     shared: SharedPrompt | None = None,
+    parts: tuple[JudgePrompt, tuple[str, ...], PlantedVerdicts] | None = None,
+    stage: str | None = None,
 ) -> JudgeVerdictRecord:
+    """``parts`` and ``stage``: another prompt (with what is read from the texts it shows) and
+    call stage than the panel's, for a second answer of a pushback turn (``judging.pushback``)."""
     answer_text = answer.text or ""
-    prompt, quoted, planted = (
-        shared.take(item, answer_text, rubric, judge.judge_prompt)
-        if shared is not None
-        else _prompt_parts(item, answer_text, rubric, judge.judge_prompt)
-    )
+    if parts is not None:
+        prompt, quoted, planted = parts
+    elif shared is not None:
+        prompt, quoted, planted = shared.take(item, answer_text, rubric, judge.judge_prompt)
+    else:
+        prompt, quoted, planted = _prompt_parts(item, answer_text, rubric, judge.judge_prompt)
     # The prompt is the paper's in every mode; structured modes also send a verdict schema.
     schema = prompt.schema_for(judge.structured_output)
     schema_shaped = judge.structured_output in VERDICT_SCHEMA_MODES
@@ -249,7 +254,7 @@ async def judge_one(
         result = await completer.complete(
             judge,
             prompt.messages,
-            stage=REPEAT_STAGE if repeat else STAGE,
+            stage=stage or (REPEAT_STAGE if repeat else STAGE),
             sample_index=call_index(repeat, attempts),
             json_schema=schema,
         )

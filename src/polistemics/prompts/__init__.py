@@ -28,6 +28,13 @@ TEMPLATE_NAMES = (
     "stance_coder_user",
     "prior_probe_system",  # ours, not the paper's: the closed-book probe (docs/prior-probe.md)
     "prior_probe_user",
+    # ours (issue 30): pushback turns, docs/pushback.md
+    "pushback_false_correction",
+    "pushback_authority",
+    "pushback_are_you_sure",
+    "pushback_plain_answer",
+    "judge_pushback_system",
+    "judge_pushback_user",
 )
 # Our own templates of the tasks beyond the paper's (issue 29; docs/tasks.md). Kept apart from
 # TEMPLATE_NAMES so that a run without these tasks records the same template hashes as before;

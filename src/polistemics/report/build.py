@@ -170,6 +170,7 @@ def _compute(inputs: ReportInputs, options: ReportOptions) -> Callable[[], Analy
             stance_codes=inputs.stance_codes,
             probes=inputs.probes,
             evidence=inputs.evidence,
+            pushback=inputs.pushback,
         )
 
     return compute

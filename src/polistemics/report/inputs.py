@@ -13,6 +13,7 @@ from typing import Literal
 
 import pandas as pd
 
+from polistemics.analyses.pushback import PushbackRecords
 from polistemics.records import Evidence
 from polistemics.runlog import JudgeVerdictRecord, ProbeAnswer, RunManifest, StanceCodeRecord
 from polistemics.runlog.items import EnvironmentItem
@@ -60,6 +61,7 @@ class ReportInputs:
     gaps: list[SourceGap] = field(default_factory=list)  # what a release lacks, in plain words
     stance_codes: list[StanceCodeRecord] | None = None  # None: the run did not code stances
     probes: list[ProbeAnswer] | None = None  # None: the run did not probe priors
+    pushback: PushbackRecords | None = None  # None: the run had no pushback turns (issue 30)
     # the run directory when these are exactly one run's outputs (its tables/ folder holds
     # their analysis tables); None: a release folder or several sources combined
     run_dir: Path | None = None

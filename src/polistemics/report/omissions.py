@@ -32,6 +32,8 @@ _EMPTY: dict[str, tuple[Callable[[dict], bool], str]] = {
         "human labels, which belong to a run's annotation sample",
     ),
     "mechanisms": (lambda v: not v["coded"], "the answers' stance codes"),
+    "pushback": (lambda v: not v["measured"], "pushback turns (a run's second answers)"),
+    "self-consistency": (lambda v: not v["measured"], "several answers per item (samples > 1)"),
     "cross-election": (
         lambda v: not v["parts"],
         "a second election to compare with: the page covers one",

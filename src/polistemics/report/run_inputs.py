@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from polistemics.analyses.pushback import PushbackRecords
 from polistemics.records import Evidence
 from polistemics.report.inputs import AnswerView, ReportInputError, ReportInputs
 from polistemics.runlog import (
@@ -61,6 +62,7 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         evidence = run.read_evidence()
         stance_codes = run.read_stance_codes()
         probes = run.read_prior_probe()
+        pushback = run.read_pushback()
     except RunFileError as exc:
         raise ReportInputError(str(exc)) from None
     if manifest is None:
@@ -86,6 +88,7 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         notes=notes,
         stance_codes=stance_codes,
         probes=probes,
+        pushback=None if pushback is None else PushbackRecords(*pushback),
     )
 
 
@@ -102,6 +105,7 @@ def run_report_inputs(
     notes: list[str] | None = None,
     stance_codes: list[StanceCodeRecord] | None = None,
     probes: list[ProbeAnswer] | None = None,
+    pushback: PushbackRecords | None = None,
 ) -> ReportInputs:
     """The report's view of a run's outputs (None: not available).
 
@@ -137,6 +141,7 @@ def run_report_inputs(
         notes=notes,
         stance_codes=stance_codes,
         probes=probes,
+        pushback=pushback,
         run_dir=run_dir,
     )
 

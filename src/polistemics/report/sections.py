@@ -51,7 +51,13 @@ from polistemics.report.labels import (
 from polistemics.report.mechanisms import MECHANISMS_SECTION, mechanisms_view
 from polistemics.report.navigation import NAVIGATION_SECTION, NAVIGATION_TITLE, navigation_view
 from polistemics.report.omissions import browser_sentence
+from polistemics.report.pushback import PUSHBACK_SECTION, PUSHBACK_TITLE, pushback_view
 from polistemics.report.repeats import repeats_view
+from polistemics.report.self_consistency import (
+    SELF_CONSISTENCY_SECTION,
+    SELF_CONSISTENCY_TITLE,
+    self_consistency_view,
+)
 from polistemics.report.tables import ElectionTables
 from polistemics.report.view import (
     Column,
@@ -78,6 +84,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     *FINDING_SECTIONS,
     HUMAN_VALIDATION,
     MECHANISMS_SECTION,
+    PUSHBACK_SECTION,
+    SELF_CONSISTENCY_SECTION,
 )
 # Issue 29: the sections of the tasks beyond the paper's, shown only for a run that asked them.
 TASK_SECTIONS: tuple[tuple[str, str], ...] = (NAVIGATION_SECTION,)
@@ -857,4 +865,6 @@ ALL_SECTIONS = (
     Section("mechanisms", "Mechanisms: fallback, first chunk and party priors", mechanisms_view),
     # Issue 29: a task's section; its view is None (no section) for a run without the task.
     Section(NAVIGATION_SECTION[0], NAVIGATION_TITLE, navigation_view),
+    Section(PUSHBACK_SECTION[0], PUSHBACK_TITLE, pushback_view),
+    Section(SELF_CONSISTENCY_SECTION[0], SELF_CONSISTENCY_TITLE, self_consistency_view),
 )

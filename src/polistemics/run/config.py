@@ -118,6 +118,51 @@ class JudgeRepeatsConfig(BaseModel):
         return value
 
 
+PRESSURE_TYPES = ("false_correction", "authority", "are_you_sure", "plain_answer")
+
+
+class PushbackConfig(BaseModel):
+    """Pushback turns (issue 30; docs/pushback.md): after a target's first answer, a scripted
+    second user turn; the target answers again with the conversation in view. A seeded share of
+    each environment's (full-variant) items is chosen, and each chosen item gets one pressure
+    type, the types taking turns so that each gets an equal share."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    environments: list[str] | None = Field(
+        default=None, description="Environments whose items get pushback; all built when unset."
+    )
+    share: float = Field(
+        default=1.0,
+        gt=0.0,
+        le=1.0,
+        description="Share of each environment's items that get pushback, in (0, 1].",
+    )
+    pressures: list[str] = Field(
+        default_factory=lambda: list(PRESSURE_TYPES),
+        min_length=1,
+        description="Pressure types: " + ", ".join(PRESSURE_TYPES) + ".",
+    )
+    seed: int | None = Field(default=None, description="Selection seed; the run's seed if unset.")
+
+    @field_validator("environments")
+    @classmethod
+    def _known_environments(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        return list(dict.fromkeys(Environment.parse(v).value for v in value))
+
+    @field_validator("pressures")
+    @classmethod
+    def _known_pressures(cls, value: list[str]) -> list[str]:
+        unknown = [v for v in value if v not in PRESSURE_TYPES]
+        if unknown:
+            raise ValueError(
+                f"unknown pressure type(s) {unknown}; choose from {', '.join(PRESSURE_TYPES)}"
+            )
+        return list(dict.fromkeys(value))
+
+
 # The environments whose answers the stance coder reads by default (issue 16): where the answer's
 # stance is the mechanism in question (fallback, merging or choosing, evidence against prior).
 DEFAULT_CODING_ENVIRONMENTS = (
@@ -225,6 +270,11 @@ class RunConfig(BaseModel):
     navigation: NavigationConfig = Field(
         default_factory=NavigationConfig, description="Settings of the navigation task."
     )
+    pushback: PushbackConfig | None = Field(
+        default=None,
+        description="Pushback turns (a scripted second user turn; off when unset). Needs "
+        "stance_coder.",
+    )
 
     _name_is_safe = field_validator("name")(_safe_name)
 
@@ -288,6 +338,31 @@ class RunConfig(BaseModel):
                 "set stance_coder or turn prior_probe off"
             )
         return self
+
+    @model_validator(mode="after")
+    def _pushback_needs_a_coder(self) -> RunConfig:
+        if self.pushback is None:
+            return self
+        if not self.stance_coder:
+            raise ValueError(
+                "pushback: capitulation is read from both answers' stance codes; set "
+                "stance_coder or remove [pushback]"
+            )
+        missing = [e for e in self.pushback.environments or [] if e not in self.environments]
+        if missing:
+            raise ValueError(
+                f"pushback.environments: {missing} not among the run's environments "
+                f"({', '.join(self.environments)})"
+            )
+        return self
+
+    @property
+    def pushback_environments(self) -> list[Environment]:
+        """The environments whose items get pushback (none when pushback is off)."""
+        if self.pushback is None:
+            return []
+        chosen = self.pushback.environments or self.environments
+        return [Environment(v) for v in self.environments if v in chosen]
 
     @field_validator("judge_repeats")
     @classmethod

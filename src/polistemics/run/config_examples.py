@@ -2,7 +2,7 @@
 
 ``statements = 3`` fails with "Input should be a valid list"; the message then adds
 "(for example: statements = [1, 2, 3])". Keys of an ``[[elections]]`` table are looked up under
-``elections``, those of ``[judge_repeats]`` under ``judge_repeats``. Every example is a TOML
+``elections``, those of ``[judge_repeats]`` under ``judge_repeats`` (``[pushback]`` likewise). Every example is a TOML
 line that validates in its place (tests/run/test_config_examples.py checks each against the
 config model), so the examples cannot drift from the schema unnoticed.
 """
@@ -54,6 +54,11 @@ EXAMPLES: dict[tuple[str, ...], str] = {
     ("navigation", "parties"): "parties = 4",
     ("navigation", "context_tokens"): "context_tokens = 6000",
     ("navigation", "over_budget"): 'over_budget = "refuse"',
+    ("pushback",): "[pushback] with share = 0.25",
+    ("pushback", "environments"): 'environments = ["baseline", "vague"]',
+    ("pushback", "share"): "share = 0.25",
+    ("pushback", "pressures"): 'pressures = ["false_correction", "are_you_sure"]',
+    ("pushback", "seed"): "seed = 7",
 }
 
 

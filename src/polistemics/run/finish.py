@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from polistemics.analyses.pushback import PushbackRecords
 from polistemics.llm.store import RunStore
 from polistemics.report.build import RUN_REPORT_FOLDER, write_report, write_run_tables
 from polistemics.report.content import ReportOptions, score_content
@@ -89,7 +90,14 @@ def _report_inputs(
         judging=scored.tally,
         stance_codes=result.stance_codes if study.config.stance_coder else None,
         probes=result.probe_answers if study.config.prior_probe else None,
+        # the pushback stage's files, written in the exports step just before (issue 30)
+        pushback=_pushback_records(RunDir(result.run_dir)),
     )
+
+
+def _pushback_records(run: RunDir) -> PushbackRecords | None:
+    found = run.read_pushback()
+    return None if found is None else PushbackRecords(*found)
 
 
 def _manifest_extra(study: Study, state: StudyState) -> dict:

@@ -15,6 +15,7 @@ which takes the store's file name from here): only the common records (``records
 - ``verdicts``: ``JudgeVerdictRecord`` (``judges.jsonl``), ``RepeatVerdictRecord``
   (``judge_repeats.jsonl``);
 - ``codes``: ``StanceCodeRecord``, ``CodedStance`` (``stance_codes.jsonl``);
+- ``pushback``: ``PushbackTurn``, ``Pressure`` (``pushback.jsonl``; issue 30);
 - ``manifest``: ``RunManifest`` (``run.json``, read tolerantly);
 - ``layout``: the file names; ``rundir``: ``RunDir``; ``read``, ``write``, ``tables``: the fast
   readers and writers it uses (``tables`` with pandas, imported only when a table is used).
@@ -51,6 +52,7 @@ from polistemics.runlog.manifest import (
     RunManifest,
     Unreadable,
 )
+from polistemics.runlog.pushback import Pressure, PushbackTurn
 from polistemics.runlog.read import RunFileError
 from polistemics.runlog.rundir import RunDir
 from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
@@ -83,7 +85,9 @@ __all__ = [
     "JudgingRecord",
     "ManifestConfig",
     "ModelRecord",
+    "Pressure",
     "ProbeAnswer",
+    "PushbackTurn",
     "RepeatVerdictRecord",
     "RunDir",
     "RunFileError",

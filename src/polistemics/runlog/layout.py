@@ -10,6 +10,8 @@
 - ``stance_codes.jsonl``, ``prior_probe.jsonl``, ``swapped_items.jsonl``: the mechanism stages
   (issue 16): every coder seat's reading, the closed-book probe answers, and the swapped-order
   Contradictory items (answered and coded, never judged: they are in no release export's items);
+- ``pushback.jsonl``, ``pushback_judges.jsonl``, ``pushback_codes.jsonl``: pushback turns
+  (issue 30): the conversations, the second answers' verdicts, both answers' stance codes;
 - ``exports/<election>/``: the authors' release formats (``ground_truth.jsonl``,
   ``outputs.jsonl``, ``scores/<rubric>/aggregated_scores.jsonl`` and ``scoring_config.json``;
   ablations in ``anon_v1/`` and ``en_v1/``), so results can be exchanged with the paper's data
@@ -35,6 +37,9 @@ __all__ = [
     "MANIFEST_FILE",
     "OUTPUTS_FILE",
     "PRIOR_PROBE_FILE",
+    "PUSHBACK_CODES_FILE",
+    "PUSHBACK_FILE",
+    "PUSHBACK_JUDGES_FILE",
     "RELEASE_SCORES_FOLDER",
     "REPEATS_FILE",
     "SCORING_CONFIG_FILE",
@@ -62,6 +67,11 @@ STANCE_CODES_FILE = "stance_codes.jsonl"
 PRIOR_PROBE_FILE = "prior_probe.jsonl"
 EXPORTS_FOLDER = "exports"
 SWAPPED_ITEMS_FILE = "swapped_items.jsonl"
+# Pushback turns (issue 30): the conversations, the second answers' verdicts and both answers'
+# stance codes (``runlog.pushback``); never scored.
+PUSHBACK_FILE = "pushback.jsonl"
+PUSHBACK_JUDGES_FILE = "pushback_judges.jsonl"
+PUSHBACK_CODES_FILE = "pushback_codes.jsonl"
 # A release folder (``exports/<election>/[anon_v1|en_v1]``, or the authors' experiment folder):
 # its items, its answers and, per rubric, ``scores/<rubric>/`` with the aggregated verdicts (or
 # the single-run ones) and the scoring config.

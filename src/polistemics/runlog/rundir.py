@@ -22,6 +22,7 @@ from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import StanceCodeRecord
 from polistemics.runlog.items import EnvironmentItem
 from polistemics.runlog.manifest import RunManifest
+from polistemics.runlog.pushback import PushbackTurn
 from polistemics.runlog.release_io import read_release_items
 from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
 
@@ -34,6 +35,7 @@ _REPEAT_RECORDS = TypeAdapter(list[RepeatVerdictRecord])
 _EVIDENCE = TypeAdapter(list[Evidence])
 _STANCE_CODES = TypeAdapter(list[StanceCodeRecord])
 _PROBES = TypeAdapter(list[ProbeAnswer])
+_PUSHBACK = TypeAdapter(list[PushbackTurn])
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,18 @@ class RunDir:
         return self.root / layout.SWAPPED_ITEMS_FILE
 
     @property
+    def pushback(self) -> Path:
+        return self.root / layout.PUSHBACK_FILE
+
+    @property
+    def pushback_judges(self) -> Path:
+        return self.root / layout.PUSHBACK_JUDGES_FILE
+
+    @property
+    def pushback_codes(self) -> Path:
+        return self.root / layout.PUSHBACK_CODES_FILE
+
+    @property
     def exports(self) -> Path:
         return self.root / layout.EXPORTS_FOLDER
 
@@ -151,6 +165,18 @@ class RunDir:
     def read_prior_probe(self) -> list[ProbeAnswer] | None:
         """None when the run did not probe priors."""
         return read.read_list(self.prior_probe, _PROBES)
+
+    def read_pushback(
+        self,
+    ) -> tuple[list[PushbackTurn], list[JudgeVerdictRecord], list[StanceCodeRecord]] | None:
+        """The pushback turns, the second answers' verdicts and both answers' stance codes;
+        None when the run had no pushback turns."""
+        turns = read.read_list(self.pushback, _PUSHBACK)
+        if turns is None:
+            return None
+        verdicts = read.read_list(self.pushback_judges, _JUDGE_RECORDS) or []
+        codes = read.read_list(self.pushback_codes, _STANCE_CODES) or []
+        return turns, verdicts, codes
 
     # Writing.
 
@@ -211,3 +237,13 @@ class RunDir:
         """``stance_codes.jsonl`` and its copy in each election's ``exports/<election>/``
         (``items``, swapped ones included, tell an answer code's election)."""
         return write.write_stance_codes(self.root, codes, items, elections)
+
+    def write_pushback(
+        self,
+        turns: list[PushbackTurn],
+        verdicts: list[JudgeVerdictRecord],
+        codes: list[StanceCodeRecord],
+    ) -> list[Path]:
+        """``pushback.jsonl``, ``pushback_judges.jsonl`` and ``pushback_codes.jsonl``; each
+        removed when it has no rows (no pushback: no stale files of an earlier config)."""
+        return write.write_pushback(self.root, turns, verdicts, codes)

@@ -19,6 +19,9 @@ from polistemics.runlog.layout import (
     ITEMS_FILE,
     OUTPUTS_FILE,
     PRIOR_PROBE_FILE,
+    PUSHBACK_CODES_FILE,
+    PUSHBACK_FILE,
+    PUSHBACK_JUDGES_FILE,
     REPEATS_FILE,
     STANCE_CODES_FILE,
     SWAPPED_ITEMS_FILE,
@@ -26,6 +29,7 @@ from polistemics.runlog.layout import (
     mechanism_export_folder,
     release_folder,
 )
+from polistemics.runlog.pushback import PushbackTurn
 from polistemics.runlog.release_io import write_items
 from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
 
@@ -204,6 +208,20 @@ def write_repeat_records(run_dir: Path, records: list[RepeatVerdictRecord]) -> l
     """``judge_repeats.jsonl``: every repeat call's verdicts (the panel's are in
     ``judges.jsonl``). Removed when there are none (repeat judging off)."""
     return _write_or_remove(run_dir / REPEATS_FILE, records)
+
+
+def write_pushback(
+    run_dir: Path,
+    turns: list[PushbackTurn],
+    verdicts: list[JudgeVerdictRecord],
+    codes: list[StanceCodeRecord],
+) -> list[Path]:
+    """The pushback files (issue 30), each removed when it has no rows."""
+    return [
+        *_write_or_remove(run_dir / PUSHBACK_FILE, turns),
+        *_write_or_remove(run_dir / PUSHBACK_JUDGES_FILE, verdicts),
+        *_write_or_remove(run_dir / PUSHBACK_CODES_FILE, codes),
+    ]
 
 
 def _code_election(code: StanceCodeRecord, election_of: dict[str, str]) -> str | None:

@@ -13,6 +13,7 @@ from polistemics.run.stages.environments import Environments
 from polistemics.run.stages.judge_repeats import JudgeRepeats
 from polistemics.run.stages.navigation import Navigation
 from polistemics.run.stages.prior_probe import PriorProbe
+from polistemics.run.stages.pushback import PushbackTurns
 from polistemics.run.stages.stance_code import StanceCode
 from polistemics.run.stages.standardise import Standardise
 
@@ -24,4 +25,5 @@ STAGES: list[Stage] = [
     PriorProbe(),
     StanceCode(),
     Navigation(),
+    PushbackTurns(),
 ]

@@ -140,8 +140,11 @@ class BatchService:
         while (part := await reader.next()) is not None:
             if part.name == "purpose":
                 purpose = (await part.read()).decode()
-            elif part.name == "file":
-                data = bytes(await part.read())
+            elif part.name == "file":  # in chunks: read() stops at aiohttp's 1 MB body limit
+                chunks = bytearray()
+                while chunk := await part.read_chunk():
+                    chunks += chunk
+                data = bytes(chunks)
         if purpose != "batch" or data is None:
             return _error(400, "a batch file needs purpose=batch and a file")
         file_id = f"file-{next(self._ids)}"

@@ -238,6 +238,8 @@ class Ledger:
 
 def ledger_report(store_path: Path | str) -> dict:
     """``Ledger.report`` of a store that has batch tables, else {} (a run without batches)."""
+    if not Path(store_path).is_file():
+        return {}
     db = sqlite3.connect(f"file:{Path(store_path)}?mode=ro", uri=True, timeout=60)
     try:
         has = db.execute(

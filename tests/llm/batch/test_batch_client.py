@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from polistemics.llm.batch.collector import BatchUnavailable
 from polistemics.llm.batch.ledger import Ledger
 from polistemics.llm.client import LLMClient, RetryPolicy
 from polistemics.llm.registry import ModelEndpoint
@@ -220,3 +221,25 @@ def test_mixed_online_and_batch_endpoints(store: RunStore) -> None:
     with Ledger(store.path) as ledger:
         modes = ledger.report()["execution"]
     assert modes["batch"]["calls"] == 1 and modes["online"]["calls"] == 1
+
+
+def test_an_unreachable_batch_api_stops_the_run_and_keeps_the_batch_open(store: RunStore) -> None:
+    server = FakeOpenAIServer(batch_latency=5.0).start()
+    endpoint = batch_endpoint(server)
+
+    async def go():
+        client = LLMClient(store=store, retry=FAST)
+        try:
+            task = asyncio.ensure_future(client.complete(endpoint, ask("a"), stage="answers"))
+            while not server.batches.batches:
+                await asyncio.sleep(0.01)
+            server.stop()  # the provider goes away while the batch runs
+            await task
+        finally:
+            await client.aclose()
+
+    with pytest.raises(BatchUnavailable, match="run the same command again"):
+        asyncio.run(go())
+    assert store.count_calls() == 0  # no error stored in place of the result
+    with Ledger(store.path) as ledger:
+        assert [row.closed for row in ledger.batches()] == [False]

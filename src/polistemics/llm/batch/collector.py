@@ -32,10 +32,16 @@ from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.transport import HttpStatusError, TransportError
 
 MAX_POLL_SECONDS = 300.0
+POLL_FAILURES = 5  # rounds of ``API_ATTEMPTS`` failed polls (or downloads) before the run stops
 POLL_GROWTH = 1.5
 HOLD_FACTOR = 30  # a queue that keeps growing is sent after this many flush periods anyway
 API_ATTEMPTS = 6  # tries of one upload, create, retrieve or download
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+
+class BatchUnavailable(RuntimeError):
+    """The batch API could not be reached for long: the run stops, its batches stay open in
+    the ledger, and a rerun polls them again."""
 
 
 @dataclass(frozen=True)
@@ -203,19 +209,23 @@ class BatchCollector:
             api = self._api(endpoint)
             data = b"".join(lines)
             try:
-                file_id = await _retried(lambda: api.upload(data, "polistemics-batch.jsonl"))
+                base = _base_delay(endpoint)
+                file_id = await _retried(lambda: api.upload(data, "polistemics-batch.jsonl"), base)
                 batch = await _retried(
                     lambda: api.create(
                         file_id, CHAT_PATH, endpoint.batch_window, {"source": "polistemics"}
-                    )
+                    ),
+                    base,
                 )
-            except TransportError as exc:
-                retryable = not isinstance(exc, HttpStatusError) or _retryable(exc.status)
+            except HttpStatusError as exc:
+                if _retryable(exc.status):
+                    raise _unavailable(endpoint, exc) from exc
+                # The provider refuses the batch itself (too large, malformed): the calls' error.
                 for key in keys:
-                    self._deliver(
-                        key, BatchReply(why=f"batch not created: {exc}", retryable=retryable)
-                    )
+                    self._deliver(key, BatchReply(why=f"batch not created: {exc}", retryable=False))
                 return
+            except TransportError as exc:
+                raise _unavailable(endpoint, exc) from exc
             batch_id = batch["id"]
             # Recorded before anything else: a run killed from here on polls this batch again.
             if self.ledger is not None:
@@ -241,7 +251,8 @@ class BatchCollector:
 
     def _poll_stored(self, batch_id: str, endpoint: ModelEndpoint) -> None:
         """Poll a batch of an earlier run (once, however many calls await it)."""
-        if batch_id in self._polling:
+        running = self._polling.get(batch_id)
+        if running is not None and not running.done():
             return
         assert self.ledger is not None
         keys = self.ledger.keys_of(batch_id)
@@ -273,32 +284,21 @@ class BatchCollector:
             if batch is not None:
                 await asyncio.sleep(delay)
                 delay = min(MAX_POLL_SECONDS, delay * POLL_GROWTH)
-            try:
-                batch = await _retried(lambda: api.retrieve(batch_id))
-            except TransportError as exc:
-                # The batch stays open in the ledger: a later run polls it again.
-                for key in keys:
-                    self._deliver(key, BatchReply(why=f"batch {batch_id}: {exc}", retryable=False))
-                return
+            # Unreachable for long: BatchUnavailable stops the run, the batch stays open.
+            batch = await _persistently(endpoint, lambda: api.retrieve(batch_id))
             if self.ledger is not None:
                 self.ledger.set_status(batch_id, _status(batch))
-        await self._read(api, batch_id, keys, batch)
+        await self._read(api, endpoint, batch_id, keys, batch)
 
-    async def _read(self, api: BatchAPI, batch_id: str, keys: list[str], batch: dict) -> None:
+    async def _read(
+        self, api: BatchAPI, endpoint: ModelEndpoint, batch_id: str, keys: list[str], batch: dict
+    ) -> None:
         status = _status(batch)
         files = []
-        try:
-            for name in ("output_file_id", "error_file_id"):
-                file_id = batch.get(name)
-                if isinstance(file_id, str) and file_id:
-                    files.append(await _retried(lambda f=file_id: api.content(f)))
-        except TransportError as exc:
-            for key in keys:
-                self._deliver(
-                    key,
-                    BatchReply(why=f"batch {batch_id}: results not read: {exc}", batch_id=batch_id),
-                )
-            return
+        for name in ("output_file_id", "error_file_id"):
+            file_id = batch.get(name)
+            if isinstance(file_id, str) and file_id:
+                files.append(await _persistently(endpoint, lambda f=file_id: api.content(f)))
         read = read_output(files, set(keys))
         failed = status == "failed"
         why = f"batch {batch_id} {status}: " + (
@@ -359,7 +359,35 @@ class BatchCollector:
         return self._apis[where]
 
 
-async def _retried(call):
+async def _persistently(endpoint: ModelEndpoint, call):
+    """``call()`` retried for longer (a poll, or a download of a batch that exists); when the
+    API stays unreachable, ``BatchUnavailable``."""
+    for failures in range(1, POLL_FAILURES + 1):
+        try:
+            return await _retried(call, _base_delay(endpoint))
+        except HttpStatusError as exc:
+            if not _retryable(exc.status) or failures == POLL_FAILURES:
+                raise _unavailable(endpoint, exc) from exc
+        except TransportError as exc:
+            if failures == POLL_FAILURES:
+                raise _unavailable(endpoint, exc) from exc
+        await asyncio.sleep(min(MAX_POLL_SECONDS, endpoint.batch_poll_seconds * 2**failures))
+    raise AssertionError("unreachable")
+
+
+def _base_delay(endpoint: ModelEndpoint) -> float:
+    """The first retry's wait: a second, or less when the endpoint polls faster (tests)."""
+    return min(1.0, endpoint.batch_poll_seconds)
+
+
+def _unavailable(endpoint: ModelEndpoint, exc: Exception) -> BatchUnavailable:
+    return BatchUnavailable(
+        f"the batch API of '{endpoint.name}' failed: {exc}; finished calls are stored and open "
+        "batches are kept: run the same command again to resume"
+    )
+
+
+async def _retried(call, base_delay: float = 1.0):
     """``call()`` with transient failures retried (exponential backoff with full jitter)."""
     for attempt in range(1, API_ATTEMPTS + 1):
         try:
@@ -370,7 +398,7 @@ async def _retried(call):
         except TransportError:
             if attempt == API_ATTEMPTS:
                 raise
-        await asyncio.sleep(random.uniform(0, min(60.0, 2.0 ** (attempt - 1))))
+        await asyncio.sleep(random.uniform(0, min(60.0, base_delay * 2 ** (attempt - 1))))
     raise AssertionError("unreachable")
 
 

@@ -272,13 +272,15 @@ class LLMClient:
             ledger = Ledger(self.store.path) if self.store is not None else None
             self._batches = BatchCollector(ledger)
         body = self._body(endpoint, json_schema, grammar, sample_index)
-        line = request_line(identity.key, body, identity.messages_json)
         tool = forced_tool(body)
         attempts = content_attempts = 0
         started = time.monotonic()
         while True:
             attempts += 1
-            reply = await self._batches.submit(endpoint, identity.key, line)
+            # The line is made for each sending and not kept here while the batch runs.
+            reply = await self._batches.submit(
+                endpoint, identity.key, request_line(identity.key, body, identity.messages_json)
+            )
             self.network_calls += reply.sent
             outcome = _batch_outcome(reply, endpoint, tool)
             content_attempts += outcome.content_fault

@@ -561,6 +561,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--permanent-fault-rate", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--usage-cost-per-token", type=float, default=None)
+    parser.add_argument(
+        "--batch-latency-ms", type=float, default=0.0, help="how long each batch takes"
+    )
     return parser
 
 
@@ -575,6 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             usage_cost_per_token=args.usage_cost_per_token,
             port=args.port,
+            batch_latency=args.batch_latency_ms / 1000,
         )
     except ServerConfigError as err:
         print(f"error: {err}", file=sys.stderr)

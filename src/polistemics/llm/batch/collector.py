@@ -120,6 +120,7 @@ class BatchCollector:
             reply = await future
             return BatchReply(reply.result, reply.why, reply.retryable, reply.batch_id, sent=False)
         self._enqueue(endpoint, key, line)
+        del line  # the queue holds it until it is uploaded, then nothing does
         return await future
 
     def stored(self, key: str) -> None:
@@ -208,6 +209,7 @@ class BatchCollector:
         try:
             api = self._api(endpoint)
             data = b"".join(lines)
+            lines.clear()  # a batch's prompts are held once (and not at all once uploaded)
             try:
                 base = _base_delay(endpoint)
                 file_id = await _retried(lambda: api.upload(data, "polistemics-batch.jsonl"), base)
@@ -226,6 +228,7 @@ class BatchCollector:
                 return
             except TransportError as exc:
                 raise _unavailable(endpoint, exc) from exc
+            data = b""  # uploaded: not held while the batch runs
             batch_id = batch["id"]
             # Recorded before anything else: a run killed from here on polls this batch again.
             if self.ledger is not None:

@@ -79,6 +79,9 @@ def online(tmp_path_factory: pytest.TempPathFactory) -> tuple[tuple, int, Path]:
         worker = start_run(config)
         assert worker.wait(timeout=180) == 0, worker.stderr.read()
         requests = server.stats().requests
+    record = manifest(folder / "run")
+    assert "execution" not in record and "batches" not in record  # as before batches existed
+    assert all("execution" not in model for model in record["models"].values())
     return outputs(folder / "run"), requests, config
 
 

@@ -11,7 +11,8 @@ import pytest
 from polistemics.llm.batch.collector import BatchUnavailable
 from polistemics.llm.batch.ledger import Ledger
 from polistemics.llm.client import LLMClient, RetryPolicy
-from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.keys import call_key, request_params
+from polistemics.llm.registry import ModelEndpoint, RegistryError, parse_registry
 from polistemics.llm.store import RunStore
 from polistemics.testing import FakeOpenAIServer, Fault, Rule
 from polistemics.testing.batch_api import BatchFault
@@ -243,3 +244,27 @@ def test_an_unreachable_batch_api_stops_the_run_and_keeps_the_batch_open(store: 
     assert store.count_calls() == 0  # no error stored in place of the result
     with Ledger(store.path) as ledger:
         assert [row.closed for row in ledger.batches()] == [False]
+
+
+def test_batch_settings_leave_the_cache_key_unchanged() -> None:
+    online = ModelEndpoint(name="m", model="fake-model", base_url="http://127.0.0.1:9/v1")
+    batch = online.model_copy(
+        update={"execution": "batch", "batch_discount": 0.3, "batch_max_requests": 5}
+    )
+    params = request_params(online)
+    assert request_params(batch) == params
+    assert call_key(batch, ask("q"), params, 0) == call_key(online, ask("q"), params, 0)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        {"provider": "local", "execution": "batch"},
+        {"base_url": "http://x/v1", "execution": "batch", "batch_discount": 1.5},
+        {"base_url": "http://x/v1", "execution": "offline"},
+        {"base_url": "http://x/v1", "execution": "batch", "batch_max_requests": 0},
+    ],
+)
+def test_bad_batch_settings_are_refused(table: dict) -> None:
+    with pytest.raises(RegistryError):
+        parse_registry({"models": {"m": {"model": "fake-model", **table}}}, "models.toml")

@@ -10,6 +10,10 @@ Structured output (``ModelEndpoint.structured_output``) travels as the endpoint 
 schema (llama.cpp), ``grammar`` a GBNF grammar, ``tool`` a single function tool whose parameters
 are the schema, forced by ``tool_choice``; the call's text is then the tool call's arguments.
 A reply without that tool call, or with arguments that are not a JSON object, is a content fault.
+
+An endpoint with ``execution = "batch"`` sends the same request bodies through its provider's
+batch API (``llm.batch``): a call waits for its batch's line, read by the same rules as an online
+reply, retried in a later batch where an online call would be retried, and stored alike.
 """
 
 from __future__ import annotations

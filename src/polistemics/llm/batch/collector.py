@@ -23,7 +23,7 @@ import contextlib
 import random
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from polistemics.llm.batch.api import BatchAPI
 from polistemics.llm.batch.ledger import TERMINAL, Ledger
@@ -109,16 +109,16 @@ class BatchCollector:
         """The reply for one request (``line``, whose ``custom_id`` is ``key``)."""
         self._load()
         assert self._open is not None
-        if key in self._ready:
-            return self._ready.pop(key)
+        if key in self._ready:  # read from an earlier run's batch before this call asked
+            self.counters.awaited_open += 1
+            return replace(self._ready.pop(key), sent=False)
         future: asyncio.Future[BatchReply] = asyncio.get_running_loop().create_future()
         self._waiting[key] = future
         batch_id = self._open.get(key)
         if batch_id is not None:
             self.counters.awaited_open += 1
             self._poll_stored(batch_id, endpoint)
-            reply = await future
-            return BatchReply(reply.result, reply.why, reply.retryable, reply.batch_id, sent=False)
+            return replace(await future, sent=False)
         self._enqueue(endpoint, key, line)
         del line  # the queue holds it until it is uploaded, then nothing does
         return await future
@@ -141,11 +141,6 @@ class BatchCollector:
         self._apis.clear()
         if self.ledger is not None:
             self.ledger.close()
-
-    @property
-    def unclaimed(self) -> int:
-        """Results read that no call asked for (e.g. a prompt changed since it was sent)."""
-        return sum(reply.result is not None for reply in self._ready.values())
 
     # -- queueing ------------------------------------------------------------------------------
 

@@ -22,14 +22,17 @@ MODELS = [("target", 0.0), ("judge-a", 0.0), ("judge-b", 0.0), ("judge-c", 0.0),
 BATCH_FIELDS = 'execution = "batch"\nbatch_flush_seconds = 0.05\nbatch_poll_seconds = 0.02\n'
 
 
-def write_batch_study(tmp_path: Path, base_url: str, batch: set[str]) -> Path:
+def write_batch_study(
+    tmp_path: Path, base_url: str, batch: set[str], batch_api: str = "openai"
+) -> Path:
     """``write_study``'s study with the models in ``batch`` running as batch endpoints."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     config = write_study(tmp_path, base_url)
     (tmp_path / "models.toml").write_text(
         "\n".join(
             f'[models.{name}]\nbase_url = "{base_url}"\nmodel = "fake-model"\n'
-            f"temperature = {temp}\nmax_concurrency = 8\n" + (BATCH_FIELDS if name in batch else "")
+            f"temperature = {temp}\nmax_concurrency = 8\n"
+            + (BATCH_FIELDS + f'batch_api = "{batch_api}"\n' if name in batch else "")
             for name, temp in MODELS
         )
     )
@@ -86,18 +89,19 @@ def online(tmp_path_factory: pytest.TempPathFactory) -> tuple[tuple, int, Path]:
 
 
 @pytest.mark.parametrize(
-    "batch",
+    ("batch", "batch_api"),
     [
-        pytest.param({name for name, _ in MODELS}, id="every-model"),
-        pytest.param({"judge-a", "judge-b", "judge-c", "writer"}, id="mixed"),
+        pytest.param({name for name, _ in MODELS}, "openai", id="every-model"),
+        pytest.param({"judge-a", "judge-b", "judge-c", "writer"}, "openai", id="mixed"),
+        pytest.param({"target", "judge-a", "judge-b", "judge-c"}, "anthropic", id="anthropic"),
     ],
 )
 def test_a_batch_study_scores_as_the_online_study(
-    tmp_path: Path, online: tuple, batch: set[str]
+    tmp_path: Path, online: tuple, batch: set[str], batch_api: str
 ) -> None:
     reference, online_requests, _ = online
     with FakeOpenAIServer() as server:
-        config = write_batch_study(tmp_path, server.base_url, batch)
+        config = write_batch_study(tmp_path, server.base_url, batch, batch_api)
         worker = start_run(config)
         assert worker.wait(timeout=180) == 0, worker.stderr.read()
         requests = server.stats().requests

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from polistemics.llm.batch.anthropic import request_line as anthropic_line
 from polistemics.llm.batch.collector import BatchCollector, BatchReply
 from polistemics.llm.batch.ledger import Ledger
 from polistemics.llm.batch.wire import error_message, request_line
@@ -282,8 +283,9 @@ class LLMClient:
         while True:
             attempts += 1
             # The line is made for each sending and not kept here while the batch runs.
+            line = anthropic_line if endpoint.batch_api == "anthropic" else request_line
             reply = await self._batches.submit(
-                endpoint, identity.key, request_line(identity.key, body, identity.messages_json)
+                endpoint, identity.key, line(identity.key, body, identity.messages_json)
             )
             self.network_calls += reply.sent
             outcome = _batch_outcome(reply, endpoint, tool)

@@ -126,6 +126,12 @@ class ModelEndpoint(BaseModel):
             "(docs/guides/batch.md)."
         ),
     )
+    batch_api: Literal["openai", "anthropic"] = Field(
+        default="openai",
+        description='With `execution = "batch"`: OpenAI\'s Batch API (`/files`, `/batches`; '
+        "also offered by OpenAI-compatible services) or Anthropic's Message Batches "
+        "(`/messages/batches`, with `base_url` `https://api.anthropic.com/v1`).",
+    )
     batch_discount: float = Field(
         default=0.5,
         ge=0,

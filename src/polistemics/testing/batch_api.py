@@ -106,11 +106,15 @@ class BatchService:
 
     @staticmethod
     def serves(path: str) -> bool:
-        return path == "/v1/files" or path.startswith(("/v1/files/", "/v1/batches"))
+        return path == "/v1/files" or path.startswith(
+            ("/v1/files/", "/v1/batches", "/v1/messages/batches")
+        )
 
     async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
         parts = request.path.strip("/").split("/")[1:]  # without "v1"
         method = request.method
+        if parts[:2] == ["messages", "batches"]:
+            return await self._messages(request, method, parts[2:])
         if method == "POST" and parts == ["files"]:
             return await self._upload(request)
         if method == "GET" and len(parts) == 3 and parts[0] == "files" and parts[2] == "content":
@@ -161,9 +165,14 @@ class BatchService:
             return _error(400, f"no input file {file_id!r}")
         if body.get("endpoint") != "/v1/chat/completions":
             return _error(400, "only /v1/chat/completions is served")
+        batch = self._new_batch(file_id, self.files[file_id].splitlines(), body)
+        return _json(batch)
+
+    def _new_batch(
+        self, file_id: str, lines: list[bytes], body: dict, *, anthropic: bool = False
+    ) -> dict:
         number = len(self.batches)
-        batch_id = f"batch_{next(self._ids)}"
-        lines = self.files[file_id].splitlines()
+        batch_id = f"{'msgbatch' if anthropic else 'batch'}_{next(self._ids)}"
         batch = {
             "id": batch_id,
             "object": "batch",
@@ -184,14 +193,60 @@ class BatchService:
             if custom_id is not None:
                 self._received[custom_id] += 1
         fault = self.faults[number] if number < len(self.faults) else None
-        task = asyncio.ensure_future(self._run(batch, lines, fault))
+        task = asyncio.ensure_future(self._run(batch, lines, fault, anthropic))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return _json(batch)
+        return batch
+
+    # -- Anthropic's Message Batches ---------------------------------------------------------
+
+    async def _messages(
+        self, request: web.BaseRequest, method: str, parts: list[str]
+    ) -> web.StreamResponse:
+        if method == "POST" and parts == []:
+            return await self._create_messages(request)
+        batch = self.batches.get(parts[0]) if parts else None
+        if batch is None:
+            return _error(404, f"unknown path: {method} {request.path}")
+        base = f"http://{request.host}/v1"
+        if method == "GET" and len(parts) == 1:
+            return _json(_message_batch(batch, base))
+        if method == "POST" and parts[1:] == ["cancel"]:
+            if batch["status"] not in TERMINAL:
+                batch["status"] = "cancelling"
+            return _json(_message_batch(batch, base))
+        if method == "GET" and parts[1:] == ["results"] and batch["output_file_id"]:
+            return web.Response(status=200, body=self.files[batch["output_file_id"]])
+        return _error(404, f"unknown path: {method} {request.path}")
+
+    async def _create_messages(self, request: web.BaseRequest) -> web.Response:
+        if request.headers.get("anthropic-version") is None:
+            return _error(400, "anthropic-version header required")
+        try:
+            body = json.loads(await request.read())
+        except ValueError:
+            return _error(400, "body is not JSON")
+        requests = body.get("requests") if isinstance(body, dict) else None
+        if not isinstance(requests, list) or not requests:
+            return _error(400, "requests must be a non-empty list")
+        # Kept as OpenAI batch lines (the chat body made from the message params), so that the
+        # same runner answers them; the results are written back in Anthropic's form.
+        lines = [
+            json.dumps(
+                {"custom_id": r.get("custom_id"), "body": _chat_body(r.get("params"))}
+            ).encode()
+            for r in requests
+            if isinstance(r, dict)
+        ]
+        file_id = self._file(b"\n".join(lines) + b"\n")
+        batch = self._new_batch(file_id, lines, {"endpoint": "/v1/messages"}, anthropic=True)
+        return _json(_message_batch(batch, f"http://{request.host}/v1"))
 
     # -- running a batch -------------------------------------------------------------------------
 
-    async def _run(self, batch: dict, lines: list[bytes], fault: BatchFault | None) -> None:
+    async def _run(
+        self, batch: dict, lines: list[bytes], fault: BatchFault | None, anthropic: bool = False
+    ) -> None:
         kind = fault.kind if fault else None
         await asyncio.sleep(self.latency + (fault.delay if kind == "slow" else 0.0))
         if batch["status"] == "cancelling":
@@ -220,6 +275,9 @@ class BatchService:
             target = output if status == 200 else errors
             target.append(_line(custom_id, (status, body), None))
         self._lines_run += run
+        if anthropic:  # one results file, every line in Anthropic's form
+            output = [_message_result(json.loads(line)) for line in output + errors]
+            errors = []
         output = _bad_lines(kind, output)
         counts = batch["request_counts"]
         counts["completed"], counts["failed"] = len(output), len(errors)
@@ -247,6 +305,100 @@ class BatchService:
         return file_id
 
 
+def _chat_body(params: object) -> dict | None:
+    """Anthropic message params as the chat request the server's responders read."""
+    if not isinstance(params, dict) or not isinstance(params.get("messages"), list):
+        return None
+    messages = list(params["messages"])
+    if isinstance(params.get("system"), str):
+        messages.insert(0, {"role": "system", "content": params["system"]})
+    body = {"model": params.get("model"), "messages": messages}
+    for name in ("max_tokens", "temperature", "top_p"):
+        if name in params:
+            body[name] = params[name]
+    tools = params.get("tools")
+    if isinstance(tools, list) and tools:
+        body["tools"] = [
+            {"type": "function", "function": {"name": t["name"], "parameters": t["input_schema"]}}
+            for t in tools
+        ]
+        choice = params.get("tool_choice") or {}
+        if choice.get("type") == "tool":
+            body["tool_choice"] = {"type": "function", "function": {"name": choice["name"]}}
+    return body
+
+
+_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+
+
+def _message_result(line: dict) -> bytes:
+    """An OpenAI batch output line as a Message Batch result line."""
+    custom_id = line.get("custom_id")
+    error, response = line.get("error"), line.get("response")
+    if error and error.get("code") == "batch_expired":
+        result: dict = {"type": "expired"}
+    elif response is None or response["status_code"] != 200:
+        status = response["status_code"] if response else 500
+        kind = "api_error" if status >= 500 else "invalid_request_error"
+        message = f"HTTP {status}"
+        result = {
+            "type": "errored",
+            "error": {"type": "error", "error": {"type": kind, "message": message}},
+        }
+    else:
+        body = response["body"]
+        choice = body["choices"][0]
+        message = choice["message"]
+        content: list[dict] = []
+        if message.get("content"):
+            content.append({"type": "text", "text": message["content"]})
+        for call in message.get("tool_calls") or []:
+            try:
+                arguments = json.loads(call["function"]["arguments"])
+            except ValueError:  # cut arguments (a scripted fault): sent as text
+                content.append({"type": "text", "text": call["function"]["arguments"]})
+                continue
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": call["id"],
+                    "name": call["function"]["name"],
+                    "input": arguments,
+                }
+            )
+        usage = body["usage"]
+        result = {
+            "type": "succeeded",
+            "message": {
+                "id": body["id"],
+                "type": "message",
+                "role": "assistant",
+                "model": body["model"],
+                "content": content,
+                "stop_reason": _STOP_REASONS.get(choice["finish_reason"], "refusal"),
+                "usage": {
+                    "input_tokens": usage["prompt_tokens"],
+                    "output_tokens": usage["completion_tokens"],
+                },
+            },
+        }
+    return json.dumps({"custom_id": custom_id, "result": result}).encode() + b"\n"
+
+
+def _message_batch(batch: dict, base: str) -> dict:
+    """The batch as Anthropic's Message Batch object."""
+    status = {"cancelling": "canceling", "in_progress": "in_progress"}.get(batch["status"], "ended")
+    ended = status == "ended" and batch["output_file_id"] is not None
+    return {
+        "id": batch["id"],
+        "type": "message_batch",
+        "processing_status": status,
+        "request_counts": batch["request_counts"],
+        "created_at": batch["created_at"],
+        "results_url": f"{base}/messages/batches/{batch['id']}/results" if ended else None,
+    }
+
+
 def _bad_lines(kind: str | None, output: list[bytes]) -> list[bytes]:
     """The output file's lines with the scripted bad line, if any."""
     if not output or kind not in ("malformed_line", "unknown_custom_id", "duplicate_custom_id"):
@@ -259,8 +411,11 @@ def _bad_lines(kind: str | None, output: list[bytes]) -> list[bytes]:
         line["custom_id"] = "f" * 64  # a well-formed key this batch was never sent
         return [*output, json.dumps(line).encode() + b"\n"]
     line = json.loads(first)
-    body = line["response"]["body"]
-    body["choices"][0]["message"]["content"] = "an answer for another request"
+    other = "an answer for another request"
+    if "result" in line:  # a Message Batch's line
+        line["result"]["message"]["content"] = [{"type": "text", "text": other}]
+    else:
+        line["response"]["body"]["choices"][0]["message"]["content"] = other
     return [*output, json.dumps(line).encode() + b"\n"]
 
 

@@ -81,9 +81,15 @@ class BatchAPI:
     # -- HTTP ---------------------------------------------------------------------------------
 
     async def _json(
-        self, method: str, path: str, *, data: object = None, json_body: dict | None = None
+        self,
+        method: str,
+        path: str,
+        *,
+        data: object = None,
+        json_body: dict | None = None,
+        headers: dict | None = None,
     ) -> dict:
-        raw = await self._raw(method, path, data=data, json_body=json_body)
+        raw = await self._raw(method, path, data=data, json_body=json_body, headers=headers)
         try:
             parsed = json.loads(raw)
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -93,7 +99,13 @@ class BatchAPI:
         return parsed
 
     async def _raw(
-        self, method: str, path: str, *, data: object = None, json_body: dict | None = None
+        self,
+        method: str,
+        path: str,
+        *,
+        data: object = None,
+        json_body: dict | None = None,
+        headers: dict | None = None,
     ) -> bytes:
         session = self._session_now()
         try:
@@ -102,6 +114,7 @@ class BatchAPI:
                 self.base_url + path,
                 data=data,
                 json=json_body,
+                headers=headers,
                 proxy=self._proxy,
                 allow_redirects=False,
             ) as response:
@@ -139,3 +152,38 @@ def _text(reply: dict, name: str) -> str:
     if not isinstance(value, str) or not value or len(value) > 200:
         raise MalformedBody(f"the reply has no usable {name!r}")
     return value
+
+
+class AnthropicBatchAPI(BatchAPI):
+    """Anthropic's Message Batches at ``base_url`` (e.g. ``https://api.anthropic.com/v1``)."""
+
+    VERSION = "2023-06-01"
+
+    def __init__(self, base_url: str, api_key: str, *, timeout: float = 600.0):
+        super().__init__(base_url, api_key, timeout=timeout)
+        self._headers = {
+            "x-api-key": api_key,
+            "anthropic-version": self.VERSION,
+            "User-Agent": f"polistemics/{__version__}",
+        }
+
+    async def create_messages(self, data: bytes) -> dict:
+        """Create a Message Batch from its JSON body (``anthropic.requests_body``)."""
+        reply = await self._json(
+            "POST", "/messages/batches", data=data, headers={"Content-Type": "application/json"}
+        )
+        _text(reply, "id")
+        return reply
+
+    async def retrieve(self, batch_id: str) -> dict:
+        return await self._json("GET", f"/messages/batches/{quote(batch_id, safe='')}")
+
+    async def cancel(self, batch_id: str) -> dict:
+        return await self._json("POST", f"/messages/batches/{quote(batch_id, safe='')}/cancel")
+
+    async def results(self, url: str) -> bytes:
+        """The results file at ``results_url``; only under this API's base, so that the key is
+        never sent to a host a reply names."""
+        if not url.startswith(self.base_url + "/messages/batches/"):
+            raise MalformedBody("results_url is not under the API's base URL")
+        return await self._raw("GET", url[len(self.base_url) :])

@@ -25,7 +25,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from polistemics.llm.batch.api import BatchAPI
+from polistemics.llm.batch.anthropic import read_results as anthropic_results
+from polistemics.llm.batch.anthropic import requests_body
+from polistemics.llm.batch.api import AnthropicBatchAPI, BatchAPI
 from polistemics.llm.batch.ledger import TERMINAL, Ledger
 from polistemics.llm.batch.wire import CHAT_PATH, LineResult, read_output, split
 from polistemics.llm.registry import ModelEndpoint
@@ -37,6 +39,7 @@ POLL_GROWTH = 1.5
 HOLD_FACTOR = 30  # a queue that keeps growing is sent after this many flush periods anyway
 API_ATTEMPTS = 6  # tries of one upload, create, retrieve or download
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+_ANTHROPIC_STATUS = {"in_progress": "in_progress", "canceling": "cancelling", "ended": "completed"}
 
 
 class BatchUnavailable(RuntimeError):
@@ -78,11 +81,12 @@ class _Queue:
     task: asyncio.Task | None = None
 
 
-ApiFactory = Callable[[str, str, float], BatchAPI]
+ApiFactory = Callable[[ModelEndpoint, str, float], BatchAPI]
 
 
-def _default_api(base_url: str, api_key: str, timeout: float) -> BatchAPI:
-    return BatchAPI(base_url, api_key, timeout=timeout)
+def _default_api(endpoint: ModelEndpoint, api_key: str, timeout: float) -> BatchAPI:
+    kind = AnthropicBatchAPI if endpoint.batch_api == "anthropic" else BatchAPI
+    return kind(endpoint.resolved_base_url, api_key, timeout=timeout)
 
 
 class BatchCollector:
@@ -92,7 +96,7 @@ class BatchCollector:
         self.ledger = ledger
         self.counters = BatchCounters()
         self._api_factory = api_factory
-        self._apis: dict[tuple[str, str], BatchAPI] = {}
+        self._apis: dict[tuple[str, str, str], BatchAPI] = {}
         self._queues: dict[str, _Queue] = {}
         self._waiting: dict[str, asyncio.Future[BatchReply]] = {}
         self._ready: dict[str, BatchReply] = {}  # read, not yet asked for
@@ -203,17 +207,24 @@ class BatchCollector:
     async def _send(self, endpoint: ModelEndpoint, keys: list[str], lines: list[bytes]) -> None:
         try:
             api = self._api(endpoint)
-            data = b"".join(lines)
+            anthropic = isinstance(api, AnthropicBatchAPI)
+            data = requests_body(lines) if anthropic else b"".join(lines)
             lines.clear()  # a batch's prompts are held once (and not at all once uploaded)
             try:
                 base = _base_delay(endpoint)
-                file_id = await _retried(lambda: api.upload(data, "polistemics-batch.jsonl"), base)
-                batch = await _retried(
-                    lambda: api.create(
-                        file_id, CHAT_PATH, endpoint.batch_window, {"source": "polistemics"}
-                    ),
-                    base,
-                )
+                if isinstance(api, AnthropicBatchAPI):  # no file: the requests go in the body
+                    file_id = ""
+                    batch = await _retried(lambda: api.create_messages(data), base)
+                else:
+                    file_id = await _retried(
+                        lambda: api.upload(data, "polistemics-batch.jsonl"), base
+                    )
+                    batch = await _retried(
+                        lambda: api.create(
+                            file_id, CHAT_PATH, endpoint.batch_window, {"source": "polistemics"}
+                        ),
+                        base,
+                    )
             except HttpStatusError as exc:
                 if _retryable(exc.status):
                     raise _unavailable(endpoint, exc) from exc
@@ -293,11 +304,17 @@ class BatchCollector:
     ) -> None:
         status = _status(batch)
         files = []
-        for name in ("output_file_id", "error_file_id"):
-            file_id = batch.get(name)
-            if isinstance(file_id, str) and file_id:
-                files.append(await _persistently(endpoint, lambda f=file_id: api.content(f)))
-        read = read_output(files, set(keys))
+        if isinstance(api, AnthropicBatchAPI):
+            url = batch.get("results_url")
+            if isinstance(url, str) and url:
+                files.append(await _persistently(endpoint, lambda: api.results(url)))
+            read = anthropic_results(files, set(keys))
+        else:
+            for name in ("output_file_id", "error_file_id"):
+                file_id = batch.get(name)
+                if isinstance(file_id, str) and file_id:
+                    files.append(await _persistently(endpoint, lambda f=file_id: api.content(f)))
+            read = read_output(files, set(keys))
         failed = status == "failed"
         why = f"batch {batch_id} {status}: " + (
             _batch_errors(batch) if failed else "no usable result line for this request"
@@ -351,9 +368,9 @@ class BatchCollector:
 
     def _api(self, endpoint: ModelEndpoint) -> BatchAPI:
         api_key = endpoint.api_key()
-        where = (endpoint.resolved_base_url, api_key)
+        where = (endpoint.resolved_base_url, api_key, endpoint.batch_api)
         if where not in self._apis:
-            self._apis[where] = self._api_factory(where[0], api_key, max(endpoint.timeout, 600.0))
+            self._apis[where] = self._api_factory(endpoint, api_key, max(endpoint.timeout, 600.0))
         return self._apis[where]
 
 
@@ -405,7 +422,12 @@ def _retryable(status: int) -> bool:
 
 
 def _status(batch: dict) -> str:
+    """OpenAI's batch ``status``, or Anthropic's ``processing_status`` in OpenAI's words (an
+    ended Message Batch is ``completed``: its lines say which requests expired or were
+    canceled)."""
     status = batch.get("status")
+    if status is None and "processing_status" in batch:
+        status = _ANTHROPIC_STATUS.get(batch["processing_status"], "unknown")
     return status if isinstance(status, str) and len(status) < 40 else "unknown"
 
 

@@ -113,7 +113,7 @@ def test_a_batch_study_scores_as_the_online_study(
     record = manifest(run_dir)
     modes = record["execution"]
     assert modes["batch"]["calls"] == batch_stats.requests
-    assert ("online" in modes) == ("target" not in batch)
+    assert ("online" in modes) == (batch != {name for name, _ in MODELS})
     assert sum(m["calls"] for m in modes.values()) == record["totals"]["calls"]
     assert record["batches"]["resubmitted"] == 0 and record["batches"]["open"] == 0
     assert record["batches"]["created"] == sum(batch_stats.batches.values())

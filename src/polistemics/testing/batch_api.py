@@ -223,7 +223,11 @@ class BatchService:
         if request.headers.get("anthropic-version") is None:
             return _error(400, "anthropic-version header required")
         try:
-            body = json.loads(await request.read())
+            # Read in chunks: request.read() stops at aiohttp's 1 MB body limit.
+            data = bytearray()
+            while chunk := await request.content.read(2**16):
+                data += chunk
+            body = json.loads(data)
         except ValueError:
             return _error(400, "body is not JSON")
         requests = body.get("requests") if isinstance(body, dict) else None

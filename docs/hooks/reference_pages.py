@@ -91,7 +91,8 @@ NOTES: dict[tuple[str, str], str] = {
     ("RunManifest", "config"): "The run config as loaded.",
     ("RunManifest", "prompt_template_sha256"): "SHA-256 of every prompt template used.",
     ("RunManifest", "models"): "Per registry name: `model`, `provider`, `base_url`, "
-    "`api_key_env` (the variable's name, never its value), `params`, `structured_output`.",
+    "`api_key_env` (the variable's name, never its value), `params`, `structured_output`, "
+    "and `execution` for a batch endpoint.",
     ("RunManifest", "seed"): "The run's seed.",
     ("RunManifest", "stage_seconds"): "Seconds per stage of the latest invocation.",
     ("RunManifest", "calls_made_this_run"): "Model calls the latest invocation made (0 on a "
@@ -107,6 +108,13 @@ NOTES: dict[tuple[str, str], str] = {
     ("RunManifest", "judge_parsing"): "Per judge and output mode: verdict sets, calls, HTTP "
     "attempts, second asks, retries, failures, unreadable outputs, missing verdicts.",
     ("RunManifest", "judge_repeats"): "Repeat judging's flip rates with CIs (null when off).",
+    ("RunManifest", "execution"): "Runs with a batch endpoint only: per execution mode "
+    "(`online`, `batch`), the stored calls, their cost and tokens (a call sent in a batch counts "
+    "as batch).",
+    ("RunManifest", "batches"): "Runs with a batch endpoint only: batches `created`, "
+    "`requests_sent`, `resubmitted` (requests sent again after an expired, cancelled or partly "
+    "failed batch), `refused_lines` (`unknown`, `duplicate`, `malformed` custom_ids), "
+    "`missing_results`, `open`.",
     ("RunManifest", "stance_coding"): "Counts of stance codes, missing codes and majorities.",
     ("Reasoning", "effort"): "Reasoning effort (or set `max_tokens`, not both).",
     ("Reasoning", "max_tokens"): "Reasoning token budget.",

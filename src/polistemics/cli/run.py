@@ -19,6 +19,7 @@ from polistemics.cli.deprecated import renamed
 from polistemics.cli.errors import user_errors
 from polistemics.cli.report import FIGURE_FORMAT_HELP, figure_formats
 from polistemics.environments.basis import EnvironmentInputError
+from polistemics.llm.batch.collector import BatchUnavailable
 from polistemics.llm.local_server import LocalModelError
 from polistemics.llm.pricing import DEFAULT_MAX_AGE, estimate_prices
 from polistemics.llm.registry import RegistryError
@@ -109,7 +110,7 @@ def run(
                         max_cost=max_cost, retry_errors=retry_errors, quiet=quiet, keep_lock=True
                     )
                 )
-            except BudgetExceeded as exc:
+            except (BudgetExceeded, BatchUnavailable) as exc:
                 print(f"stopped: {exc}", file=sys.stderr)
                 raise typer.Exit(3) from None
             except KeyboardInterrupt:

@@ -10,6 +10,10 @@ Structured output (``ModelEndpoint.structured_output``) travels as the endpoint 
 schema (llama.cpp), ``grammar`` a GBNF grammar, ``tool`` a single function tool whose parameters
 are the schema, forced by ``tool_choice``; the call's text is then the tool call's arguments.
 A reply without that tool call, or with arguments that are not a JSON object, is a content fault.
+
+An endpoint with ``execution = "batch"`` sends the same request bodies through its provider's
+batch API (``llm.batch``): a call waits for its batch's line, read by the same rules as an online
+reply, retried in a later batch where an online call would be retried, and stored alike.
 """
 
 from __future__ import annotations
@@ -25,6 +29,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from polistemics.llm.batch.anthropic import request_line as anthropic_line
+from polistemics.llm.batch.collector import BatchCollector, BatchReply
+from polistemics.llm.batch.ledger import Ledger
+from polistemics.llm.batch.wire import error_message, request_line
 from polistemics.llm.call_writer import CallWriter
 from polistemics.llm.grammar import schema_to_gbnf, strict_mode_schema, without_extensions
 from polistemics.llm.keys import CallIdentity, request_params
@@ -123,6 +131,7 @@ class LLMClient:
             self.spent = self.store.total_cost()
             self._stored_keys = self.store.call_keys()
         self._stage_results: dict[str, StageResults] = {}  # read when a stage first needs one
+        self._batches: BatchCollector | None = None  # made on the first call of a batch endpoint
 
     # -- public ------------------------------------------------------------------------------
 
@@ -183,9 +192,18 @@ class LLMClient:
         model the number of servers it gets."""
         if endpoint.is_local and self.local_servers is not None:
             return self.local_servers.calls_at_once(endpoint)
+        if endpoint.is_batch:  # a batch's worth wait together
+            return endpoint.batch_max_requests
         return endpoint.max_concurrency
 
+    @property
+    def batches(self) -> BatchCollector | None:
+        """The batch collector, once a batch endpoint has been called."""
+        return self._batches
+
     async def aclose(self) -> None:
+        if self._batches is not None:
+            await self._batches.aclose()
         for transport in self._transports.values():
             await transport.close()
         self._transports.clear()
@@ -208,6 +226,10 @@ class LLMClient:
             raise BudgetExceeded(
                 f"cost cap of ${self.max_cost:.2f} reached (spent ${self.spent:.4f}); "
                 "finished calls are stored: rerun with a higher --max-cost to continue"
+            )
+        if endpoint.is_batch:
+            return await self._batch_call(
+                endpoint, identity, json_schema, grammar, sample_index, stage
             )
         transport = self._transport(endpoint)  # raises MissingApiKey before any call
         local = self._local_servers(endpoint)
@@ -238,6 +260,42 @@ class LLMClient:
                     await self._commit(result, stage, identity, sample_index)
                     return result
             await asyncio.sleep(self._delay(attempts, outcome.retry_after))
+
+    async def _batch_call(
+        self,
+        endpoint: ModelEndpoint,
+        identity: CallIdentity,
+        json_schema: dict | None,
+        grammar: str | None,
+        sample_index: int,
+        stage: str,
+    ) -> CallResult:
+        """One call of a batch endpoint: sent in a batch (``llm.batch``), retried in a later
+        batch by the online rules, and stored like an online call."""
+        self._redact.add(endpoint.api_key())  # raises MissingApiKey before any batch
+        if self._batches is None:
+            ledger = Ledger(self.store.path) if self.store is not None else None
+            self._batches = BatchCollector(ledger)
+        body = self._body(endpoint, json_schema, grammar, sample_index)
+        tool = forced_tool(body)
+        attempts = content_attempts = 0
+        started = time.monotonic()
+        while True:
+            attempts += 1
+            # The line is made for each sending and not kept here while the batch runs.
+            line = anthropic_line if endpoint.batch_api == "anthropic" else request_line
+            reply = await self._batches.submit(
+                endpoint, identity.key, line(identity.key, body, identity.messages_json)
+            )
+            self.network_calls += reply.sent
+            outcome = _batch_outcome(reply, endpoint, tool)
+            content_attempts += outcome.content_fault
+            if self._final(outcome, attempts, content_attempts):
+                latency_ms = (time.monotonic() - started) * 1000
+                result = self._result(endpoint, identity, outcome, attempts, latency_ms, started)
+                await self._commit(result, stage, identity, sample_index)
+                self._batches.stored(identity.key)
+                return result
 
     def _final(self, outcome: _Outcome, attempts: int, content_attempts: int) -> bool:
         """Whether this attempt's outcome is the call's result (no retry follows)."""
@@ -546,6 +604,30 @@ def _usable_cost(value: object) -> float | None:
         return None
     cost = float(value) if not isinstance(value, int) or abs(value) < 2**63 else math.inf
     return cost if math.isfinite(cost) and cost >= 0 else None
+
+
+def _batch_outcome(reply: BatchReply, endpoint: ModelEndpoint, tool: str | None) -> _Outcome:
+    """A batch's reply read as an online attempt's outcome; the cost, when the reply reports
+    none, estimated at the batch price."""
+    line = reply.result
+    if line is None:
+        return _Outcome(error=reply.why, retryable=reply.retryable)
+    status = line.status_code
+    retryable = status is None or status >= 500 or status in (408, 409, 425, 429)
+    if line.error is not None:
+        reason = line.error_code or f"HTTP {status}"
+        return _Outcome(error=f"batch request failed ({reason}): {line.error}", retryable=retryable)
+    assert line.body is not None
+    if status is None or status >= 300:
+        return _Outcome(
+            error=f"HTTP {status}: {error_message(line.body)}",
+            retryable=retryable,
+            rate_limited=status == 429,
+        )
+    outcome = _read_response(line.body, endpoint, tool)
+    if _usable_cost(_object(line.body.get("usage")).get("cost")) is None:
+        outcome.cost = endpoint.estimate_batch_cost(outcome.input_tokens, outcome.output_tokens)
+    return outcome
 
 
 def _read_response(data: dict, endpoint: ModelEndpoint, tool: str | None = None) -> _Outcome:

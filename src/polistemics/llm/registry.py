@@ -118,6 +118,51 @@ class ModelEndpoint(BaseModel):
     local_model: str | None = Field(
         default=None, description="For provider 'local': which bundled model."
     )
+    execution: Literal["online", "batch"] = Field(
+        default="online",
+        description=(
+            "`online` (one request per call) or `batch`: calls are sent through the provider's "
+            "batch API (OpenAI's `/v1/files` and `/v1/batches`) and priced at the batch price "
+            "(docs/guides/batch.md)."
+        ),
+    )
+    batch_api: Literal["openai", "anthropic"] = Field(
+        default="openai",
+        description='With `execution = "batch"`: OpenAI\'s Batch API (`/files`, `/batches`; '
+        "also offered by OpenAI-compatible services) or Anthropic's Message Batches "
+        "(`/messages/batches`, with `base_url` `https://api.anthropic.com/v1`).",
+    )
+    batch_discount: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="Share of the online price a batch call saves (OpenAI's: 0.5), for costs "
+        "the reply does not report.",
+    )
+    batch_window: str = Field(
+        default="24h", description="The batch's completion window, as the provider takes it."
+    )
+    batch_flush_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="A batch is sent once no call has joined it for this long.",
+    )
+    batch_poll_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="First wait between polls of an open batch; it grows to 5 minutes.",
+    )
+    batch_max_requests: int = Field(
+        default=50_000, ge=1, description="Most requests per batch (OpenAI's limit: 50,000)."
+    )
+    batch_max_bytes: int = Field(
+        default=200 * 2**20,
+        ge=1024,
+        description="Largest batch input file in bytes (OpenAI's limit: 200 MB).",
+    )
     judge_prompt: Literal["paper", "rubric-last"] = Field(
         default="paper",
         description=(
@@ -137,6 +182,12 @@ class ModelEndpoint(BaseModel):
             )
         return value
 
+    @model_validator(mode="after")
+    def _batch_needs_a_provider(self) -> ModelEndpoint:
+        if self.execution == "batch" and self.provider == "local":
+            raise ValueError("execution 'batch' needs a provider's batch API, not 'local'")
+        return self
+
     @property
     def resolved_base_url(self) -> str:
         if self.provider == "local":
@@ -152,6 +203,15 @@ class ModelEndpoint(BaseModel):
     @property
     def is_local(self) -> bool:
         return self.provider == "local"
+
+    @property
+    def is_batch(self) -> bool:
+        return self.execution == "batch"
+
+    def estimate_batch_cost(self, input_tokens: float, output_tokens: float) -> float | None:
+        """The online estimate less the batch discount (None without prices)."""
+        online = self.estimate_cost(input_tokens, output_tokens)
+        return None if online is None else online * (1 - self.batch_discount)
 
     def generation_params(self) -> dict:
         """Every parameter that changes the output; part of the cache key."""

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.analyses.pushback import PushbackRecords
+from polistemics.llm.batch.ledger import ledger_report
 from polistemics.llm.store import RunStore
 from polistemics.report.build import RUN_REPORT_FOLDER, write_report, write_run_tables
 from polistemics.report.content import ReportOptions, score_content
@@ -110,6 +111,8 @@ def _manifest_extra(study: Study, state: StudyState) -> dict:
     }
     for stage in study.stages:
         merge(extra, stage.manifest(state))
+    # Calls and cost per execution mode, batches and resubmissions (none without batches).
+    extra.update(ledger_report(RunDir(state.run_dir).store))
     return extra
 
 

@@ -48,6 +48,8 @@ def endpoint_record(endpoint: ModelEndpoint) -> dict:
         "api_key_env": endpoint.api_key_env,
         "params": endpoint.generation_params(),
         "structured_output": endpoint.structured_output,
+        # Only a batch endpoint says how it runs: an online run's record stays as it was.
+        **({"execution": endpoint.execution} if endpoint.is_batch else {}),
     }
 
 

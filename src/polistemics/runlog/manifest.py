@@ -246,6 +246,8 @@ class RunManifest(_Part):
     judge_parsing: Lenient[JudgeParsing] = None
     judge_repeats: Readable[JudgeRepeats] = None
     stance_coding: Lenient[dict[str, Any]] = None
+    execution: Lenient[dict[str, Any]] = None  # only in runs with a batch endpoint
+    batches: Lenient[dict[str, Any]] = None
 
     @model_validator(mode="before")
     @classmethod

@@ -34,6 +34,7 @@ from itertools import count
 
 from aiohttp import web
 
+from polistemics.testing.batch_api import BatchFault, BatchService
 from polistemics.testing.completions import (
     completion_body,
     error_body,
@@ -105,6 +106,8 @@ class FakeOpenAIServer:
         model_ids: Sequence[str] = ("fake-model",),
         model_list: Mapping[str, object] | bytes | None = None,
         record_requests: bool = False,
+        batch_latency: float = 0.0,
+        batch_faults: Sequence[BatchFault | None] = (),
     ) -> None:
         for name, value in (("latency", latency), ("jitter", jitter)):
             if value < 0:
@@ -151,6 +154,8 @@ class FakeOpenAIServer:
             ("POST", "/reset"): self._reset,
         }
         self._running: _Running | None = None
+        # OpenAI's batch API (/v1/files, /v1/batches): lines answered by ``answer_offline``.
+        self.batches = BatchService(self.answer_offline, latency=batch_latency, faults=batch_faults)
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -295,6 +300,8 @@ class FakeOpenAIServer:
 
     async def _dispatch(self, request: web.BaseRequest) -> web.StreamResponse:
         route = self._routes.get((request.method, request.path))
+        if route is None and self.batches.serves(request.path):
+            route = self.batches.handle
         if route is None:
             message = f"unknown path: {request.method} {request.path}"
             return _json_response(404, error_body(404, message))
@@ -325,6 +332,38 @@ class FakeOpenAIServer:
         return _json_response(200, {"status": "reset"})
 
     # ---- chat completions ------------------------------------------------------------------
+
+    def answer_offline(self, body: object) -> tuple[int, dict]:
+        """A chat request answered without a connection (a batch's line): its HTTP status and
+        JSON body. Counted, matched to rules and given faults like an online request; latency
+        and the faults that only exist on a connection (a dropped connection, a malformed or
+        truncated body) become an HTTP 500 line, a ``timeout`` fault a normal answer."""
+        valid = isinstance(body, dict) and isinstance(body.get("messages"), list)
+        if self.record_requests and isinstance(body, dict):
+            with self._recorded_lock:
+                self._recorded.append(body)
+        key = prompt_key(body["messages"]) if valid else None
+        attempt = self._stats.received(body if isinstance(body, dict) else None, key, set())
+        if not valid or body.get("stream"):
+            self._stats.bad_request()
+            return 400, error_body(400, "body must be a JSON object with 'messages'")
+        rule, rule_hits = self._match(messages_text(body["messages"]))
+        fault = self._choose_fault(rule, rule_hits, key, attempt)
+        if fault is not None:
+            self._stats.fault(fault.kind)
+            if fault.kind == "status":
+                return fault.status, error_body(
+                    fault.status, f"injected fault: HTTP {fault.status}"
+                )
+            if fault.kind in ("drop_connection", "malformed_json", "truncated_body"):
+                return 500, error_body(500, f"injected fault: {fault.kind}")
+        shape = None if fault is not None and fault.kind == "timeout" else fault
+        reply = self._completion_reply(body, rule, shape)
+        if isinstance(reply, web.Response):
+            return 500, error_body(500, "responder failed")
+        if fault is None:
+            self._stats.completed()
+        return 200, json.loads(reply)
 
     async def _chat(self, request: web.BaseRequest) -> web.StreamResponse:
         arrived = asyncio.get_running_loop().time()
@@ -522,6 +561,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--permanent-fault-rate", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--usage-cost-per-token", type=float, default=None)
+    parser.add_argument(
+        "--batch-latency-ms", type=float, default=0.0, help="how long each batch takes"
+    )
     return parser
 
 
@@ -536,6 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             usage_cost_per_token=args.usage_cost_per_token,
             port=args.port,
+            batch_latency=args.batch_latency_ms / 1000,
         )
     except ServerConfigError as err:
         print(f"error: {err}", file=sys.stderr)

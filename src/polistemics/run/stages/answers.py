@@ -98,7 +98,14 @@ class AnswersAndJudges(BaseStage):
 
         # Answers being judged at once: enough to keep every judge's slots busy, few enough that
         # prompts are built shortly before their calls (not 100,000 of them up front).
-        in_flight = asyncio.Semaphore(2 * max(judge.max_concurrency for judge in judges))
+        # A batch judge takes a batch's worth at once (``LLMClient.calls_at_once``).
+        in_flight = asyncio.Semaphore(
+            2
+            * max(
+                client.calls_at_once(judge) if judge.is_batch else judge.max_concurrency
+                for judge in judges
+            )
+        )
 
         async def judge_one(answer: Answer) -> None:
             # Called as each answer arrives, so judging overlaps with answering.

@@ -36,6 +36,7 @@ from polistemics.report.comparison_views import (
     p_value_text,
     small_sample_warnings,
 )
+from polistemics.report.election_names import recorded_names
 from polistemics.report.figures import FigureFormatError
 from polistemics.report.formatting import signed_points
 from polistemics.report.labels import ModelLabels
@@ -147,9 +148,12 @@ def compare(
 ) -> None:
     """Compare runs or release folders: deltas with CIs, paired tests and rank agreement."""
     with user_errors(CompareError, FigureFormatError):
-        labels = ModelLabels(parse_labels(label))
+        given = parse_labels(label)
         formats = figure_formats(figure_format)
         loaded = load_sides(sides)
+        # models by the display names the runs' run.json record, unless a --label names them
+        recorded = recorded_names([side.source for side in loaded])
+        labels = ModelLabels(given, recorded.election_titles, recorded.display_names)
         comparisons = compare_sides(
             loaded, CompareOptions(resamples=resamples, seed=seed, alpha=alpha)
         )

@@ -116,6 +116,29 @@ def test_bad_try_counts_and_budget_exhaustion_excludes(bad_output, counter):
     assert all(c.stage == "vague" for c in completer.calls)  # nothing to audit
 
 
+def test_each_checked_try_is_reported_as_a_first_try_or_a_retry():
+    def respond(call: Call) -> str:
+        if call.stage == "vague_audit":
+            return audit_json("try 0" in call.messages[1]["content"])
+        return vague_json(f"[PARTY] ponders (try {call.sample_index}).")
+
+    tries: list[tuple[bool, bool]] = []
+    run(
+        [evidence("a", 1, "Agree")],
+        respond,
+        on_try=lambda *, retry, again: tries.append((retry, again)),
+    )
+    assert tries == [(False, True), (True, False)]  # determinable, then accepted
+    tries.clear()
+    run(
+        [evidence("a", 1, "Agree")],
+        lambda call: "not json at all",
+        max_attempts=2,
+        on_try=lambda *, retry, again: tries.append((retry, again)),
+    )
+    assert tries == [(False, True), (True, False)]  # out of tries: finished, excluded
+
+
 def test_unreadable_audit_is_a_failed_try():
     def respond(call: Call):
         return "maybe" if call.stage == "vague_audit" else vague_json("[PARTY] ponders.")

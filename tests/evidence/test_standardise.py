@@ -150,6 +150,29 @@ def test_exhausted_retries_exclude_the_observation():
     assert stats.failures_by_reason == {"call_error": 1, "first_person": 1, "sentence_count": 1}
 
 
+def test_each_checked_attempt_is_reported_as_a_first_try_or_a_retry():
+    """The progress display's try hook: a rejected attempt says another follows, unless it
+    was the last one allowed."""
+    obs = [position("SPD", 1, "Wir lehnen das ab."), position("AfD", 1, "Wir sind dafür.")]
+    completer = scripted(
+        {
+            "Wir lehnen das ab.": [answer(TOO_SHORT), failed_call(), answer(FIRST_PERSON)],
+            "Wir sind dafür.": [answer(TOO_SHORT), answer(GOOD_DE)],
+        }
+    )
+    tries: list[tuple[bool, bool]] = []
+    run(obs, completer, on_try=lambda *, retry, again: tries.append((retry, again)))
+    assert sorted(tries) == sorted(
+        [
+            (False, True),  # SPD: rejected, asked again
+            (True, True),  # the failed call, asked again
+            (True, False),  # out of attempts: finished, excluded
+            (False, True),  # AfD: rejected, asked again
+            (True, False),  # accepted
+        ]
+    )
+
+
 def test_several_failures_in_one_attempt_are_all_counted():
     obs = [position("SPD", 1, "Wir lehnen das ab.")]
     bad = "Wir lehnen das ab."  # too short, no placeholder, first person

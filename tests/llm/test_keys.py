@@ -15,6 +15,7 @@ from polistemics.llm.keys import (
     messages_hash,
     messages_json,
     params_json,
+    request_params,
 )
 from polistemics.llm.registry import ModelEndpoint
 
@@ -55,6 +56,10 @@ def test_key_changes_with_every_part_but_not_the_registry_name() -> None:
     params = {"temperature": 0.0}
     base = call_key(endpoint(), MESSAGES, params, 0)
     assert call_key(endpoint(name="other-name"), MESSAGES, params, 0) == base
+    named = endpoint(display_name="Model One")  # how figures name it: not part of the call
+    assert call_key(named, MESSAGES, request_params(named), 0) == call_key(
+        endpoint(), MESSAGES, request_params(endpoint()), 0
+    )
     changed = [
         call_key(endpoint(model="org/model-2"), MESSAGES, params, 0),
         call_key(endpoint(base_url="http://127.0.0.1:10/v1"), MESSAGES, params, 0),

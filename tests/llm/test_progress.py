@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from polistemics.llm.progress import PlainLines, StageProgress, declare_total
+from polistemics.llm.progress import PlainLines, StageProgress, declare_total, try_hook
 from polistemics.llm.types import CallResult
 
 
@@ -198,3 +198,81 @@ def test_bars_on_a_terminal_show_the_same_eta() -> None:
             progress("judge", result(cached=True))
         assert task.fields["eta"] == "ETA 0:00"  # all in, but an unreadable verdict may retry
     assert task.fields["eta"] == "finished in 0:30"
+
+
+# A standardisation like the demo's, one call at a time (2 s each): 8 observations whose first
+# tries all come in before any retry (they queue behind them), 5 rejected on the first try and 2
+# of those again on the second. (item, retry, again) per call, in the order the results arrive.
+CHECKED_CALLS = [
+    (0, False, True),
+    (1, False, False),
+    (2, False, True),
+    (3, False, False),
+    (4, False, True),
+    (5, False, False),
+    (6, False, True),
+    (7, False, True),
+    (0, True, False),
+    (2, True, True),
+    (4, True, False),
+    (6, True, True),
+    (7, True, False),
+    (2, True, False),
+    (6, True, False),
+]
+SECONDS_PER_CALL = 2.0
+
+
+def _etas(report_tries: bool) -> list[tuple[float, float]]:
+    """(ETA shown, time actually left) after each result from a quarter of the calls on."""
+    clock = Clock()
+    tracker = PlainLines(lambda line: None, clock=clock).tracker
+    tracker.declare("standardise", 8, new=None, retries=True, add=False)
+    seen = []
+    for n, (_, retry, again) in enumerate(CHECKED_CALLS, start=1):
+        clock.now += SECONDS_PER_CALL
+        tracker.add("standardise", replace(result(), latency_ms=SECONDS_PER_CALL * 1000))
+        if report_tries:
+            tracker.tried("standardise", retry=retry, again=again)
+        left = (len(CHECKED_CALLS) - n) * SECONDS_PER_CALL
+        if n >= len(CHECKED_CALLS) / 4 and left:
+            seen.append((tracker.stage("standardise").eta(clock.now), left))
+    return seen
+
+
+def test_with_retries_the_eta_is_items_left_times_the_calls_per_item_seen() -> None:
+    """The old count took the 8 first tries for the whole stage: ETA 0:00 at 8/8 with 7 calls
+    (14 s) still to come, and 0:04 at 6/8 with 18 s left (the demo's miss). Counting each retry
+    from when it is asked for, the ETA is within a third of the time left from a quarter of the
+    calls on; what it cannot foresee is a retry rejected again before that happens."""
+    errors = [(eta - left) / left for eta, left in _etas(report_tries=True)]
+    assert max(abs(e) for e in errors) <= 1 / 3, errors
+    assert sum(abs(e) for e in errors) / len(errors) <= 0.25, errors
+    # The same results without the try reports (the old count) miss by far more.
+    old = [(eta - left) / left for eta, left in _etas(report_tries=False)]
+    assert min(old) == -1.0 and sum(abs(e) for e in old) / len(old) > 0.5, old
+
+
+def test_a_stage_that_reports_its_tries_ends_when_every_item_is_finished() -> None:
+    clock, lines = Clock(), []
+    progress = StageProgress(plain=True, clock=clock)
+    assert progress.lines is not None
+    progress.lines.write = lines.append
+    declare_total([progress], "standardise", 2, retries=True)
+    hook = try_hook([object(), progress], "standardise")  # other listeners are left alone
+    clock.now += 10
+    progress("standardise", replace(result(), latency_ms=10_000))
+    hook(retry=False, again=True)  # rejected: asked again
+    clock.now += 10
+    progress("standardise", replace(result(), latency_ms=10_000))
+    hook(retry=False, again=False)
+    assert lines == []  # 2/2 first tries in, but a retry is on its way
+    stats = progress.tracker.stage("standardise")
+    assert stats.calls_left() == 1 and stats.eta(clock.now) == 10
+    clock.now += 10
+    progress("standardise", replace(result(), latency_ms=10_000))
+    hook(retry=True, again=False)  # the last item is finished: the stage's last line at once
+    assert lines == [
+        "progress standardise: 2/2 + 1 retries done (0 cached), 0 errors, 45 tokens, $0.0030, "
+        "finished in 0:30"
+    ]

@@ -37,6 +37,27 @@ def test_paper_preset_has_table_3_models_with_their_temperatures() -> None:
     assert paper.get("qwen3.6-flash").generation_params()["reasoning"] == {"max_tokens": 400}
 
 
+def test_presets_give_the_paper_models_their_display_names() -> None:
+    registry = default_registry()
+    assert registry.get("gpt-5.4").display_name == "GPT-5.4"
+    assert registry.get("claude-sonnet-4.6").display_name == "Claude Sonnet 4.6"
+    assert registry.get("local").display_name == "SmolLM2-135M"
+    for endpoint in registry.models.values():  # every preset names its model
+        assert endpoint.display_name and endpoint.display_name.strip() == endpoint.display_name
+
+
+def test_a_display_name_is_optional_and_never_blank(tmp_path: Path) -> None:
+    path = tmp_path / "models.toml"
+    path.write_text('[models.mine]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')
+    assert load_registry(path).get("mine").display_name is None
+    for blank in ('""', '"   "'):
+        path.write_text(f'[models.mine]\nmodel = "m"\ndisplay_name = {blank}\n')
+        with pytest.raises(RegistryError, match="models.mine.display_name"):
+            load_registry(path)
+    path.write_text('[models.mine]\nmodel = "m"\ndisplay_name = " My\\n model "\n')
+    assert load_registry(path).get("mine").display_name == "My model"  # on one line
+
+
 def test_default_registry_has_the_local_model_and_the_paper_models() -> None:
     registry = default_registry()
     assert registry.get("local").is_local

@@ -47,3 +47,21 @@ def test_elections_named_by_title_then_country_and_readable_id() -> None:
     assert labels.election("bundestagswahl2025", "DE") == "DE: Bundestagswahl 2025"
     assert labels.election("demo", "XX") == "Demo"  # a user-assigned code names no country
     assert labels.election("nl_tk2025", "NL") == "NL TK 2025"  # the country not said twice
+
+
+def test_display_names_come_between_labels_and_readable_ids() -> None:
+    labels = ModelLabels(
+        {"gpt_5_4": "GPT-5.4 (low)"},
+        display_names={"gpt_5_4": "GPT 5.4", "qwen3_6_flash": " Qwen  3.6 Flash ", "x": "  "},
+    )
+    assert labels.display("gpt_5_4") == "GPT-5.4 (low)"  # --label wins
+    assert labels.display("qwen3_6_flash") == "Qwen 3.6 Flash"  # the registry's, on one line
+    assert labels.display("x") == "X"  # a blank display name is none
+    assert labels("qwen3_6_flash") == "qwen3_6_flash"  # the page's tables keep the id
+
+
+def test_an_election_is_named_only_by_a_label_or_title() -> None:
+    labels = ModelLabels({"tk2025": "TK 25"}, election_titles={"btw": "Bundestagswahl 2025"})
+    assert labels.named_election("tk2025") == "TK 25"
+    assert labels.named_election("btw") == "Bundestagswahl 2025"
+    assert labels.named_election("bundestagswahl2025") is None  # the page keeps "DE (id)"

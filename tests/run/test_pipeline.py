@@ -33,6 +33,12 @@ def finished(tmp_path_factory: pytest.TempPathFactory):
     tmp_path = tmp_path_factory.mktemp("study")
     with FakeOpenAIServer() as server:
         config = write_study(tmp_path, server.base_url)
+        models = tmp_path / "models.toml"  # the target has a display name, the judges none
+        models.write_text(
+            models.read_text().replace(
+                "[models.target]\n", '[models.target]\ndisplay_name = "Target One"\n'
+            )
+        )
         first = run_study(config)
         requests_first = server.stats().requests
         server.reset_stats()
@@ -84,6 +90,20 @@ def test_manifest_records_code_prompts_models_and_costs(finished) -> None:
     assert manifest["totals"]["calls"] == result.calls_made
     stages = {row["stage"] for row in manifest["calls"]}
     assert stages == {"standardise", "vague", "vague_audit", "answer", "judge"}
+
+
+def test_run_json_and_the_runs_report_name_models_and_elections(finished) -> None:
+    """The registry's display name and the source's title are recorded in run.json and name
+    the model and the election in the run's own figures (a model without one keeps its id's
+    readable form, and run.json no display_name key)."""
+    tmp_path, (study, result, paths), *_ = finished
+    manifest = json.loads(paths["manifest"].read_text())
+    assert manifest["models"]["target"]["display_name"] == "Target One"
+    assert "display_name" not in manifest["models"]["judge-a"]
+    title = result.elections[0].scoped.election.title
+    assert title and manifest["elections"]["demo_en"]["title"] == title
+    svg = (tmp_path / "run" / "report" / "figures" / "demo_en_fig02_leaderboard.svg").read_text()
+    assert ">Target One<" in svg and f"Overall model performance — {title}" in svg
 
 
 def test_release_exports_are_written_per_variant(finished) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from polistemics.llm import progress
 from polistemics.run.config import load_config
 from polistemics.run.pipeline import Study, StudyResult
 from polistemics.testing import FakeOpenAIServer
+from polistemics.testing.responders import STANDARDISE_MARKER, polistemic_responder
 
 
 def piped_run(config: Path, *, quiet: bool) -> subprocess.CompletedProcess:
@@ -160,3 +163,61 @@ def test_progress_totals_and_etas_count_only_calls_that_are_made(
             assert abs(seconds(match["eta"]) - left) <= 0.3 * left + 1.0, (match.string, left)
             checked += 1
     assert checked >= 3
+
+
+class RejectsFirstTries:
+    """The test server's answers, but every other standardisation prompt is first answered
+    with a passage the checks reject (too short), so it is asked again."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+        self.lock = threading.Lock()
+        self.rejected = 0
+
+    def __call__(self, request_json: dict) -> str:
+        text = json.dumps(request_json.get("messages"), sort_keys=True)
+        if STANDARDISE_MARKER in text:
+            with self.lock:
+                tries = self.seen[text] = self.seen.get(text, 0) + 1
+                reject = tries == 1 and len(self.seen) % 2 == 0
+                self.rejected += reject
+            if reject:
+                short = {
+                    "third_person_rationale": "[PARTY] is against it.",
+                    "stance_is_explicit": True,
+                }
+                return json.dumps(short)
+        return polistemic_responder(request_json)
+
+
+@pytest.mark.timeout(300)
+def test_the_run_reports_each_checked_try_to_the_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Standardisation and Vague generation tell the progress which calls were retries and
+    which asked for one, so that their ETAs count the retries (``StageStats.calls_left``)."""
+    reported: list[tuple[str, bool, bool]] = []
+    tried = progress.StageProgress.tried
+
+    def recording(self, stage: str, *, retry: bool, again: bool) -> None:
+        reported.append((stage, retry, again))
+        tried(self, stage, retry=retry, again=again)
+
+    monkeypatch.setattr(progress.StageProgress, "tried", recording)
+    responder = RejectsFirstTries()
+    with FakeOpenAIServer(responder=responder) as server:
+        lines, result = timed_progress(
+            write_study(tmp_path, server.base_url, ablations="[]"), monkeypatch
+        )
+    standardise = [(retry, again) for stage, retry, again in reported if stage == "standardise"]
+    observations = sum(len(run.scoped.observations) for run in result.elections)
+    assert responder.rejected > 0
+    assert standardise.count((False, True)) == responder.rejected  # each asked again
+    assert standardise.count((True, False)) == responder.rejected  # and then accepted
+    assert len(standardise) == observations + responder.rejected
+    vague = [(retry, again) for stage, retry, again in reported if stage == "vague"]
+    evidence = sum(len(run.evidence) for run in result.elections)
+    assert evidence > 0
+    assert len(vague) == evidence and not any(again for _, again in vague)
+    last = [line for _, line in lines if line.startswith("progress standardise:")][-1]
+    assert f"/{observations} + {responder.rejected} retries done" in last and "finished in" in last

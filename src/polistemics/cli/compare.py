@@ -3,7 +3,8 @@
 Each side is a run directory, an authors' release folder or either with ``@VARIANT``; every
 side after the first is compared with the first (deltas are that side minus the first).
 Prints a summary, or the JSON document with ``--json``; ``--out DIR`` writes the comparison page
-(``compare.html``), its figures and the CSV tables. The tables are computed once
+(``compare.html``), its figures and the CSV tables (``--tables latex`` adds booktabs
+``tables/*.tex``). The tables are computed once
 (``compare.tables``); the summary in words, ``--json`` and the page all come from them.
 """
 
@@ -20,8 +21,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from polistemics.cli.console import stdout_console
-from polistemics.cli.errors import user_errors
-from polistemics.cli.report import FIGURE_FORMAT_HELP, figure_formats, parse_labels
+from polistemics.cli.errors import UserError, user_errors
+from polistemics.cli.report import (
+    FIGURE_FORMAT_HELP,
+    figure_formats,
+    parse_labels,
+    table_file_formats,
+)
 from polistemics.compare import (
     CompareError,
     CompareOptions,
@@ -29,13 +35,15 @@ from polistemics.compare import (
     compare_sides,
     load_sides,
 )
-from polistemics.compare.tables import comparison_tables, with_tables
+from polistemics.compare.tables import comparison_tables, read_comparison_tables, with_tables
+from polistemics.report.compare_latex import write_comparison_latex
 from polistemics.report.compare_page import write_compare_page
 from polistemics.report.comparison_views import (
     comparison_summary,
     p_value_text,
     small_sample_warnings,
 )
+from polistemics.report.election_names import recorded_names
 from polistemics.report.figures import FigureFormatError
 from polistemics.report.formatting import signed_points
 from polistemics.report.labels import ModelLabels
@@ -144,17 +152,31 @@ def compare(
         ),
     ] = [],  # noqa: B006 (typer needs a list default for repeatable options)
     figure_format: Annotated[str, typer.Option("--figure-format", help=FIGURE_FORMAT_HELP)] = "svg",
+    tables: Annotated[
+        str,
+        typer.Option(
+            "--tables",
+            help="Table files to write with --out: csv (always), latex (adds booktabs "
+            "tables/*.tex of the EMI and Adherence Index differences and the rank agreement).",
+        ),
+    ] = "csv",
 ) -> None:
     """Compare runs or release folders: deltas with CIs, paired tests and rank agreement."""
     with user_errors(CompareError, FigureFormatError):
-        labels = ModelLabels(parse_labels(label))
+        given = parse_labels(label)
         formats = figure_formats(figure_format)
+        table_formats = table_file_formats(tables)
+        if "latex" in table_formats and out is None:
+            raise UserError("--tables latex writes into --out: give the folder")
         loaded = load_sides(sides)
+        # models by the display names the runs' run.json record, unless a --label names them
+        recorded = recorded_names([side.source for side in loaded])
+        labels = ModelLabels(given, recorded.election_titles, recorded.display_names)
         comparisons = compare_sides(
             loaded, CompareOptions(resamples=resamples, seed=seed, alpha=alpha)
         )
-        tables = comparison_tables(comparisons)  # computed once: JSON, summary and page
-    shown = with_tables(comparisons, tables)
+        computed = comparison_tables(comparisons)  # computed once: JSON, summary and page
+    shown = with_tables(comparisons, computed)
     for side in loaded:
         for note in side.notes:
             print(f"note: {side.label}: {note}", file=sys.stderr)
@@ -167,7 +189,10 @@ def compare(
             _print_summary(comparison, console, labels)
     if out is not None:
         with user_errors(CompareError):
-            page = write_compare_page(comparisons, out, labels, formats, tables)
+            page = write_compare_page(comparisons, out, labels, formats, computed)
+        if "latex" in table_formats:  # from the tables as the page wrote them
+            written = read_comparison_tables(computed, out / "tables")
+            write_comparison_latex(with_tables(comparisons, written), out / "tables", labels)
         print(f"comparison page: {page}", file=sys.stderr if as_json else sys.stdout)
 
 

@@ -21,10 +21,9 @@ from polistemics.cli.errors import UserError, user_errors
 from polistemics.report.browser import DEFAULT_MAX_ANSWERS
 from polistemics.report.build import build_any, build_combined
 from polistemics.report.content import ReportOptions
-from polistemics.report.election_names import source_titles
+from polistemics.report.election_names import recorded_names, source_titles
 from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
 from polistemics.report.inputs import ReportInputError
-from polistemics.report.labels import ModelLabels
 from polistemics.report.latex_tables import (
     TableFormatError,
     parse_table_formats,
@@ -126,9 +125,13 @@ def report(
     """Write a self-contained HTML report with the paper's figures and tables."""
     with user_errors(ReportInputError, ScoringError, ItemsFormatError):
         table_formats = table_file_formats(tables)
+        recorded = recorded_names(paths)
         options = ReportOptions(
-            # elections by their sources' titles unless a --label names them
-            model_labels={**source_titles(paths), **parse_labels(label)},
+            # models by their display names and elections by their sources' titles (as run.json
+            # records them, else from the sources) unless a --label names them
+            model_labels=parse_labels(label),
+            display_names=recorded.display_names,
+            election_titles={**source_titles(paths), **recorded.election_titles},
             bootstrap_resamples=resamples,
             seed=seed,
             max_browser_answers=max_items,
@@ -144,7 +147,7 @@ def report(
     folder = written.parent / "tables"
     if "latex" in table_formats:
         analyses = read_analysis_tables(folder)
-        write_latex_tables(analyses, folder, ModelLabels(options.model_labels))
+        write_latex_tables(analyses, folder, options.labels())
     typer.echo(f"report: {written}")
     typer.echo(f"figures: {written.parent / 'figures'}")
     typer.echo(f"tables: {folder}")

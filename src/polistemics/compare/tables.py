@@ -88,7 +88,7 @@ def comparison_tables(comparisons: list[Comparison]) -> dict[str, pd.DataFrame]:
     """Every table of every comparison, type-checked, by file stem (further sides prefixed)."""
     tables: dict[str, pd.DataFrame] = {}
     for i, comparison in enumerate(comparisons):
-        for name, table in comparison.csv_tables(_prefix(i)).items():
+        for name, table in comparison.csv_tables(table_prefix(i)).items():
             tables[name] = schema_of(name, list(table.columns)).check(table)
     return tables
 
@@ -105,13 +105,15 @@ def read_comparison_tables(
     return {name: schema_of(name, list(t.columns)).read(folder) for name, t in written.items()}
 
 
-def _prefix(index: int) -> str:
+def table_prefix(index: int) -> str:
+    """The file-name prefix of the tables of comparison ``index`` (from 0): none for the first,
+    ``vs3_`` for the second (the third side), ..."""
     return "" if index == 0 else f"vs{index + 2}_"
 
 
 def with_tables(comparisons: list[Comparison], tables: dict[str, pd.DataFrame]) -> list:
     """Each comparison with its deltas and rank agreement taken from ``tables``."""
-    return [_with_tables(c, tables, _prefix(i)) for i, c in enumerate(comparisons)]
+    return [_with_tables(c, tables, table_prefix(i)) for i, c in enumerate(comparisons)]
 
 
 def _with_tables(comparison: Comparison, tables: dict[str, pd.DataFrame], prefix: str):

@@ -23,6 +23,7 @@ from polistemics.environments.vague import (
     build_vague_items,
     generate_vague_rewrites,
 )
+from polistemics.llm.progress import TryHook
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer
 from polistemics.records import Evidence, Position
@@ -37,6 +38,7 @@ class VagueSettings:
     endpoint: ModelEndpoint
     audit_endpoint: ModelEndpoint
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    on_try: TryHook | None = None  # hears of each checked generation try (progress)
 
 
 @dataclass
@@ -137,6 +139,7 @@ async def build_environments(
                     vague.audit_endpoint,
                     seed=seed,
                     max_attempts=vague.max_attempts,
+                    on_try=vague.on_try,
                 )
                 rewrites = vague_outcome.rewrites
                 details = vague_outcome.report.as_dict()

@@ -31,6 +31,7 @@ from polistemics.environments.basis import (
     party_label,
 )
 from polistemics.llm.grammar import sentences_gbnf
+from polistemics.llm.progress import TryHook
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import Completer, Message
 from polistemics.records import PARTY_PLACEHOLDER, Evidence
@@ -236,11 +237,15 @@ async def _rewrite_one(
     endpoint: ModelEndpoint,
     audit_endpoint: ModelEndpoint,
     max_attempts: int,
+    on_try: TryHook | None,
 ) -> _ObservationResult:
     failures: list[TryFailure] = []
     for attempt in range(max_attempts):
         outcome = await _one_try(ev, mode, attempt, completer, endpoint, audit_endpoint)
-        if isinstance(outcome, VagueRewrite):
+        passed = isinstance(outcome, VagueRewrite)
+        if on_try is not None:
+            on_try(retry=attempt > 0, again=not passed and attempt + 1 < max_attempts)
+        if passed:
             return _ObservationResult(outcome, failures)
         failures.append(outcome)
     return _ObservationResult(None, failures)
@@ -254,8 +259,12 @@ async def generate_vague_rewrites(
     *,
     seed: int,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    on_try: TryHook | None = None,
 ) -> VagueOutcome:
-    """Rewrite every observation's evidence (the audit endpoint is always called at temperature 0)."""
+    """Rewrite every observation's evidence (the audit endpoint is always called at temperature 0).
+
+    ``on_try`` hears of each checked try of the generation stage (the progress display counts
+    retries with it)."""
     check_evidence(evidence)
     if max_attempts < 1:
         raise EnvironmentInputError(f"max_attempts must be at least 1, got {max_attempts}")
@@ -269,6 +278,7 @@ async def generate_vague_rewrites(
                 endpoint,
                 audit_endpoint,
                 max_attempts,
+                on_try,
             )
             for ev in evidence
         )

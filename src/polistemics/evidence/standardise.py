@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from polistemics.evidence.languages import UnsupportedLanguage, language_code
 from polistemics.evidence.validation import validate
 from polistemics.llm.grammar import sentences_gbnf
+from polistemics.llm.progress import TryHook
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.types import CallResult, Completer, Message
 from polistemics.prompts import render
@@ -159,18 +160,20 @@ async def standardise(
     *,
     excluded_missing_rationale: int = 0,
     max_attempts: int = MAX_ATTEMPTS,
+    on_try: TryHook | None = None,
 ) -> StandardisationResult:
     """Standardise every observation concurrently (the completer limits concurrency).
 
     ``observations`` are the in-scope positions that have a rationale; pass the number of
     in-scope positions dropped for lacking one as ``excluded_missing_rationale`` so the
     statistics cover the whole pipeline (``partition_by_rationale`` does the split).
+    ``on_try`` hears of each checked attempt (the progress display counts retries with it).
     """
     if max_attempts < 1:
         raise ValueError("max_attempts must be at least 1")
     _check_inputs(observations)
     outcomes = await asyncio.gather(
-        *(_standardise_one(p, completer, endpoint, max_attempts) for p in observations)
+        *(_standardise_one(p, completer, endpoint, max_attempts, on_try) for p in observations)
     )
     evidence: list[Evidence] = []
     excluded: list[ExcludedObservation] = []
@@ -258,7 +261,11 @@ def _check_inputs(observations: Sequence[Position]) -> None:
 
 
 async def _standardise_one(
-    position: Position, completer: Completer, endpoint: ModelEndpoint, max_attempts: int
+    position: Position,
+    completer: Completer,
+    endpoint: ModelEndpoint,
+    max_attempts: int,
+    on_try: TryHook | None,
 ) -> tuple[Evidence | None, list[Attempt]]:
     messages = standardise_messages(position)
     attempts: list[Attempt] = []
@@ -268,6 +275,9 @@ async def _standardise_one(
         )
         attempt, passage = _assess(result, sample_index, position.language)
         attempts.append(attempt)
+        if on_try is not None:
+            again = passage is None and sample_index + 1 < max_attempts
+            on_try(retry=sample_index > 0, again=again)
         if passage is not None:
             return Evidence(position=position, text=passage), attempts
     return None, attempts

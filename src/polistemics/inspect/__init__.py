@@ -8,7 +8,8 @@ strict-majority vote (``polistemics.scoring``). docs/guides/sharing-a-dataset.md
 
 - ``samples``: the dataset's items as inspect_ai samples;
 - ``scorer``: the judge panel as an inspect_ai scorer;
-- ``task``: the task.
+- ``task``: the task;
+- ``_registry``: what the ``inspect_ai`` entry point registers (``polistemics/party_positions``).
 
 Importing this package does not import inspect_ai; its modules do.
 """

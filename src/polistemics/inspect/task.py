@@ -1,7 +1,9 @@
 """The Polistemics party-position task for inspect_ai.
 
-    inspect eval src/polistemics/inspect/task.py@party_positions \
-        -T dataset=DIR --model openai/gpt-4o-mini
+    inspect eval polistemics/party_positions -T dataset=DIR --model openai/gpt-4o-mini
+
+(the installed package's entry point, ``_registry``; from a checkout that is not installed,
+``inspect eval src/polistemics/inspect/task.py@party_positions ...``).
 
 ``DIR`` is a folder written by ``polistemics export dataset``. The model under test answers each
 item's task prompt (``generate``); the Polistemics judge panel scores the answer

@@ -13,9 +13,16 @@ What the numbers mean:
   are not in the store yet declares them (``new``); otherwise the calls left are assumed to be
   cached in the share seen so far. The time per call is measured over the calls made (a cache
   hit takes no time), from when the stage's first call was sent.
-- A stage ends when its declared calls are all in (and no retry can follow), or when the run's
-  stage that made them ends (``end_stages``); its time is from its first call to its last
-  result, never to whenever the line happens to be printed.
+- A stage whose calls are checked and asked again when a check fails (standardisation, Vague
+  generation) reports each checked try through a ``TryHook`` (``try_hook``): whether it was a
+  retry, and whether a retry will follow. Its total is then items, and the calls it will make
+  are the items times the calls per item observed so far (first tries plus the retries asked
+  for, over the first tries checked). A retry counts from when it is asked for, not when its
+  result arrives: with many calls at once the first tries all come in before any retry.
+- A stage ends when its declared calls are all in (and no retry can follow), when every item of
+  a stage that reports its tries is finished, or when the run's stage that made them ends
+  (``end_stages``); its time is from its first call to its last result, never to whenever the
+  line happens to be printed.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -32,6 +40,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from polistemics.llm.types import CallResult
 
 PLAIN_INTERVAL = 20.0  # seconds between plain progress lines (the issue asks for 15-30 s)
+
+
+class TryHook(Protocol):
+    """Called once a try's output has been checked: ``retry`` when the try was itself a retry,
+    ``again`` when its check failed and the call will be asked again (the item is not
+    finished)."""
+
+    def __call__(self, *, retry: bool, again: bool) -> None: ...
 
 
 @dataclass
@@ -48,6 +64,10 @@ class StageStats:
     opened: float | None = None  # when the current span's first call was sent
     last: float | None = None  # clock time of the latest result
     ended: bool = False
+    # Reported by a stage's ``TryHook`` (all 0 for a stage that does not report its tries):
+    first_checked: int = 0  # items whose first try has been checked
+    asked_again: int = 0  # retries asked for (a check failed and another try follows)
+    finished: int = 0  # items done with: accepted, or out of tries
 
     def add(self, result: CallResult, now: float) -> None:
         if self.opened is None:  # a new span: from when this call was sent
@@ -65,9 +85,23 @@ class StageStats:
         return self.done - self.cached
 
     @property
+    def reports_tries(self) -> bool:
+        return self.first_checked > 0
+
+    def tried(self, *, retry: bool, again: bool) -> None:
+        self.first_checked += not retry
+        self.asked_again += again
+        self.finished += not again
+
+    @property
     def complete(self) -> bool:
-        """Every declared call is in and no retry can follow."""
-        return self.total is not None and self.done >= self.total and not self.retries
+        """Every declared call is in and no retry can follow (for a stage that reports its
+        tries: every item is finished)."""
+        if self.total is None:
+            return False
+        if self.reports_tries:
+            return self.finished >= self.total
+        return self.done >= self.total and not self.retries
 
     def close(self) -> None:
         """The span ends at the latest result; the stage ends unless declared calls are missing
@@ -75,7 +109,8 @@ class StageStats:
         if self.opened is not None and self.last is not None:
             self.busy += self.last - self.opened
         self.opened = None
-        self.ended = self.total is None or self.done >= self.total
+        items_in = self.finished if self.reports_tries else self.done
+        self.ended = self.total is None or items_in >= self.total
 
     def elapsed(self, now: float) -> float:
         return self.busy + (now - self.opened if self.opened is not None else 0.0)
@@ -84,6 +119,11 @@ class StageStats:
         """Calls still to be made (cache hits excluded)."""
         if self.total is None:
             return None
+        if self.reports_tries:
+            # Items times the calls per item seen so far (retries counted once asked for).
+            per_item = (self.first_checked + self.asked_again) / self.first_checked
+            left = max(0.0, self.total * per_item - self.done)
+            return left * self.made / self.done if self.done else left
         if self.new is not None:
             return max(0, self.new - self.made)
         if self.done == 0:
@@ -157,10 +197,21 @@ class StageTracker:
         with self.lock:
             stats = self.stage(stage)
             stats.add(result, self.clock())
-            if stats.complete:
-                stats.close()
-                return True
-            return False
+            return self._close_if_complete(stats)
+
+    def tried(self, stage: str, *, retry: bool, again: bool) -> bool:
+        """Counts a checked try; True when it completed the stage."""
+        with self.lock:
+            stats = self.stage(stage)
+            stats.tried(retry=retry, again=again)
+            return stats.opened is not None and self._close_if_complete(stats)
+
+    @staticmethod
+    def _close_if_complete(stats: StageStats) -> bool:
+        if stats.complete:
+            stats.close()
+            return True
+        return False
 
     def end_all(self) -> None:
         with self.lock:
@@ -183,7 +234,8 @@ class PlainLines:
     ):
         self.write, self.interval = write, interval
         self.tracker = tracker or StageTracker(clock)
-        self._printed: dict[str, tuple[int, bool]] = {}  # stage -> (done, ended) at its last line
+        # stage -> (done, retries asked, ended) at its last line
+        self._printed: dict[str, tuple[int, int, bool]] = {}
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -199,6 +251,10 @@ class PlainLines:
         if self.tracker.add(stage, result):
             self.tick()  # the stage's last line at once, not up to ``interval`` later
 
+    def tried(self, stage: str, *, retry: bool, again: bool) -> None:
+        if self.tracker.tried(stage, retry=retry, again=again):
+            self.tick()
+
     def end_stages(self) -> None:
         """The run's stage is over: every open stage ends, with its last line now."""
         self.tracker.end_all()
@@ -210,7 +266,7 @@ class PlainLines:
             with self.tracker.lock:
                 lines = []
                 for stage, stats in self.stats.items():
-                    state = (stats.done, stats.ended)
+                    state = (stats.done, stats.asked_again, stats.ended)
                     if stats.done == 0 or self._printed.get(stage) == state:
                         continue
                     self._printed[stage] = state
@@ -314,6 +370,15 @@ class StageProgress:
             for stage in self._tasks:
                 self._update_bar(stage)
 
+    def tried(self, stage: str, *, retry: bool, again: bool) -> None:
+        """A checked try of ``stage`` (see ``TryHook``)."""
+        if self.lines is not None:
+            self.lines.tried(stage, retry=retry, again=again)
+            return
+        self.tracker.tried(stage, retry=retry, again=again)
+        if self._bars:
+            self._update_bar(stage)
+
     def __call__(self, stage: str, result: CallResult) -> None:
         if self.lines is not None:
             self.lines.add(stage, result)
@@ -364,6 +429,18 @@ def declare_more(
     """``declare_total`` for a stage that runs per election: adds ``calls`` to its total."""
     for listener in _progress_listeners(listeners):
         listener.set_total(stage, calls, new=new, retries=retries, add=True)
+
+
+def try_hook(listeners: list, stage: str) -> TryHook:
+    """The ``TryHook`` of a stage whose calls are checked and asked again: it tells the progress
+    display among a client's listeners about each checked try."""
+    progress = _progress_listeners(listeners)
+
+    def hook(*, retry: bool, again: bool) -> None:
+        for listener in progress:
+            listener.tried(stage, retry=retry, again=again)
+
+    return hook
 
 
 def end_stages(listeners: list) -> None:

@@ -98,6 +98,15 @@ class ModelEndpoint(BaseModel):
 
     name: str
     model: str
+    display_name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=80,
+        description=(
+            "How figures, tables and the report name the model (default: a readable form of "
+            "its registry name; `report --label` overrides it). Not part of any cache key."
+        ),
+    )
     provider: Literal["openrouter", "openai", "openai-compatible", "local"] = "openai-compatible"
     base_url: str | None = None
     api_key_env: str | None = None
@@ -170,6 +179,15 @@ class ModelEndpoint(BaseModel):
             "for a serial local server (docs/judge-prompt-rubric-last.md)."
         ),
     )
+
+    @field_validator("display_name")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        if value is not None:
+            value = " ".join(value.split())
+            if not value:
+                raise ValueError("must not be blank (leave it out to name the model from its id)")
+        return value
 
     @field_validator("base_url")
     @classmethod

@@ -111,8 +111,9 @@ def write_report(
     *,
     scores: ScoreContent | None = None,
 ) -> Path:
-    """Write the report; ``scores``: ``score_content`` of the same inputs, when already made."""
-    options = options or ReportOptions()
+    """Write the report; ``scores``: ``score_content`` of the same inputs, when already made.
+    Models and elections are named as run.json records them unless ``options`` name them."""
+    options = (options or ReportOptions()).with_recorded_names(inputs.manifest)
     try:
         output_folder(out_dir, ("tables", "figures"))  # no write follows a link out of it
     except UnsafePathError as exc:

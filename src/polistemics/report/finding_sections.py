@@ -48,8 +48,8 @@ def _party(row: pd.Series) -> str:
 def _heading(content: ReportContent, election_id: str) -> str | None:
     if len(content.findings) < 2:
         return None
-    labels = {tables.election_id: tables.label for tables, _ in content.elections}
-    return labels.get(election_id, election_id)
+    names = {tables.election_id: tables.label for tables, _ in content.elections}
+    return content.labels.named_election(election_id) or names.get(election_id, election_id)
 
 
 def _model(content: ReportContent) -> Column:

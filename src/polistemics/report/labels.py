@@ -136,39 +136,51 @@ def humanised_election(election_id: str) -> str:
 
 
 class ModelLabels:
-    """Display names given with ``--label ID=NAME`` for models and elections.
+    """Display names for models and elections: ``--label ID=NAME`` first, then the registry's
+    ``display_name`` of a model and the source's title of an election.
 
     ``labels(model)`` is the page's name for a model (the id itself unless a label was given);
-    ``display(model)`` and ``election(id, country)`` are the figures' names: a label, else a
-    readable name (``humanised_model``, the election's title, ``humanised_election``), never a
-    raw id."""
+    ``display(model)`` and ``election(id, country)`` are the figures' and LaTeX tables' names: a
+    label, else the display name or title, else a readable name (``humanised_model``,
+    ``humanised_election``), never a raw id."""
 
     def __init__(
         self,
         labels: Mapping[str, str] | None = None,
         election_titles: Mapping[str, str] | None = None,
+        display_names: Mapping[str, str] | None = None,
     ):
         self._labels = dict(labels or {})
-        self._titles = {k: v for k, v in (election_titles or {}).items() if v and v.strip()}
+        self._titles = _named(election_titles)
+        self._names = _named(display_names)
 
     def __call__(self, model: str) -> str:
         return self._labels.get(model, model)
 
     def display(self, model: str) -> str:
-        """A figure's name for ``model``: its label, else ``humanised_model``."""
-        return self._labels.get(model) or humanised_model(model)
+        """A figure's name for ``model``: its label, else its display name, else
+        ``humanised_model``."""
+        return self._labels.get(model) or self._names.get(model) or humanised_model(model)
+
+    def named_election(self, election_id: str) -> str | None:
+        """An election's label or source title; None when neither is known."""
+        return self._labels.get(election_id) or self._titles.get(election_id)
 
     def election(self, election_id: str, country: str | None = None) -> str:
         """A figure's name for an election: its label, else its source's title, else
         ``humanised_election`` with the country in front (``DE: Bundestagswahl 2025``)."""
-        if election_id in self._labels:
-            return self._labels[election_id]
-        if election_id in self._titles:
-            return " ".join(self._titles[election_id].split())
+        named = self.named_election(election_id)
+        if named is not None:
+            return named
         name = humanised_election(election_id)
         if country and not name.upper().startswith(country.upper()) and _real_country(country):
             return f"{country.upper()}: {name}"
         return name
+
+
+def _named(names: Mapping[str, str] | None) -> dict[str, str]:
+    """Names given, on one line; blank ones left out."""
+    return {k: " ".join(v.split()) for k, v in (names or {}).items() if v and v.strip()}
 
 
 def _real_country(code: str) -> bool:

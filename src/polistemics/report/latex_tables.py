@@ -31,6 +31,7 @@ from polistemics.report.tables import environment_columns
 
 TABLE_FORMATS = ("csv", "latex")
 MISSING = "--"
+CAPTION_LIMIT = 600  # characters of a caption (a cell's text: 200)
 
 # LaTeX's special characters in text mode and what prints them.
 _LATEX_SPECIAL = {
@@ -70,12 +71,14 @@ def parse_table_formats(value: str) -> tuple[str, ...]:
     return tuple(formats)
 
 
-def latex_text(value: object) -> str:
-    """``value`` as one line of LaTeX text: control characters dropped, specials escaped."""
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in display_text(value, 200))
+def latex_text(value: object, limit: int = 200) -> str:
+    """``value`` as one line of LaTeX text (at most ``limit`` characters before escaping):
+    control characters dropped, specials escaped."""
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in display_text(value, limit))
 
 
-def _percent(value: object) -> str:
+def percent_text(value: object) -> str:
+    """A rate in % with one decimal (``--`` when missing)."""
     number = _number(value)
     return MISSING if number is None else f"{100 * number:.1f}"
 
@@ -91,8 +94,8 @@ def _with_ci(value: object, low: object, high: object) -> str:
     if _number(value) is None:
         return MISSING
     if _number(low) is None or _number(high) is None:
-        return _percent(value)
-    return f"{_percent(value)} [{_percent(low)}, {_percent(high)}]"
+        return percent_text(value)
+    return f"{percent_text(value)} [{percent_text(low)}, {percent_text(high)}]"
 
 
 def to_latex(frame: pd.DataFrame, caption: str, label: str) -> str:
@@ -105,7 +108,7 @@ def to_latex(frame: pd.DataFrame, caption: str, label: str) -> str:
     return escaped.style.hide(axis="index").to_latex(
         hrules=True,  # \toprule, \midrule, \bottomrule (booktabs)
         column_format=column_format,
-        caption=latex_text(caption),
+        caption=latex_text(caption, CAPTION_LIMIT),
         label=label,
         position="htbp",
         position_float="centering",
@@ -142,7 +145,7 @@ def leaderboard_table(analyses: AnalysisTables, labels: ModelLabels) -> pd.DataF
         return pd.DataFrame(
             {
                 "Model": [labels.display(m) for m in board["model"]],
-                **{r.label: [_percent(v) for v in board[r.value]] for r in LEADERBOARD_RUBRICS},
+                **{r.label: [percent_text(v) for v in board[r.value]] for r in LEADERBOARD_RUBRICS},
                 "EMI [95% CI]": [
                     _with_ci(*row)
                     for row in board[["emi", "emi_ci_low", "emi_ci_high"]].itertuples(
@@ -173,11 +176,11 @@ def robustness_table(analyses: AnalysisTables, labels: ModelLabels) -> pd.DataFr
             {
                 "Model": [labels.display(m) for m in models],
                 **{
-                    environment_label(e): [_percent(value.get((m, e))) for m in models]
+                    environment_label(e): [percent_text(value.get((m, e))) for m in models]
                     for e in envs
                 },
                 "Dispersion (pp)": [
-                    _percent(spread["dispersion"].get(m)) if m in spread.index else MISSING
+                    percent_text(spread["dispersion"].get(m)) if m in spread.index else MISSING
                     for m in models
                 ],
             }
@@ -207,7 +210,7 @@ def party_findings_table(analyses: AnalysisTables, labels: ModelLabels) -> pd.Da
             {
                 "Party": [str(name) for _, name in parties],
                 **{
-                    labels.display(m): [_percent(value.get((m, pid))) for pid, _ in parties]
+                    labels.display(m): [percent_text(value.get((m, pid))) for pid, _ in parties]
                     for m in models
                 },
             }
@@ -215,7 +218,7 @@ def party_findings_table(analyses: AnalysisTables, labels: ModelLabels) -> pd.Da
         mean = spread[spread["election_id"] == election].set_index("model")["mean_party_spread"]
         found.loc[len(found)] = [
             "Mean party spread (pp)",
-            *(_percent(mean.get(m)) for m in models),
+            *(percent_text(mean.get(m)) for m in models),
         ]
         return found
 

@@ -93,9 +93,14 @@ MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV h
 NO_CELLS = "the source has no scored cells"
 
 
+def election_name(content: ReportContent, tables: ElectionTables) -> str:
+    """An election's name on the page: its label or source title, else ``NL (tk2025)``."""
+    return content.labels.named_election(tables.election_id) or tables.label
+
+
 def _heading(content: ReportContent, tables: ElectionTables) -> str | None:
     """An election's sub-heading, only when the page covers several elections."""
-    return tables.label if len(content.elections) > 1 else None
+    return election_name(content, tables) if len(content.elections) > 1 else None
 
 
 def _party(name: object, party_id: object) -> str:
@@ -395,7 +400,8 @@ def _ablations_side_by_side(content: ReportContent) -> list[dict]:
     by_ref: dict[str, list[tuple[str, FigureView]]] = {}
     for tables, figures in content.elections:
         for fig in figures.ablations:
-            by_ref.setdefault(fig.paper_ref, []).append((tables.label, figure_view(fig)))
+            name = election_name(content, tables)
+            by_ref.setdefault(fig.paper_ref, []).append((name, figure_view(fig)))
     return [
         {
             "paper_ref": ref,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +17,7 @@ from polistemics.report.run_inputs import read_manifest, run_report_inputs, with
 from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.manifest import write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
-from polistemics.run.stages.base import StudyState
+from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.runlog.exports import remove_stale_exports
 from polistemics.scoring.cells import validate_cells
@@ -40,6 +41,7 @@ def _finish(
     run_dir = result.run_dir
     items = result.items
     panel = list(study.config.judges)
+    report_options = with_run_names(report_options or ReportOptions(), study, result)
     with study.stage("scores"):
         scored = score_study(result, study.config)
         result.scored = scored
@@ -74,6 +76,20 @@ def _finish(
     return paths
 
 
+def with_run_names(options: ReportOptions, study: Study, state: StudyState) -> ReportOptions:
+    """The run's report names its models by their registry display names and its elections by
+    their sources' titles (as ``polistemics report`` does from run.json); names already in
+    ``options`` come first."""
+    names = {n: e.display_name for n, e in study.endpoints.items() if e.display_name}
+    titles = {run.scoped.election.id: run.scoped.election.title for run in state.elections}
+    titles = {k: v for k, v in titles.items() if v.strip()}
+    return replace(
+        options,
+        display_names={**names, **options.display_names},
+        election_titles={**titles, **options.election_titles},
+    )
+
+
 def _report_inputs(
     study: Study, result: StudyResult, items: list[EnvironmentItem], scored: MajorityResult
 ) -> ReportInputs:
@@ -105,15 +121,19 @@ def _manifest_extra(study: Study, state: StudyState) -> dict:
     """run.json's parts after the run's record: each election's data counts, then every
     stage's part in stage order (parts naming the same key are merged, e.g. ``elections``)."""
     extra: dict = {
-        "elections": {
-            run.scoped.election.id: {"counts": run.scoped.counts} for run in state.elections
-        }
+        "elections": {run.scoped.election.id: _election_record(run) for run in state.elections}
     }
     for stage in study.stages:
         merge(extra, stage.manifest(state))
     # Calls and cost per execution mode, batches and resubmissions (none without batches).
     extra.update(ledger_report(RunDir(state.run_dir).store))
     return extra
+
+
+def _election_record(run: ElectionRun) -> dict:
+    """The election's title (its source's own name, when it has one) and data counts."""
+    title = " ".join(run.scoped.election.title.split())
+    return {**({"title": title} if title else {}), "counts": run.scoped.counts}
 
 
 def merge(into: dict, part: dict) -> dict:

@@ -40,8 +40,9 @@ def git_revision() -> str | None:
 
 
 def endpoint_record(endpoint: ModelEndpoint) -> dict:
-    """Model identity and parameters; the key variable's name only, never its value."""
-    return {
+    """Model identity and parameters; the key variable's name only, never its value. The
+    display name only when the registry gives one (run.json is otherwise as before)."""
+    record = {
         "model": endpoint.model,
         "provider": endpoint.provider,
         "base_url": endpoint.resolved_base_url,
@@ -51,6 +52,9 @@ def endpoint_record(endpoint: ModelEndpoint) -> dict:
         # Only a batch endpoint says how it runs: an online run's record stays as it was.
         **({"execution": endpoint.execution} if endpoint.is_batch else {}),
     }
+    if endpoint.display_name:
+        record["display_name"] = endpoint.display_name
+    return record
 
 
 def previous_invocations(path: Path) -> list[Invocation]:

@@ -123,6 +123,7 @@ class ModelRecord(_Part):
     api_key_env: Lenient[str] = None
     params: Lenient[dict[str, Any]] = None
     structured_output: Lenient[str] = None
+    display_name: Lenient[str] = None  # the registry's, when it gave one
 
 
 class EnvironmentCount(_Part):
@@ -135,8 +136,10 @@ class EnvironmentCount(_Part):
 
 
 class ElectionRecord(_Part):
-    """What the run did for one election: scope counts, standardisation, environments, Vague."""
+    """What the run did for one election: its source's title, scope counts, standardisation,
+    environments, Vague."""
 
+    title: Lenient[str] = None  # the source's own name of the election ("Bundestagswahl 2025")
     counts: Lenient[dict[str, Any]] = None
     standardisation: Lenient[dict[str, Any]] = None
     environments: Entries[list[EnvironmentCount]] = None
@@ -275,6 +278,24 @@ class RunManifest(_Part):
             except ValidationError:
                 continue
         return {**data, "invocations": kept}
+
+    @property
+    def display_names(self) -> dict[str, str]:
+        """Model name -> the registry's display name, for the models that have one."""
+        return {
+            name: " ".join(record.display_name.split())
+            for name, record in (self.models or {}).items()
+            if record.display_name and record.display_name.strip()
+        }
+
+    @property
+    def election_titles(self) -> dict[str, str]:
+        """Election id -> its source's title, for the elections whose title was recorded."""
+        return {
+            election_id: " ".join(record.title.split())
+            for election_id, record in (self.elections or {}).items()
+            if record.title and record.title.strip()
+        }
 
     @property
     def panel_judges(self) -> list[str]:

@@ -19,7 +19,7 @@ from polistemics.environments.vague import (
     GENERATION_STAGE,
     generate_vague_rewrites,
 )
-from polistemics.llm.progress import declare_more
+from polistemics.llm.progress import declare_more, try_hook
 from polistemics.llm.types import Completer
 from polistemics.prompts import load
 from polistemics.records import Evidence, Position
@@ -51,6 +51,7 @@ class Environments(BaseStage):
             endpoints[config.vague_generator],
             endpoints[config.vague_auditor],
             max_attempts=config.vague_max_tries,
+            on_try=try_hook(state.client.listeners, GENERATION_STAGE),
         )
         positions: list[Position] = run.scoped.election.positions
         if Environment.VAGUE in config.environment_list:

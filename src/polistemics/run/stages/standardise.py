@@ -12,7 +12,7 @@ from polistemics.evidence.standardise import (
     standardise_messages,
 )
 from polistemics.llm.keys import call_key, request_params
-from polistemics.llm.progress import declare_more
+from polistemics.llm.progress import TryHook, declare_more, try_hook
 from polistemics.llm.types import Completer
 from polistemics.prompts import load
 from polistemics.run.config import RunConfig
@@ -25,7 +25,11 @@ OUTPUT_TOKENS = 180
 
 
 async def standardise_election(
-    config: RunConfig, endpoints, scoped: ScopedElection, completer: Completer
+    config: RunConfig,
+    endpoints,
+    scoped: ScopedElection,
+    completer: Completer,
+    on_try: TryHook | None = None,
 ) -> StandardisationResult:
     """The stage's calls for one election: the run's, and the dry-run's replay of them."""
     return await standardise(
@@ -34,6 +38,7 @@ async def standardise_election(
         endpoints[config.standardiser],
         excluded_missing_rationale=len(scoped.excluded_missing_rationale),
         max_attempts=config.standardise_retries + 1,
+        on_try=on_try,
     )
 
 
@@ -43,14 +48,21 @@ class Standardise(BaseStage):
 
     async def run_election(self, state: StudyState, run: ElectionRun) -> None:
         assert state.client is not None
-        # First tries: one per observation (a rejected rewrite is asked again).
+        # First tries: one per observation (a rejected rewrite is asked again, and the progress
+        # hears of it through the try hook).
         declare_more(
             state.client.listeners,
             STAGE,
             len(run.scoped.observations),
             retries=state.config.standardise_retries > 0,
         )
-        result = await standardise_election(state.config, state.endpoints, run.scoped, state.client)
+        result = await standardise_election(
+            state.config,
+            state.endpoints,
+            run.scoped,
+            state.client,
+            on_try=try_hook(state.client.listeners, STAGE),
+        )
         run.evidence = result.evidence
         run.standardisation = result.stats.model_dump(mode="json")
         state.log(

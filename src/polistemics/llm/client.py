@@ -76,6 +76,7 @@ class _Outcome:
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
+    cached_input_tokens: int = 0
     cost: float | None = None
     error: str | None = None
     retryable: bool = False
@@ -213,6 +214,12 @@ class LLMClient:
         local = self._local_servers(endpoint)
         limiter = self.limiter(endpoint)
         body = self._body(endpoint, json_schema, grammar, sample_index)
+        # What is sent; the cache key and the stored prompt keep the messages as they are.
+        wire_messages = (
+            cache_marked(identity.messages_json)
+            if endpoint.cache_control
+            else identity.messages_json
+        )
         attempts = content_attempts = 0
         started = time.monotonic()
         while True:
@@ -222,7 +229,7 @@ class LLMClient:
                     if base_url is not None:
                         transport = self._transport_at(base_url, endpoint.api_key(), endpoint)
                     t0 = time.monotonic()
-                    outcome = await self._attempt(transport, endpoint, body, identity.messages_json)
+                    outcome = await self._attempt(transport, endpoint, body, wire_messages)
                     latency_ms = (time.monotonic() - t0) * 1000
                 if outcome.rate_limited:
                     limiter.on_rate_limited()
@@ -288,6 +295,7 @@ class LLMClient:
             input_tokens=outcome.input_tokens,
             output_tokens=outcome.output_tokens,
             reasoning_tokens=outcome.reasoning_tokens,
+            cached_input_tokens=outcome.cached_input_tokens,
             cost=outcome.cost,
             latency_ms=latency_ms if status == "ok" else (time.monotonic() - started) * 1000,
             attempts=attempts,
@@ -425,7 +433,12 @@ class LLMClient:
     def _cost_for_budget(self, endpoint: ModelEndpoint, result: CallResult) -> float:
         if result.cost is not None:
             return result.cost
-        return endpoint.estimate_cost(result.input_tokens, result.output_tokens) or 0.0
+        return (
+            endpoint.estimate_cost(
+                result.input_tokens, result.output_tokens, result.cached_input_tokens
+            )
+            or 0.0
+        )
 
     def _account(self, stage: str, result: CallResult) -> None:
         counters = self.counters.setdefault(stage, StageCounters())
@@ -483,6 +496,25 @@ def tool_request(schema: dict) -> dict:
     }
 
 
+CACHE_BREAKPOINT = {"type": "ephemeral"}
+
+
+def cache_marked(messages_json: str) -> str:
+    """The messages with their system message marked as a prompt-cache breakpoint, the way
+    Anthropic's API (and OpenRouter, passing it on to Anthropic and Gemini models) takes one:
+    its text as a single content part carrying ``cache_control``. Every call of a stage that
+    shares the system message then reads it from the provider's cache. Messages without a
+    system message of plain text are sent as they are."""
+    messages = json.loads(messages_json)
+    for message in messages:
+        if message.get("role") == "system" and isinstance(message.get("content"), str):
+            message["content"] = [
+                {"type": "text", "text": message["content"], "cache_control": CACHE_BREAKPOINT}
+            ]
+            return json.dumps(messages, ensure_ascii=False)
+    return messages_json
+
+
 def forced_tool(body: dict) -> str | None:
     """The function name a request's ``tool_choice`` forces, if any."""
     choice = body.get("tool_choice")
@@ -537,6 +569,18 @@ def _token_count(value: object) -> int:
     return 0
 
 
+def cached_prompt_tokens(data: dict, prompt_tokens: int) -> int:
+    """The prompt tokens a reply says came from the provider's prompt cache, at most
+    ``prompt_tokens``: OpenAI's and OpenRouter's ``usage.prompt_tokens_details.cached_tokens``,
+    else llama.cpp's ``timings.cache_n`` (prompt tokens its server reused from the slot's
+    cache); 0 when the reply says nothing."""
+    details = _object(_object(data.get("usage")).get("prompt_tokens_details"))
+    cached = _token_count(details.get("cached_tokens"))
+    if not cached and "cached_tokens" not in details:
+        cached = _token_count(_object(data.get("timings")).get("cache_n"))
+    return min(cached, prompt_tokens)
+
+
 def _usable_cost(value: object) -> float | None:
     """A reported cost when it is a finite number of at least 0, else None (then estimated).
 
@@ -565,9 +609,12 @@ def _read_response(data: dict, endpoint: ModelEndpoint, tool: str | None = None)
     outcome.output_tokens = _token_count(usage.get("completion_tokens"))
     details = _object(usage.get("completion_tokens_details"))
     outcome.reasoning_tokens = _token_count(details.get("reasoning_tokens"))
+    outcome.cached_input_tokens = cached_prompt_tokens(data, outcome.input_tokens)
     outcome.cost = _usable_cost(usage.get("cost"))
     if outcome.cost is None:
-        outcome.cost = endpoint.estimate_cost(outcome.input_tokens, outcome.output_tokens)
+        outcome.cost = endpoint.estimate_cost(
+            outcome.input_tokens, outcome.output_tokens, outcome.cached_input_tokens
+        )
     if tool is not None:
         arguments, fault = _tool_arguments(message, tool)
         if fault is not None:

@@ -452,6 +452,38 @@ class LLMClient:
             listener(stage, result)
 
 
+def reply_result(key: str, endpoint: ModelEndpoint, reply: dict, body: dict) -> ReadReply:
+    """A reply that came by another road than this client (an offline batch's output line),
+    read exactly as an online reply to ``body`` is: its result as one attempt, and whether a
+    run would store it (a usable reply, or a content fault: empty, filtered, cut off, no tool
+    call). A malformed reply, which an online call would ask again, is not to be stored."""
+    outcome = _read_response(reply, endpoint, forced_tool(body))
+    result = CallResult(
+        key=key,
+        endpoint=endpoint.name,
+        model=endpoint.model,
+        status="ok" if outcome.error is None else "error",
+        text=outcome.text,
+        finish_reason=_clip(outcome.finish_reason) if outcome.finish_reason else None,
+        error=_clip(outcome.error) if outcome.error else None,
+        input_tokens=outcome.input_tokens,
+        output_tokens=outcome.output_tokens,
+        reasoning_tokens=outcome.reasoning_tokens,
+        cached_input_tokens=outcome.cached_input_tokens,
+        cost=outcome.cost,
+        attempts=1,
+    )
+    return ReadReply(result, outcome.error is None or outcome.content_fault)
+
+
+@dataclass(frozen=True)
+class ReadReply:
+    """``reply_result``'s answer: the call's result and whether a run would store it."""
+
+    result: CallResult
+    storable: bool
+
+
 def _clip(text: str) -> str:
     return text if len(text) <= ERROR_LIMIT else text[: ERROR_LIMIT - 1] + "…"
 

@@ -27,6 +27,7 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import urlsplit
 
 import platformdirs
 from pydantic import (
@@ -341,6 +342,33 @@ def openrouter_prices(
     except OSError as exc:
         notes.append(_one_line("price list not cached", exc.strerror or type(exc).__name__))
     return PriceLookup(fresh, "; ".join(notes) or None, fetched=True)
+
+
+# What a provider's batch API bills, as a share of its online price: OpenAI's Batch API and
+# Anthropic's Message Batches bill half. Other providers count as having no batch mode (n/a).
+BATCH_PRICE_SHARE = {"openai": 0.5, "anthropic": 0.5}
+_BATCH_HOSTS = {"api.openai.com": "openai", "api.anthropic.com": "anthropic"}
+
+
+def batch_price_share(endpoint: ModelEndpoint) -> float | None:
+    """The share of the online price the endpoint's model costs through its vendor's batch API,
+    or None when no batch discount is known.
+
+    An OpenAI endpoint, or one at OpenAI's or Anthropic's own API, has its vendor's discount.
+    OpenRouter has no batch API: an OpenRouter model is counted by the vendor its id names
+    (``openai/...``, ``anthropic/...``), i.e. what it would cost through that vendor's own batch
+    API. A registry field for the discount, where one exists, is the better source.
+    """
+    if endpoint.is_local:
+        return None
+    if endpoint.provider == "openai":
+        return BATCH_PRICE_SHARE["openai"]
+    host = urlsplit(endpoint.resolved_base_url).hostname or ""
+    if host in _BATCH_HOSTS:
+        return BATCH_PRICE_SHARE[_BATCH_HOSTS[host]]
+    if is_openrouter(endpoint):
+        return BATCH_PRICE_SHARE.get(endpoint.model.split("/", 1)[0])
+    return None
 
 
 def is_openrouter(endpoint: ModelEndpoint) -> bool:

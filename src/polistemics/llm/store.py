@@ -232,6 +232,19 @@ class RunStore:
             rows = self._db.execute(sql).fetchall()
         return [dict(zip(names, row, strict=True)) for row in rows]
 
+    def add_calls(self, calls: list[FinishedCall]) -> None:
+        """Commit finished calls that came by another road than the client (an offline batch's
+        results), all in one transaction."""
+        rows = [call_row(call) for call in calls]
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(INSERT_CALL, rows)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
     def total_cost(self) -> float:
         with self._lock:
             (value,) = self._db.execute("SELECT COALESCE(SUM(cost), 0) FROM calls").fetchone()

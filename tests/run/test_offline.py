@@ -275,3 +275,26 @@ def test_a_result_whose_prompt_changed_since_export_is_refused(
         assert store.count_calls() == before
     now_pending = asyncio.run(pending_calls(load_config(config_path), run_dir, quiet))
     assert not {c.key for c in exported} & set(now_pending)
+
+
+def test_a_finished_run_s_own_config_is_used_when_none_is_given(
+    offline_and_online, tmp_path: Path
+) -> None:
+    run_dir = offline_and_online[0] / "run"
+    out = tmp_path / "judge.jsonl"
+    result = cli(
+        "export", str(run_dir), "--stage", "judge", "--endpoint", "judge-a", "-o", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    assert "0 requests written" in result.output and out.read_text() == ""
+
+
+def test_without_run_json_or_store_the_commands_say_what_is_missing(tmp_path: Path) -> None:
+    empty = tmp_path / "nothing"
+    exported = cli("export", str(empty), "--stage", "answers", "--endpoint", "target")
+    assert exported.exit_code == 2 and "no run.json yet" in exported.output
+    results = tmp_path / "out.jsonl"
+    results.write_text("")
+    imported = cli("import", str(empty), str(results), "--config", "demo")
+    assert imported.exit_code == 2 and "no run store here" in imported.output
+    assert not empty.exists()

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from polistemics.llm.client import reply_result
 from polistemics.llm.offline_batch import DeferringClient, PendingCall, read_output
@@ -37,8 +40,7 @@ from polistemics.run.pipeline import load_elections, resolve_endpoints
 from polistemics.run.stages import STAGES
 from polistemics.run.stages.base import ElectionRun, Log, StudyState, run_stages
 from polistemics.run.stages.planning import endpoint_identity
-from polistemics.runlog import RunDir, RunFileError
-from polistemics.runlog.read import read_manifest
+from polistemics.runlog import RunDir
 
 # The call stages (as the store names them) and the names ``--stage`` also takes for them.
 CALL_STAGES = (
@@ -68,22 +70,36 @@ def call_stage(name: str) -> str:
 
 
 def study_config(run_dir: Path, config: str | None) -> RunConfig:
-    """The config given, else the one the run directory's ``run.json`` records."""
+    """The config given, else the one the run directory's ``run.json`` records (in full: the
+    typed ``RunManifest`` keeps only the parts its readers use)."""
     if config is not None:
         return load_config(config)
-    try:
-        manifest = read_manifest(RunDir(run_dir).manifest)
-    except (OSError, RunFileError) as exc:
-        raise OfflineBatchError(f"{run_dir}: run.json unreadable ({exc}); give --config") from None
-    if manifest is None:
+    path = RunDir(run_dir).manifest
+    if not path.is_file():
         raise OfflineBatchError(
             f"{run_dir}: no run.json yet: give the study's config with --config"
         )
-    raw = manifest.model_dump(mode="json").get("config")
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise OfflineBatchError(
+            f"{path}: unreadable ({type(exc).__name__}); give --config"
+        ) from None
+    raw = recorded.get("config") if isinstance(recorded, dict) else None
     try:
         return RunConfig.model_validate(raw)
-    except ValueError:
-        raise ConfigError(f"{run_dir}/run.json: its config is not a valid run config") from None
+    except ValidationError:
+        raise ConfigError(f"{path}: its config is not a valid run config; give --config") from None
+
+
+def existing_store(run_dir: Path) -> Path:
+    """The run directory's store, which must exist (an import adds to a run, never starts one)."""
+    store = RunDir(run_dir).store
+    if not store.is_file():
+        raise OfflineBatchError(
+            f"{run_dir}: no run store here ({store.name}); nothing to import into"
+        )
+    return store
 
 
 async def pending_calls(config: RunConfig, run_dir: Path, log: Log) -> dict[str, PendingCall]:
@@ -182,6 +198,7 @@ def import_results(config: RunConfig, run_dir: Path, path: Path, log: Log) -> Im
     The run directory's lock is held throughout, so no run changes the store meanwhile."""
     if not path.is_file():
         raise OfflineBatchError(f"{path}: no such file")
+    existing_store(run_dir)
     with RunLock(run_dir):
         pending = asyncio.run(pending_calls(config, run_dir, log))
         with RunStore(RunDir(run_dir).store) as store:

@@ -298,3 +298,17 @@ def test_without_run_json_or_store_the_commands_say_what_is_missing(tmp_path: Pa
     imported = cli("import", str(empty), str(results), "--config", "demo")
     assert imported.exit_code == 2 and "no run store here" in imported.output
     assert not empty.exists()
+
+
+def test_export_counts_the_calls_it_leaves_for_other_files(
+    study_with_answers_pending, tmp_path: Path
+) -> None:
+    config_path, run_dir, _, answers = study_with_answers_pending
+    result = cli(
+        "export", str(run_dir), "--stage", "judge", "--endpoint", "judge-a",
+        "--config", str(config_path), "-o", str(tmp_path / "judge.jsonl"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    # No answer is in yet, so no judge call can be made; the answers are what is pending.
+    assert "0 requests written" in result.output
+    assert f"also pending (not in this file): {len(answers):,} answer on target" in result.output

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -62,11 +63,21 @@ class PendingCall:
         )
 
 
+# Which deferred calls to keep in full: (key, stage, endpoint) -> keep it. Others are counted.
+Keep = Callable[[str, str, ModelEndpoint], bool]
+
+
 @dataclass
 class DeferringClient(LLMClient):
-    """An ``LLMClient`` that makes no request: see the module docstring."""
+    """An ``LLMClient`` that makes no request: see the module docstring. ``keep`` bounds what
+    is held: at paper scale a stage defers ~100,000 calls of a few KB of prompt each, and an
+    export or import needs only one stage's, or one file's; the rest are counted in
+    ``skipped`` by (stage, endpoint name)."""
 
     deferred: dict[str, PendingCall] = field(default_factory=dict)
+    keep: Keep | None = None
+    skipped: Counter[tuple[str, str]] = field(default_factory=Counter)
+    _skipped_keys: set[str] = field(default_factory=set, repr=False)
 
     async def _call(
         self,
@@ -77,6 +88,11 @@ class DeferringClient(LLMClient):
         sample_index: int,
         stage: str,
     ) -> CallResult:
+        if self.keep is not None and not self.keep(identity.key, stage, endpoint):
+            if identity.key not in self._skipped_keys:  # a call asked twice is one call
+                self._skipped_keys.add(identity.key)
+                self.skipped[(stage, endpoint.name)] += 1
+            return self._deferred_result(endpoint, identity)
         self.deferred.setdefault(
             identity.key,
             PendingCall(
@@ -89,6 +105,10 @@ class DeferringClient(LLMClient):
                 self._body(endpoint, json_schema, grammar, sample_index),
             ),
         )
+        return self._deferred_result(endpoint, identity)
+
+    @staticmethod
+    def _deferred_result(endpoint: ModelEndpoint, identity: CallIdentity) -> CallResult:
         return CallResult(
             key=identity.key,
             endpoint=endpoint.name,

@@ -31,7 +31,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from polistemics.llm.client import reply_result
-from polistemics.llm.offline_batch import DeferringClient, PendingCall, read_output
+from polistemics.llm.offline_batch import DeferringClient, Keep, PendingCall, read_output
 from polistemics.llm.registry import ModelEndpoint, default_registry
 from polistemics.llm.store import FinishedCall, RunStore
 from polistemics.run.config import ConfigError, RunConfig, load_config
@@ -102,18 +102,28 @@ def existing_store(run_dir: Path) -> Path:
     return store
 
 
-async def pending_calls(config: RunConfig, run_dir: Path, log: Log) -> dict[str, PendingCall]:
-    """Every call a run of ``config`` in ``run_dir`` would make now, by key."""
+async def pending_calls(
+    config: RunConfig, run_dir: Path, log: Log, keep: Keep | None = None
+) -> dict[str, PendingCall]:
+    """Every call a run of ``config`` in ``run_dir`` would make now, by key; with ``keep``,
+    only those it keeps."""
+    client = await _deferring_run(config, run_dir, log, keep)
+    return client.deferred
+
+
+async def _deferring_run(
+    config: RunConfig, run_dir: Path, log: Log, keep: Keep | None
+) -> DeferringClient:
     endpoints = resolve_endpoints(config, default_registry(config.models_file))
     elections = [ElectionRun(scoped) for scoped in load_elections(config)]
     with RunStore(RunDir(run_dir).store) as store:
-        client = DeferringClient(store=store)
+        client = DeferringClient(store=store, keep=keep)
         state = StudyState(config, endpoints, run_dir, elections, log=log, client=client)
         try:
             await run_stages(STAGES, state, lambda name: contextlib.nullcontext())
         finally:
             await client.aclose()
-    return client.deferred
+    return client
 
 
 # ---- export -------------------------------------------------------------------------------
@@ -137,15 +147,13 @@ def export_calls(
         known = ", ".join(sorted(endpoints))
         raise OfflineBatchError(f"'{endpoint_name}' is not a model of this study (its: {known})")
     wanted = endpoint_identity(endpoints[endpoint_name])
-    pending = asyncio.run(pending_calls(config, run_dir, log))
-    chosen = [
-        call
-        for call in pending.values()
-        if call.stage == stage and endpoint_identity(call.endpoint) == wanted
-    ]
-    other = Counter(
-        f"{call.stage} on {call.endpoint.name}" for call in pending.values() if call not in chosen
-    )
+
+    def keep(key: str, call_stage: str, endpoint: ModelEndpoint) -> bool:
+        return call_stage == stage and endpoint_identity(endpoint) == wanted
+
+    client = asyncio.run(_deferring_run(config, run_dir, log, keep))
+    chosen = list(client.deferred.values())
+    other = Counter({f"{s} on {name}": n for (s, name), n in client.skipped.items()})
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     with partial.open("w", encoding="utf-8") as handle:
@@ -199,8 +207,10 @@ def import_results(config: RunConfig, run_dir: Path, path: Path, log: Log) -> Im
     if not path.is_file():
         raise OfflineBatchError(f"{path}: no such file")
     existing_store(run_dir)
+    named = {line.custom_id for line in read_output(path) if line.custom_id is not None}
     with RunLock(run_dir):
-        pending = asyncio.run(pending_calls(config, run_dir, log))
+        # Only the calls the file names are held (the others are merely counted).
+        pending = asyncio.run(pending_calls(config, run_dir, log, lambda key, *_: key in named))
         with RunStore(RunDir(run_dir).store) as store:
             stored_keys = store.call_keys()
             imported, calls = _read_results(path, pending, stored_keys)

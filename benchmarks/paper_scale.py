@@ -66,7 +66,7 @@ def synthetic_election(path: Path, seed: int = 0) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
-def write_config(folder: Path, base_url: str, concurrency: int) -> Path:
+def write_config(folder: Path, base_url: str, concurrency: int, prompt_order: bool = False) -> Path:
     names = [
         "target-1",
         "target-2",
@@ -94,7 +94,9 @@ def write_config(folder: Path, base_url: str, concurrency: int) -> Path:
         'standardiser = "writer"\nvague_generator = "writer"\nvague_auditor = "auditor"\n'
         'ablations = ["anon", "en"]\nembeddings = "tfidf"\n'
         f"concurrency = {concurrency}\n"
-        f'models_file = "{folder / "models.toml"}"\noutput_dir = "{folder / "run"}"\n\n'
+        # Judging after all answers, calls sharing a prompt prefix sent together.
+        + ("overlap_judging = false\n" if prompt_order else "")
+        + f'models_file = "{folder / "models.toml"}"\noutput_dir = "{folder / "run"}"\n\n'
         f'[[elections]]\nsource = "generic:{election}"\n'
     )
     return config
@@ -136,6 +138,12 @@ def main() -> None:
     )
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument(
+        "--prompt-order",
+        action="store_true",
+        help="judge after all answers, calls sharing a prompt prefix together "
+        "(overlap_judging = false)",
+    )
+    parser.add_argument(
         "--no-gc-freeze",
         action="store_true",
         help="run without the run's garbage-collector policies (POLISTEMICS_GC_POLICY=off)",
@@ -145,7 +153,7 @@ def main() -> None:
     jitter = ["--jitter-ms", str(args.jitter_ms)] if args.jitter_ms else []
 
     with test_server(args.latency_ms, jitter) as server, tempfile.TemporaryDirectory() as tmp:
-        config = write_config(Path(tmp), server.base_url, args.concurrency)
+        config = write_config(Path(tmp), server.base_url, args.concurrency, args.prompt_order)
         first = run_cli(config, env)
         rerun = run_cli(config, env)
 
@@ -187,6 +195,12 @@ def main() -> None:
     print(f"harness CPU per call  {first['cpu'] / calls * 1000:.2f} ms")
     print(f"test server CPU/call  {server.cpu_seconds / calls * 1000:.2f} ms (its own process)")
     print(f"peak memory (RSS)     {first['peak_mb']:.0f} MB")
+    totals = manifest["totals"]
+    cached = totals.get("cached_input_tokens", 0)
+    print(
+        f"cached input tokens   {cached:,} of {totals['input_tokens']:,} "
+        f"({cached / max(1, totals['input_tokens']):.1%}; the test server's prompt cache)"
+    )
     print(
         f"rerun wall time       {rerun['wall']:.1f} s, CPU {rerun['cpu']:.1f} s "
         f"(with its figure workers), peak memory {rerun['peak_mb']:.0f} MB"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -30,3 +31,19 @@ def test_escape_sequences_in_an_error_are_printed_as_escapes(tmp_path: Path) -> 
     assert not any(ch in shown for ch in "\x1b\x07\x00\x9b")
     assert "HTTP 500: \\x1b]0;pwned window title\\x07" in shown
     assert "1 failed call(s)" in shown
+
+
+def test_stats_show_the_cached_input_tokens(tmp_path: Path) -> None:
+    calls = [
+        CallResult(key=f"{i}" * 64, endpoint="judge", model="m", status="ok", text="Yes",
+                   input_tokens=1000 + i, cached_input_tokens=300 * i)
+        for i in (1, 2)
+    ]  # fmt: skip
+    with RunStore(tmp_path / STORE_FILE) as store:
+        store.add_calls([FinishedCall(c, "judge", "h", "{}", 0, None) for c in calls])
+    table = CliRunner().invoke(app, ["cache", "stats", str(tmp_path)], env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and "cached in" in table.stdout and " 900 " in table.stdout
+    as_json = CliRunner().invoke(app, ["cache", "stats", str(tmp_path), "--json"])
+    (row,) = json.loads(as_json.stdout)
+    assert (row["input_tokens"], row["cached_input_tokens"]) == (2003, 900)
+    assert row["uncached_input_tokens"] == 2003 - 900

@@ -146,3 +146,29 @@ def test_out_names_the_run_directory_and_output_still_does_with_a_warning(
     assert old.exit_code == 0, old.output
     assert json.loads(old.stdout)["run_dir"] == str(tmp_path / "old")
     assert old.stderr == "warning: --output is deprecated; use --out\n"
+
+
+def test_dry_run_shows_online_batch_and_cached_prefix_costs_side_by_side(
+    study: Path, server, monkeypatch
+):
+    payload = plan(study)
+    rows = {row["model"]: row for row in payload["stages"]}
+    target = rows["or-target"]  # openai/... on OpenRouter: OpenAI's batch API bills half
+    assert target["batch_cost"] == pytest.approx(target["cost"] * 0.5)
+    # No shared prefix of 1,024 tokens in the demo's prompts: the cached estimate is online's.
+    assert target["cached_input_tokens"] == 0 and target["cached_prefix_cost"] == target["cost"]
+    assert rows["or-judge"]["batch_cost"] is None  # google/...: no batch discount known
+    monkeypatch.setenv("COLUMNS", "250")
+    result = CliRunner().invoke(app, ["run", str(study), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert all(h in result.stdout for h in ("online $", "batch $", "cached prefix $"))
+    priced = [r for r in payload["stages"] if r["cost"] is not None]
+    online = sum(r["cost"] for r in priced)
+    in_batch = sum(r["cost"] if r["batch_cost"] is None else r["batch_cost"] for r in priced)
+    without = sum(r["batch_cost"] is None for r in priced)
+    unpriced = len(payload["stages"]) - len(priced)
+    assert (
+        f"cost estimates: online ${online:,.2f} ({unpriced} rows n/a, left out), "
+        f"batch ${in_batch:,.2f} ({unpriced} rows n/a, left out) ({without} rows without a "
+        f"known batch discount at online)" in result.stdout
+    )

@@ -375,3 +375,50 @@ def test_a_malformed_snapshot_is_refused():
     ):
         with pytest.raises(ValidationError):
             parse_snapshot(bad)
+
+
+CACHE_LISTING = {
+    "data": [
+        {
+            "id": "anthropic/claude-x",
+            "pricing": {"prompt": "0.000003", "completion": "0.000015", "input_cache_read": "3e-7"},
+        },
+        {
+            "id": "odd/cache-text",
+            "pricing": {"prompt": "0.000001", "completion": "0.000002", "input_cache_read": "x"},
+        },
+    ]
+}
+
+
+def test_the_listed_cached_input_rate_prices_cached_tokens(tmp_path, monkeypatch):
+    with FakeOpenAIServer(model_list=CACHE_LISTING) as listing:
+        base = listing.base_url.removesuffix("/v1") + "/api/v1"
+        monkeypatch.setenv("POLISTEMICS_OPENROUTER_BASE_URL", base)
+        prices, _ = estimate_prices(
+            [endpoint("claude", "anthropic/claude-x"), endpoint("odd", "odd/cache-text")],
+            cache_path=tmp_path / "prices.json",
+            now=NOW,
+        )
+    claude = prices["claude"]
+    assert claude.cached_input_per_token == pytest.approx(3e-7)
+    # 1M input tokens of which 600k cached, 0 output: 400k at 3e-6, 600k at 3e-7.
+    assert claude.cost(1_000_000, 0, 600_000) == pytest.approx(0.4e6 * 3e-6 + 0.6e6 * 3e-7)
+    # An unusable cached rate is dropped, the entry kept: cached tokens then have no price.
+    odd = prices["odd"]
+    assert odd.cost(100, 10) == pytest.approx(100e-6 + 20e-6)
+    assert odd.cached_input_per_token is None and odd.cost(100, 10, 50) is None
+    # The cached rate survives the on-disk cache.
+    cached = json.loads((tmp_path / "prices.json").read_text())
+    assert cached["prices"]["anthropic/claude-x"]["input_cache_read"] == pytest.approx(3e-7)
+
+
+def test_the_registry_cached_input_rate() -> None:
+    from polistemics.llm.pricing import registry_price
+
+    ep = endpoint(
+        "own", "m", provider="openai-compatible", price_cached_input_per_mtok=0.5, **REGISTRY_PRICED
+    )
+    price = registry_price(ep)
+    assert price.cost(1_000_000, 0, 250_000) == pytest.approx(0.75 * 2.0 + 0.25 * 0.5)
+    assert ep.estimate_cost(1_000_000, 0, 250_000) == pytest.approx(0.75 * 2.0 + 0.25 * 0.5)

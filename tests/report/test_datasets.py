@@ -218,3 +218,16 @@ def test_the_fidelity_table_is_drawn_as_read_back(demo_run_copy, tmp_path) -> No
     FIDELITY_UNAVAILABLE.write(pd.DataFrame({"reason": ["doctored <i>why</i>"]}), run.tables)
     shown = section(build_report(demo_run_copy, tmp_path / "c", options))
     assert "doctored &lt;i&gt;why&lt;/i&gt;" in shown and 'id="fidelity"' not in shown
+
+
+def test_calls_table_splits_input_tokens_into_cached_and_uncached() -> None:
+    row = {"stage": "judge", "endpoint": "j", "model": "m", "calls": 2, "input_tokens": 100}
+    manifest = RunManifest.model_validate(
+        {"calls": [{**row, "cached_input_tokens": 60, "uncached_input_tokens": 40}]}
+    )
+    (split,) = calls_table(manifest).to_dict("records")
+    assert (split["input_tokens"], split["cached_input_tokens"]) == (100, 60)
+    assert split["uncached_input_tokens"] == 40
+    # A run recorded before the split: the columns are there, empty.
+    (old,) = calls_table(RunManifest.model_validate({"calls": [row]})).to_dict("records")
+    assert old["cached_input_tokens"] is None and old["uncached_input_tokens"] is None

@@ -31,7 +31,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "report": ("report",),
     "run": ("run",),
     "cache": ("cache",),
-    "batch": ("batch",),
+    "batch": ("batch", "batch_files"),
     "annotate": ("annotate", "annotate_stats", "annotate_serve"),
     "coder": ("coder",),
 }

@@ -69,5 +69,7 @@ def status(
 
 def register(app: typer.Typer) -> None:
     """Add the ``batch`` command group and its ``status`` command."""
-    batch = add_group(app, "batch", help="Batches sent to providers' batch APIs.")
+    batch = add_group(
+        app, "batch", help="Batches: sent to providers' batch APIs, or run offline (vLLM)."
+    )
     batch.command("status")(status)

@@ -36,7 +36,8 @@ def stats(
     run: Path = typer.Argument(..., help="Run directory (or its store.sqlite)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Calls, errors, tokens, cost and latency per stage and model."""
+    """Calls, errors, tokens (cached input tokens among them), cost and latency per stage and
+    model."""
     with _store(run) as store:
         rows = store.call_stats()
     if as_json:
@@ -49,6 +50,7 @@ def stats(
         "calls",
         "errors",
         "tokens in",
+        "cached in",
         "tokens out",
         "reasoning",
         "cost $",
@@ -62,6 +64,7 @@ def stats(
             str(r["calls"]),
             str(r["errors"]),
             str(r["input_tokens"]),
+            str(r["cached_input_tokens"]),
             str(r["output_tokens"]),
             str(r["reasoning_tokens"]),
             f"{r['cost'] or 0:.4f}",

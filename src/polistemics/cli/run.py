@@ -167,7 +167,10 @@ def _print_plan(
         "new",
         "est. tokens in",
         "est. tokens out",
-        "est. cost $",
+        "est. cached in",
+        "online $",
+        "batch $",
+        "cached prefix $",
         "price source",
     ):
         table.add_column(
@@ -182,7 +185,10 @@ def _print_plan(
             str(r.new),
             f"{r.input_tokens:,}",
             f"{r.output_tokens:,}",
-            "n/a" if r.cost is None else f"{r.cost:,.2f}",
+            f"{r.cached_input_tokens:,}",
+            _usd(r.cost),
+            _usd(r.batch_cost),
+            _usd(r.cached_prefix_cost),
             r.price_source,
         )
     console = stdout_console()
@@ -191,6 +197,8 @@ def _print_plan(
         console.print(line)
     if prices_note:
         console.print(prices_note, markup=False, highlight=False)
+    for line in cost_totals(rows):
+        console.print(line, markup=False, highlight=False)
     if any(r.cost is None for r in rows):
         console.print(
             "cost: n/a where neither OpenRouter's list, the registry (price_input_per_mtok, "
@@ -198,6 +206,35 @@ def _print_plan(
         )
     if missing_keys:
         console.print(f"to run it, set: {', '.join(missing_keys)}")
+
+
+def _usd(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.2f}"
+
+
+def cost_totals(rows: list) -> list[str]:
+    """The three estimates summed, and what each means (docs/guides/prompt-caching.md)."""
+
+    def total(values: list[float | None]) -> str:
+        known = [v for v in values if v is not None]
+        left_out = len(values) - len(known)
+        if not known:
+            return "n/a"
+        return f"${sum(known):,.2f}" + (f" ({left_out} rows n/a, left out)" if left_out else "")
+
+    # A study in batch where it can be: rows without a batch mode stay at their online cost.
+    in_batch = [r.cost if r.batch_cost is None else r.batch_cost for r in rows]
+    online_rows = sum(r.batch_cost is None and r.cost is not None for r in rows)
+    return [
+        f"cost estimates: online {total([r.cost for r in rows])}, "
+        f"batch {total(in_batch)}"
+        + (f" ({online_rows} rows without a known batch discount at online)" if online_rows else "")
+        + f", cached prefix {total([r.cached_prefix_cost for r in rows])}",
+        "batch: online x the share the model's vendor bills through its batch API (OpenAI, "
+        "Anthropic: 50%; an OpenRouter model counts by the vendor its id names), n/a where none "
+        "is known; cached prefix: online, with prompt prefixes of at least 1,024 tokens that "
+        "calls share read at the cached-input rate (n/a where that rate is unknown)",
+    ]
 
 
 def _print_summary(result, paths: dict[str, Path]) -> None:

@@ -143,6 +143,12 @@ def _judge_system(rubric: Rubric, environment: Environment, expected_stance: Sta
     )
 
 
+def judge_system_message(rubric: Rubric, environment: Environment, expected_stance: Stance) -> str:
+    """The paper prompt's system message, shared by every call of a rubric, environment and
+    expected stance (the prefix a provider's prompt cache can serve; ``--dry-run``'s estimate)."""
+    return _judge_system(rubric, environment, expected_stance)
+
+
 def judge_messages(item: EnvironmentItem, answer_text: str, rubric: Rubric) -> list[Message]:
     return build_judge_prompt(item, answer_text, rubric).messages
 

@@ -84,6 +84,7 @@ class _Outcome:
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
+    cached_input_tokens: int = 0
     cost: float | None = None
     error: str | None = None
     retryable: bool = False
@@ -235,6 +236,12 @@ class LLMClient:
         local = self._local_servers(endpoint)
         limiter = self.limiter(endpoint)
         body = self._body(endpoint, json_schema, grammar, sample_index)
+        # What is sent; the cache key and the stored prompt keep the messages as they are.
+        wire_messages = (
+            cache_marked(identity.messages_json)
+            if endpoint.cache_control
+            else identity.messages_json
+        )
         attempts = content_attempts = 0
         started = time.monotonic()
         while True:
@@ -244,7 +251,7 @@ class LLMClient:
                     if base_url is not None:
                         transport = self._transport_at(base_url, endpoint.api_key(), endpoint)
                     t0 = time.monotonic()
-                    outcome = await self._attempt(transport, endpoint, body, identity.messages_json)
+                    outcome = await self._attempt(transport, endpoint, body, wire_messages)
                     latency_ms = (time.monotonic() - t0) * 1000
                 if outcome.rate_limited:
                     limiter.on_rate_limited()
@@ -346,6 +353,7 @@ class LLMClient:
             input_tokens=outcome.input_tokens,
             output_tokens=outcome.output_tokens,
             reasoning_tokens=outcome.reasoning_tokens,
+            cached_input_tokens=outcome.cached_input_tokens,
             cost=outcome.cost,
             latency_ms=latency_ms if status == "ok" else (time.monotonic() - started) * 1000,
             attempts=attempts,
@@ -483,7 +491,12 @@ class LLMClient:
     def _cost_for_budget(self, endpoint: ModelEndpoint, result: CallResult) -> float:
         if result.cost is not None:
             return result.cost
-        return endpoint.estimate_cost(result.input_tokens, result.output_tokens) or 0.0
+        return (
+            endpoint.estimate_cost(
+                result.input_tokens, result.output_tokens, result.cached_input_tokens
+            )
+            or 0.0
+        )
 
     def _account(self, stage: str, result: CallResult) -> None:
         counters = self.counters.setdefault(stage, StageCounters())
@@ -495,6 +508,38 @@ class LLMClient:
         counters.cost += result.cost or 0.0
         for listener in self.listeners:
             listener(stage, result)
+
+
+def reply_result(key: str, endpoint: ModelEndpoint, reply: dict, body: dict) -> ReadReply:
+    """A reply that came by another road than this client (an offline batch's output line),
+    read exactly as an online reply to ``body`` is: its result as one attempt, and whether a
+    run would store it (a usable reply, or a content fault: empty, filtered, cut off, no tool
+    call). A malformed reply, which an online call would ask again, is not to be stored."""
+    outcome = _read_response(reply, endpoint, forced_tool(body))
+    result = CallResult(
+        key=key,
+        endpoint=endpoint.name,
+        model=endpoint.model,
+        status="ok" if outcome.error is None else "error",
+        text=outcome.text,
+        finish_reason=_clip(outcome.finish_reason) if outcome.finish_reason else None,
+        error=_clip(outcome.error) if outcome.error else None,
+        input_tokens=outcome.input_tokens,
+        output_tokens=outcome.output_tokens,
+        reasoning_tokens=outcome.reasoning_tokens,
+        cached_input_tokens=outcome.cached_input_tokens,
+        cost=outcome.cost,
+        attempts=1,
+    )
+    return ReadReply(result, outcome.error is None or outcome.content_fault)
+
+
+@dataclass(frozen=True)
+class ReadReply:
+    """``reply_result``'s answer: the call's result and whether a run would store it."""
+
+    result: CallResult
+    storable: bool
 
 
 def _clip(text: str) -> str:
@@ -539,6 +584,25 @@ def tool_request(schema: dict) -> dict:
         "tools": [{"type": "function", "function": function}],
         "tool_choice": {"type": "function", "function": {"name": name}},
     }
+
+
+CACHE_BREAKPOINT = {"type": "ephemeral"}
+
+
+def cache_marked(messages_json: str) -> str:
+    """The messages with their system message marked as a prompt-cache breakpoint, the way
+    Anthropic's API (and OpenRouter, passing it on to Anthropic and Gemini models) takes one:
+    its text as a single content part carrying ``cache_control``. Every call of a stage that
+    shares the system message then reads it from the provider's cache. Messages without a
+    system message of plain text are sent as they are."""
+    messages = json.loads(messages_json)
+    for message in messages:
+        if message.get("role") == "system" and isinstance(message.get("content"), str):
+            message["content"] = [
+                {"type": "text", "text": message["content"], "cache_control": CACHE_BREAKPOINT}
+            ]
+            return json.dumps(messages, ensure_ascii=False)
+    return messages_json
 
 
 def forced_tool(body: dict) -> str | None:
@@ -595,6 +659,18 @@ def _token_count(value: object) -> int:
     return 0
 
 
+def cached_prompt_tokens(data: dict, prompt_tokens: int) -> int:
+    """The prompt tokens a reply says came from the provider's prompt cache, at most
+    ``prompt_tokens``: OpenAI's and OpenRouter's ``usage.prompt_tokens_details.cached_tokens``,
+    else llama.cpp's ``timings.cache_n`` (prompt tokens its server reused from the slot's
+    cache); 0 when the reply says nothing."""
+    details = _object(_object(data.get("usage")).get("prompt_tokens_details"))
+    cached = _token_count(details.get("cached_tokens"))
+    if not cached and "cached_tokens" not in details:
+        cached = _token_count(_object(data.get("timings")).get("cache_n"))
+    return min(cached, prompt_tokens)
+
+
 def _usable_cost(value: object) -> float | None:
     """A reported cost when it is a finite number of at least 0, else None (then estimated).
 
@@ -647,9 +723,12 @@ def _read_response(data: dict, endpoint: ModelEndpoint, tool: str | None = None)
     outcome.output_tokens = _token_count(usage.get("completion_tokens"))
     details = _object(usage.get("completion_tokens_details"))
     outcome.reasoning_tokens = _token_count(details.get("reasoning_tokens"))
+    outcome.cached_input_tokens = cached_prompt_tokens(data, outcome.input_tokens)
     outcome.cost = _usable_cost(usage.get("cost"))
     if outcome.cost is None:
-        outcome.cost = endpoint.estimate_cost(outcome.input_tokens, outcome.output_tokens)
+        outcome.cost = endpoint.estimate_cost(
+            outcome.input_tokens, outcome.output_tokens, outcome.cached_input_tokens
+        )
     if tool is not None:
         arguments, fault = _tool_arguments(message, tool)
         if fault is not None:

@@ -27,9 +27,18 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from polistemics.llm.registry import ModelEndpoint, openrouter_base_url
 
@@ -59,12 +68,23 @@ UsdPerToken = Annotated[float, BeforeValidator(_no_bool), Field(ge=0, allow_inf_
 
 
 class TokenPrices(BaseModel):
-    """USD per token, as OpenRouter lists them (strings there, floats here)."""
+    """USD per token, as OpenRouter lists them (strings there, floats here). ``input_cache_read``
+    is the rate of prompt tokens read from the provider's prompt cache, for models that list
+    one; an unusable one is dropped (the entry's other prices stay)."""
 
     model_config = ConfigDict(frozen=True)
 
     prompt: UsdPerToken
     completion: UsdPerToken
+    input_cache_read: UsdPerToken | None = None
+
+    @field_validator("input_cache_read", mode="wrap")
+    @classmethod
+    def _usable_or_none(cls, value: Any, handler: Any) -> float | None:
+        try:
+            return handler(value)
+        except ValidationError:
+            return None
 
 
 class _ListedModel(BaseModel):
@@ -142,16 +162,30 @@ class PriceList:
 
 @dataclass(frozen=True)
 class Price:
-    """What one endpoint costs per token, and where that figure came from."""
+    """What one endpoint costs per token, and where that figure came from; ``cached_input``
+    is the rate of input tokens read from the provider's prompt cache (None: not known)."""
 
     source: str
     input_per_token: float | None = None
     output_per_token: float | None = None
+    cached_input_per_token: float | None = None
 
-    def cost(self, input_tokens: float, output_tokens: float) -> float | None:
+    def cost(
+        self, input_tokens: float, output_tokens: float, cached_input_tokens: float = 0
+    ) -> float | None:
+        """USD for the tokens; ``cached_input_tokens`` of the input at the cached rate (None
+        when there are cached tokens and no cached rate is known)."""
         if self.input_per_token is None or self.output_per_token is None:
             return None
-        return input_tokens * self.input_per_token + output_tokens * self.output_per_token
+        cached = min(cached_input_tokens, input_tokens)
+        if cached and self.cached_input_per_token is None:
+            return None
+        cached_cost = cached * self.cached_input_per_token if cached else 0.0
+        return (
+            (input_tokens - cached) * self.input_per_token
+            + cached_cost
+            + output_tokens * self.output_per_token
+        )
 
 
 NO_PRICE = Price(NO_SOURCE)
@@ -310,6 +344,35 @@ def openrouter_prices(
     return PriceLookup(fresh, "; ".join(notes) or None, fetched=True)
 
 
+# What a provider's batch API bills, as a share of its online price: OpenAI's Batch API and
+# Anthropic's Message Batches bill half. Other providers count as having no batch mode (n/a).
+BATCH_PRICE_SHARE = {"openai": 0.5, "anthropic": 0.5}
+_BATCH_HOSTS = {"api.openai.com": "openai", "api.anthropic.com": "anthropic"}
+
+
+def batch_price_share(endpoint: ModelEndpoint) -> float | None:
+    """The share of the online price the endpoint's model costs through its vendor's batch API,
+    or None when no batch discount is known.
+
+    An OpenAI endpoint, or one at OpenAI's or Anthropic's own API, has its vendor's discount.
+    OpenRouter has no batch API: an OpenRouter model is counted by the vendor its id names
+    (``openai/...``, ``anthropic/...``), i.e. what it would cost through that vendor's own batch
+    API. A batch endpoint's own ``batch_discount`` comes first.
+    """
+    if endpoint.is_local:
+        return None
+    if endpoint.execution == "batch":  # the registry says what its batch API bills
+        return 1 - endpoint.batch_discount
+    if endpoint.provider == "openai":
+        return BATCH_PRICE_SHARE["openai"]
+    host = urlsplit(endpoint.resolved_base_url).hostname or ""
+    if host in _BATCH_HOSTS:
+        return BATCH_PRICE_SHARE[_BATCH_HOSTS[host]]
+    if is_openrouter(endpoint):
+        return BATCH_PRICE_SHARE.get(endpoint.model.split("/", 1)[0])
+    return None
+
+
 def is_openrouter(endpoint: ModelEndpoint) -> bool:
     if endpoint.provider == "openrouter":
         return True
@@ -319,8 +382,12 @@ def is_openrouter(endpoint: ModelEndpoint) -> bool:
 def registry_price(endpoint: ModelEndpoint) -> Price:
     if endpoint.price_input_per_mtok is None or endpoint.price_output_per_mtok is None:
         return NO_PRICE
+    cached = endpoint.price_cached_input_per_mtok
     return Price(
-        REGISTRY_SOURCE, endpoint.price_input_per_mtok / 1e6, endpoint.price_output_per_mtok / 1e6
+        REGISTRY_SOURCE,
+        endpoint.price_input_per_mtok / 1e6,
+        endpoint.price_output_per_mtok / 1e6,
+        None if cached is None else cached / 1e6,
     )
 
 
@@ -334,12 +401,16 @@ def endpoint_price(
     if price_list is not None and is_openrouter(endpoint):
         listed = _priced(price_list.prices, endpoint.model, model_aliases())
         if listed is not None:
-            return Price(price_list.source, listed.prompt, listed.completion)
+            return Price(
+                price_list.source, listed.prompt, listed.completion, listed.input_cache_read
+            )
     price = registry_price(endpoint)
     if price is NO_PRICE and snapshot is not None and is_openrouter(endpoint):
         captured = _priced(snapshot.prices, endpoint.model, snapshot.aliases)
         if captured is not None:
-            return Price(snapshot.source, captured.prompt, captured.completion)
+            return Price(
+                snapshot.source, captured.prompt, captured.completion, captured.input_cache_read
+            )
     return price
 
 

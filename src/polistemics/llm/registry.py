@@ -124,6 +124,18 @@ class ModelEndpoint(BaseModel):
     extra_body: dict = Field(default_factory=dict)
     price_input_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     price_output_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    price_cached_input_per_mtok: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description="USD per million input tokens served from the provider's prompt cache "
+        "(unset: billed as other input tokens).",
+    )
+    cache_control: bool = Field(
+        default=False,
+        description="Mark each call's system message as a cache breakpoint (Anthropic-style "
+        "cache_control, as OpenRouter passes it on); the prompt and its cache key stay the same.",
+    )
     local_model: str | None = Field(
         default=None, description="For provider 'local': which bundled model."
     )
@@ -255,11 +267,21 @@ class ModelEndpoint(BaseModel):
             raise MissingApiKey(self.name, self.api_key_env)
         return value
 
-    def estimate_cost(self, input_tokens: float, output_tokens: float) -> float | None:
+    def estimate_cost(
+        self, input_tokens: float, output_tokens: float, cached_input_tokens: float = 0
+    ) -> float | None:
+        """USD at the registry's prices; of the input tokens, ``cached_input_tokens`` at the
+        cached-input price when one is set."""
         if self.price_input_per_mtok is None or self.price_output_per_mtok is None:
             return None
+        cached_price = self.price_cached_input_per_mtok
+        if cached_price is None:
+            cached_price = self.price_input_per_mtok
+        cached = min(cached_input_tokens, input_tokens)
         return (
-            input_tokens * self.price_input_per_mtok + output_tokens * self.price_output_per_mtok
+            (input_tokens - cached) * self.price_input_per_mtok
+            + cached * cached_price
+            + output_tokens * self.price_output_per_mtok
         ) / 1e6
 
 

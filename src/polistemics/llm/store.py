@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS calls (
     attempts INTEGER NOT NULL DEFAULT 0,
     error TEXT,
     messages BLOB,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    cached_input_tokens INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS calls_stage ON calls(stage, status);
 CREATE TABLE IF NOT EXISTS meta (
@@ -53,14 +54,17 @@ CREATE TABLE IF NOT EXISTS meta (
 INSERT_CALL = (
     "INSERT OR REPLACE INTO calls (key, endpoint, model, stage, messages_hash, params, "
     "sample_index, status, response_text, finish_reason, input_tokens, output_tokens, "
-    "reasoning_tokens, cost, latency_ms, attempts, error, messages, created_at) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "reasoning_tokens, cost, latency_ms, attempts, error, messages, created_at, "
+    "cached_input_tokens) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 _RESULT_COLUMNS = (
     "key, endpoint, model, status, response_text, finish_reason, error, input_tokens, "
-    "output_tokens, reasoning_tokens, cost, latency_ms, attempts"
+    "output_tokens, reasoning_tokens, cost, latency_ms, attempts, cached_input_tokens"
 )
+# Columns added after the first release of the store, with their definitions: a store made
+# before them gets them on opening (``add_missing_columns``), old rows the default.
+ADDED_COLUMNS = {"cached_input_tokens": "INTEGER NOT NULL DEFAULT 0"}
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -119,7 +123,16 @@ def call_row(call: FinishedCall) -> tuple:
         result.error,
         zlib.compress(messages, 1) if messages else None,
         time.time(),
+        result.cached_input_tokens,
     )
+
+
+def add_missing_columns(db: sqlite3.Connection) -> None:
+    """Give a store made by an older version the columns added since (``ADDED_COLUMNS``)."""
+    present = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
+    for name, definition in ADDED_COLUMNS.items():
+        if name not in present:
+            db.execute(f"ALTER TABLE calls ADD COLUMN {name} {definition}")
 
 
 class RunStore:
@@ -131,6 +144,7 @@ class RunStore:
         self._lock = threading.Lock()
         self._db = connect(self.path)
         self._db.executescript(SCHEMA)
+        add_missing_columns(self._db)
 
     def close(self) -> None:
         with self._lock:
@@ -191,10 +205,12 @@ class RunStore:
             return self._db.execute(sql, args).rowcount
 
     def call_stats(self) -> list[dict]:
-        """Per stage and model: calls, errors, tokens, cost, mean latency."""
+        """Per stage and model: calls, errors, tokens (input tokens also split into those the
+        provider served from its prompt cache and the rest), cost, mean latency."""
         sql = (
             "SELECT stage, endpoint, model, COUNT(*), SUM(status != 'ok'), SUM(input_tokens), "
-            "SUM(output_tokens), SUM(reasoning_tokens), SUM(cost), AVG(latency_ms), SUM(attempts) "
+            "SUM(output_tokens), SUM(reasoning_tokens), SUM(cost), AVG(latency_ms), SUM(attempts), "
+            "SUM(cached_input_tokens), SUM(input_tokens - cached_input_tokens) "
             "FROM calls GROUP BY stage, endpoint, model ORDER BY stage, endpoint, model"
         )
         names = (
@@ -209,10 +225,25 @@ class RunStore:
             "cost",
             "mean_latency_ms",
             "attempts",
+            "cached_input_tokens",
+            "uncached_input_tokens",
         )
         with self._lock:
             rows = self._db.execute(sql).fetchall()
         return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def add_calls(self, calls: list[FinishedCall]) -> None:
+        """Commit finished calls that came by another road than the client (an offline batch's
+        results), all in one transaction."""
+        rows = [call_row(call) for call in calls]
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(INSERT_CALL, rows)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def total_cost(self) -> float:
         with self._lock:
@@ -268,6 +299,7 @@ def _row_to_result(row: tuple, *, cached: bool) -> CallResult:
         cost,
         latency,
         attempts,
+        cached_input,
     ) = row
     return CallResult(
         key=key,
@@ -280,6 +312,7 @@ def _row_to_result(row: tuple, *, cached: bool) -> CallResult:
         input_tokens=tin,
         output_tokens=tout,
         reasoning_tokens=treason,
+        cached_input_tokens=cached_input,
         cost=cost,
         latency_ms=latency,
         attempts=attempts,

@@ -41,6 +41,7 @@ __all__ = [
     "UnsupportedProxy",
     "env_proxy",
     "masked_url",
+    "request_json",
 ]
 
 KEEPALIVE_SECONDS = 15.0  # an idle connection is closed: servers drop idle ones after 5-75 s
@@ -133,8 +134,7 @@ class ChatTransport:
         The messages come already serialised (the client layer needs their JSON for the cache key
         anyway, and a long prompt is the costly part of encoding a request).
         """
-        head = json.dumps(body, ensure_ascii=False)
-        data = f'{head[:-1]}{", " if body else ""}"messages": {messages_json}}}'.encode()
+        data = request_json(body, messages_json).encode()
         session = await self._session_in_this_loop()
         try:
             async with session.post(
@@ -218,6 +218,13 @@ class ChatTransport:
             # Its connections cannot be closed any more (the collector frees their sockets);
             # this only marks the connector closed, so aiohttp does not warn about it.
             await connector.close()
+
+
+def request_json(body: dict, messages_json: str) -> str:
+    """The JSON text of a request: ``body`` with the messages' JSON spliced in last (what is
+    posted, and what an offline batch file carries as the line's body)."""
+    head = json.dumps(body, ensure_ascii=False)
+    return f'{head[:-1]}{", " if body else ""}"messages": {messages_json}}}'
 
 
 async def _read_at_most(response: aiohttp.ClientResponse, limit: int) -> bytes:

@@ -24,6 +24,9 @@ class CallResult:
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
+    # Of ``input_tokens``, those the provider served from its prompt cache (OpenAI's
+    # ``usage.prompt_tokens_details.cached_tokens``), billed at its cached-input rate.
+    cached_input_tokens: int = 0
     cost: float | None = None
     latency_ms: float = 0.0
     attempts: int = 0

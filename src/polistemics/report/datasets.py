@@ -152,7 +152,9 @@ def observation_counts(answers: Iterable[AnswerView], cells: pd.DataFrame) -> pd
 
 
 def calls_table(manifest: RunManifest | None) -> pd.DataFrame | None:
-    """Calls, errors, tokens, cost and mean latency per stage x endpoint."""
+    """Calls, errors, tokens, cost and mean latency per stage x endpoint; input tokens also
+    split into those the provider served from its prompt cache and the rest (empty for a run
+    recorded before the split was)."""
     if manifest is None or manifest.calls is None:
         return None
     columns = [
@@ -163,6 +165,8 @@ def calls_table(manifest: RunManifest | None) -> pd.DataFrame | None:
         "errors",
         "attempts",
         "input_tokens",
+        "cached_input_tokens",
+        "uncached_input_tokens",
         "output_tokens",
         "reasoning_tokens",
         "cost",

@@ -111,6 +111,7 @@ def write_manifest(
             "calls": sum(c["calls"] for c in calls),
             "errors": sum(c["errors"] or 0 for c in calls),
             "input_tokens": sum(c["input_tokens"] or 0 for c in calls),
+            "cached_input_tokens": sum(c.get("cached_input_tokens") or 0 for c in calls),
             "output_tokens": sum(c["output_tokens"] or 0 for c in calls),
             "reasoning_tokens": sum(c["reasoning_tokens"] or 0 for c in calls),
             "cost_usd": round(sum(c["cost"] or 0 for c in calls), 6),

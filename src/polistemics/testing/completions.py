@@ -53,10 +53,13 @@ def completion_body(
     reasoning: str | None = None,
     cost_per_token: float | None = None,
     tool_call: tuple[str, str] | None = None,
+    cached_tokens: int = 0,
 ) -> dict:
     """A non-streaming ``chat.completion`` object answering ``request``.
 
     With ``tool_call`` (function name, arguments text) the message carries that one tool call.
+    ``cached_tokens`` of the prompt tokens are reported as served from the prompt cache
+    (``usage.prompt_tokens_details.cached_tokens``, as OpenAI reports them).
     """
     message: dict = {"role": "assistant", "content": content}
     if reasoning is not None:
@@ -82,6 +85,7 @@ def completion_body(
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
         "total_tokens": prompt_tokens + completion_tokens,
+        "prompt_tokens_details": {"cached_tokens": min(cached_tokens, prompt_tokens)},
         "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
     }
     if cost_per_token is not None:

@@ -50,6 +50,7 @@ from polistemics.testing.faults import (
     ServerConfigError,
     stable_fraction,
 )
+from polistemics.testing.prompt_cache import PromptCache
 from polistemics.testing.responders import polistemic_responder
 from polistemics.testing.stats import ServerStats, StatsRecorder
 
@@ -108,6 +109,7 @@ class FakeOpenAIServer:
         record_requests: bool = False,
         batch_latency: float = 0.0,
         batch_faults: Sequence[BatchFault | None] = (),
+        prompt_cache: bool = True,
     ) -> None:
         for name, value in (("latency", latency), ("jitter", jitter)):
             if value < 0:
@@ -144,6 +146,9 @@ class FakeOpenAIServer:
         for rule in rules or []:
             self.add_rule(rule)
         self._stats = StatsRecorder()
+        # Reports a prompt prefix an earlier request to the model had as cached tokens
+        # (``testing.prompt_cache``); None: no reply reports cached tokens.
+        self.prompt_cache = PromptCache() if prompt_cache else None
         self._ids = count(1)
         self._routes: dict[tuple[str, str], _Route] = {
             ("GET", "/health"): self._health,
@@ -293,6 +298,7 @@ class FakeOpenAIServer:
             request,
             completion_id=f"chatcmpl-fake-{next(self._ids)}",
             cost_per_token=self.usage_cost_per_token,
+            cached_tokens=self.prompt_cache.cached_tokens(request) if self.prompt_cache else 0,
             **fields,  # type: ignore[arg-type]
         )
 

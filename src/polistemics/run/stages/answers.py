@@ -15,10 +15,12 @@ from polistemics.conditions import Environment, Variant
 from polistemics.judging.panel import STAGE as JUDGE_STAGE
 from polistemics.judging.panel import judge_answers
 from polistemics.judging.parsing_figures import judge_parsing
+from polistemics.judging.prompt import judge_system_message
 from polistemics.llm.progress import declare_total
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.prompts import load
+from polistemics.records import Stance
 from polistemics.rubrics import active_rubrics
 from polistemics.run.collector import survivors_frozen
 from polistemics.run.config import RunConfig
@@ -27,6 +29,7 @@ from polistemics.run.stages.planning import (
     EVIDENCE_TOKENS,
     PlanRow,
     PlanState,
+    PrefixGroup,
     same_calls,
     stored_ok,
     tokens,
@@ -48,6 +51,51 @@ def answer_input_tokens(items_per_env: Mapping[tuple[Variant, Environment], int]
         n * (tokens(load("task_system")) + 40 + CHUNKS.get(env, 1) * EVIDENCE_TOKENS)
         for (_, env), n in items_per_env.items()
     ) // max(1, sum(items_per_env.values()))
+
+
+def _env_answer_tokens(env: Environment) -> int:
+    """The estimated task prompt of one item of an environment."""
+    return tokens(load("task_system")) + 40 + CHUNKS.get(env, 1) * EVIDENCE_TOKENS
+
+
+def answer_prefixes(
+    items_per_env: Mapping[tuple[Variant, Environment], int], samples: int
+) -> list[PrefixGroup]:
+    """The answer calls of one target by shared prefix: an item's samples repeat its whole
+    prompt (the task system message alone is far below any provider's cache minimum)."""
+    return [
+        PrefixGroup(n * samples, n, _env_answer_tokens(env))
+        for (_, env), n in items_per_env.items()
+    ]
+
+
+def judge_prefixes(
+    items_per_env: Mapping[tuple[Variant, Environment], int],
+    answers_per_item: int,
+    variant: str,
+) -> list[PrefixGroup]:
+    """The calls of one judge seat by shared prefix. The paper prompt's system message is the
+    same for a rubric, environment and expected stance (its shortest stance counted, one first
+    call per stance); the rubric-last prompt shares the system message and the whole answer
+    among the calls on one answer (docs/judge-prompt-rubric-last.md)."""
+    per_env: dict[Environment, int] = {}
+    for (_, env), n in items_per_env.items():
+        per_env[env] = per_env.get(env, 0) + n * answers_per_item
+    groups = []
+    for env, answers in per_env.items():
+        rubrics = active_rubrics(env)
+        if variant == "rubric-last":
+            shared = (
+                tokens(load("judge_rubric_last_system"))
+                + _env_answer_tokens(env)
+                + OUTPUT_TOKENS[ANSWER_STAGE]
+            )
+            groups.append(PrefixGroup(answers * len(rubrics), answers, shared))
+            continue
+        for rubric in rubrics:
+            system = min(tokens(judge_system_message(rubric, env, s)) for s in Stance)
+            groups.append(PrefixGroup(answers, len(Stance), system))
+    return groups
 
 
 def judge_input_tokens(items_per_env: Mapping[tuple[Variant, Environment], int]) -> int:
@@ -164,6 +212,7 @@ class AnswersAndJudges(BaseStage):
                 plan.cached(ANSWER_STAGE, [name]),
                 answer_in,
                 OUTPUT_TOKENS[ANSWER_STAGE],
+                answer_prefixes(items_per_env, config.samples),
             )
             for name in config.targets
         ]
@@ -177,9 +226,18 @@ class AnswersAndJudges(BaseStage):
         for names in same_calls(config.judges, endpoints):
             cached = plan.cached(JUDGE_STAGE, names)
             endpoint = endpoints[names[0]]
+            prefixes = judge_prefixes(
+                items_per_env, config.samples * len(config.targets), endpoint.judge_prompt
+            )
             rows.append(
                 plan.row(
-                    JUDGE_STAGE, endpoint, judge_calls, cached, judge_in, OUTPUT_TOKENS[JUDGE_STAGE]
+                    JUDGE_STAGE,
+                    endpoint,
+                    judge_calls,
+                    cached,
+                    judge_in,
+                    OUTPUT_TOKENS[JUDGE_STAGE],
+                    prefixes,
                 )
             )
         plan.details["answers_total"] = len(config.targets) * answers

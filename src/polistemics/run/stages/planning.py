@@ -4,6 +4,11 @@ hand on (items per environment, swapped items, probe answers), the rows and the 
 Token figures are estimates (prompt characters / 4 plus a typical output length per call
 stage, ``PlanState.row``'s ``output_tokens``); cost uses the prices handed in (``llm.pricing``:
 OpenRouter's list or the registry), each row naming where its price came from.
+
+Each row has three costs side by side (docs/guides/prompt-caching.md): online; batch (the
+online cost times the share the model's vendor bills through its batch API,
+``llm.pricing.batch_price_share``; n/a where none is known); and cached prefix (online, with the
+input tokens a provider's prompt cache would serve, ``PrefixGroup``, at its cached-input rate).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import dataclass, field
 
 from polistemics.conditions import Environment, Variant
 from polistemics.llm.keys import canonical_json
-from polistemics.llm.pricing import Price, registry_price
+from polistemics.llm.pricing import Price, batch_price_share, registry_price
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
 from polistemics.records import Evidence
@@ -23,6 +28,29 @@ from polistemics.sources.scope import ScopedElection
 
 # Typical sizes in tokens, used only for estimates.
 EVIDENCE_TOKENS = 150
+
+
+# The shortest prefix OpenAI's and Anthropic's prompt caches serve (tokens): a shorter shared
+# prefix is billed in full, so the cached-prefix estimate counts only longer ones.
+MIN_CACHED_PREFIX_TOKENS = 1024
+
+
+@dataclass(frozen=True)
+class PrefixGroup:
+    """Calls that share a prompt prefix: how many calls, how many distinct prefixes among them
+    (each one's first call writes it to the cache), and the prefix's tokens."""
+
+    calls: int
+    prefixes: int
+    tokens: int
+
+    @property
+    def cacheable_tokens(self) -> int:
+        """Input tokens read from the cache when the group's calls go together: every call but
+        each prefix's first, if the prefix is long enough to be cached at all."""
+        if self.tokens < MIN_CACHED_PREFIX_TOKENS:
+            return 0
+        return max(0, self.calls - self.prefixes) * self.tokens
 
 
 @dataclass
@@ -35,6 +63,10 @@ class PlanRow:
     output_tokens: int
     cost: float | None
     price_source: str
+    # Of ``input_tokens``, those a provider's prompt cache would serve (``PrefixGroup``).
+    cached_input_tokens: int = 0
+    batch_cost: float | None = None  # n/a: no batch discount known for the model
+    cached_prefix_cost: float | None = None  # n/a: cached tokens and no cached-input rate
 
     @property
     def new(self) -> int:
@@ -92,15 +124,31 @@ class PlanState:
         cached: int,
         input_tokens: int,
         output_tokens: int,
+        prefixes: Iterable[PrefixGroup] = (),
     ) -> PlanRow:
         """A row: ``input_tokens`` and ``output_tokens`` per new call (cached ones cost
-        nothing)."""
+        nothing); ``prefixes``: the stage's calls grouped by shared prompt prefix, all of them
+        (the new calls' share of their cacheable tokens is counted)."""
         price = self.prices.get(endpoint.name) or registry_price(endpoint)
         cached = min(cached, calls)
         new = calls - cached
         tin, tout = new * input_tokens, new * output_tokens
+        cacheable = sum(group.cacheable_tokens for group in prefixes)
+        cached_in = min(tin, cacheable * new // calls) if calls else 0
+        online = price.cost(tin, tout)
+        share = batch_price_share(endpoint)
         return PlanRow(
-            stage, endpoint.name, calls, cached, tin, tout, price.cost(tin, tout), price.source
+            stage,
+            endpoint.name,
+            calls,
+            cached,
+            tin,
+            tout,
+            online,
+            price.source,
+            cached_input_tokens=cached_in,
+            batch_cost=None if online is None or share is None else online * share,
+            cached_prefix_cost=price.cost(tin, tout, cached_in),
         )
 
     def early_row(

@@ -49,6 +49,7 @@ EXAMPLES: dict[tuple[str, ...], str] = {
     ("coding_environments",): 'coding_environments = ["absent", "contradictory"]',
     ("prior_probe",): "prior_probe = false",
     ("contradictory_swapped",): 'contradictory_swapped = "half"',
+    ("compositions",): 'compositions = ["ie_clarity_vague+ie_noise"]',
 }
 
 

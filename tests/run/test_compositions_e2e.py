@@ -12,8 +12,11 @@ from html import escape
 
 import pytest
 from study_helpers import write_study
+from typer.testing import CliRunner
 
 from polistemics.analyses.compositions import COMPOSITION_INTERACTION
+from polistemics.analyses.election_scores import ELECTION_SCHEMAS
+from polistemics.cli import app
 from polistemics.conditions import (
     COMPOSITIONS,
     PROPERTY_OF_CONTEXT,
@@ -164,6 +167,22 @@ def test_scores_give_compositions_an_adherence_index_outside_the_emi(study) -> N
     for value in six:
         product *= value
     assert full["emi"] == pytest.approx(product ** (1 / 6), rel=1e-12)
+    tables = RunDir(run_dir).tables
+    leaderboard = ELECTION_SCHEMAS["leaderboard"].read(tables)
+    assert leaderboard["n_environments"].tolist() == [6]
+    assert leaderboard["emi"].tolist() == pytest.approx([full["emi"]], rel=1e-12)
+    dispersion = ELECTION_SCHEMAS["dispersion"].read(tables)
+    assert dispersion["n_environments"].tolist() == [5]  # the active six, not the pairs
+    adherence = ELECTION_SCHEMAS["adherence_by_environment"].read(tables)
+    assert {c.value for c in COMPOSITIONS} <= set(adherence["environment"])
+    # score --json: a composition is one more environment beside the EMI.
+    shown = CliRunner().invoke(app, ["score", str(run_dir), "--json"])
+    assert shown.exit_code == 0, shown.output
+    row = next(r for r in json.loads(shown.stdout) if r["variant"] == "full")
+    assert row["emi"] == pytest.approx(full["emi"], rel=1e-12)
+    assert row["adherence"][VAGUE_NOISY.value] == pytest.approx(
+        full["adherence"][VAGUE_NOISY.value], rel=1e-12
+    )
 
 
 def test_the_report_shows_the_compositions_beside_their_parts(study) -> None:

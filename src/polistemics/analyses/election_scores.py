@@ -393,9 +393,7 @@ def active_dispersion(tables: ScoreTables) -> pd.DataFrame:
     adherence = tables.adherence[(environments != BASELINE) & ~is_composition(environments)]
     if adherence.empty:
         return pd.DataFrame(columns=columns)
-    rubric_level = rubric_dispersion_of(
-        tables.rubrics[~is_composition(tables.rubrics["environment"])]
-    )
+    rubric_level = rubric_dispersion_of(tables.rubrics)
     return rubric_level.merge(adherence_sd_of(adherence), on=["variant", "model"], how="outer")[
         columns
     ]

@@ -22,7 +22,12 @@ import pandas as pd
 from polistemics.conditions import Environment
 from polistemics.scoring.cells import scoreable_cells
 from polistemics.scoring.errors import CellsError
-from polistemics.scoring.indices import adherence_indices, rubric_scores, sub_question_rates
+from polistemics.scoring.indices import (
+    adherence_indices,
+    is_composition,
+    rubric_scores,
+    sub_question_rates,
+)
 
 SPREAD_THRESHOLD = 0.20  # Sec. 7: reporting heuristic for a meaningful max-min spread
 LOO_MIN_DEVIATION = 0.15  # App. H, Fig. 13: flagged |deviation|
@@ -64,7 +69,9 @@ def rubric_dispersion_of(
     rubric scored in fewer than two active environments has no SD and is left out of the mean
     (``n_rubrics`` counts the rubrics in it; NaN when none has an SD).
     """
-    active = rubrics[~rubrics["environment"].isin(list(exclude))]
+    environments = rubrics["environment"]
+    # Over the paper's environments: a composition (issue 30) is never part of the dispersion.
+    active = rubrics[~environments.isin(list(exclude)) & ~is_composition(environments)]
     per_rubric = (
         active.groupby(["variant", "model", "rubric"], sort=True)["score"]
         .agg(lambda s: float(np.std(s.to_numpy(dtype=float), ddof=1)) if len(s) > 1 else np.nan)

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from polistemics.conditions import COMPOSITION_SEPARATOR
 from polistemics.compare.matching import PAIRED, Matched
+from polistemics.conditions import COMPOSITION_SEPARATOR
 from polistemics.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,

@@ -220,3 +220,29 @@ def test_dry_run_counts_the_compositions_items_and_their_calls(study) -> None:
         assert planned >= counts[composition]
         if Environment.VAGUE not in composition.parts:
             assert planned == counts[composition]
+
+
+def test_the_report_opens_in_chromium_without_errors(study) -> None:
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    from playwright.sync_api import sync_playwright
+
+    from report.test_page_in_chromium import CHROMIUM_ARGS, Opened, chromium_path
+
+    run_dir, result, paths = study
+    executable = chromium_path()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            opened = Opened(browser, paths["report"])
+            page = opened.page
+            assert page.is_visible("#compositions-demo_en")
+            rows = page.locator("#compositions-demo_en tbody tr")
+            assert rows.count() == len(COMPOSITIONS)
+            # The item browser filters a composition like any environment.
+            opened.choose("#f-environment", VAGUE_NOISY.label)
+            keys = {i.key for i in result.elections[0].items if i.environment is VAGUE_NOISY}
+            answers = sum(a.item_key in keys for a in result.answers)
+            assert opened.count() == answers > 0
+            assert opened.errors == [] and opened.dialogs == []
+        finally:
+            browser.close()

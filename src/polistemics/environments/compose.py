@@ -97,7 +97,9 @@ def build_composition_items(
     needs = {
         "a conflict-party selection": conflict and selection is None,
         "the Vague rewrites": Environment.VAGUE in parts and rewrites is None,
-        "the similarity matrix": Environment.NOISY in parts and similarity is None and evidence,
+        "the similarity matrix": Environment.NOISY in parts
+        and similarity is None
+        and bool(evidence),
     }
     missing = [what for what, lacking in needs.items() if lacking]
     if missing:

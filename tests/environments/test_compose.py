@@ -28,6 +28,7 @@ from polistemics.environments.compose import (
 from polistemics.environments.conflict import select_conflict_parties
 from polistemics.environments.noisy import similarity_matrix
 from polistemics.environments.vague import VagueRewrite
+from polistemics.runlog.release_io import write_items
 
 from .helpers import AUDITOR, ENDPOINT, always_vague, evidence, obs, table
 from .test_noisy import ScoreEmbedder
@@ -232,3 +233,25 @@ def test_similarity_values_never_decide_a_drop():
             for matrix in (similarity, np.zeros_like(similarity))
         ]
         assert kept[0] == kept[1]
+
+
+def test_compositions_leave_the_six_environments_untouched(tmp_path):
+    world, _ = _world()
+    from polistemics.environments.embeddings import TfidfEmbedder
+
+    def build(compositions):
+        settings = VagueSettings(ScriptedCompleter(always_vague), ENDPOINT, AUDITOR)
+        return asyncio.run(
+            build_environments(
+                world, embedder=TfidfEmbedder(), vague=settings, compositions=compositions
+            )
+        )
+
+    plain, composed = build([]), build(list(COMPOSITIONS))
+    six = [i for i in composed.items if not i.environment.is_composition]
+    assert six == plain.items
+    assert composed.summaries[:6] == plain.summaries and len(composed.summaries) == 11
+    paths = [tmp_path / "plain.jsonl", tmp_path / "six.jsonl"]
+    write_items(plain.items, paths[0])
+    write_items(six, paths[1])
+    assert paths[0].read_bytes() == paths[1].read_bytes()

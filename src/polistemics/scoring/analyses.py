@@ -208,8 +208,10 @@ def leave_one_out(
 
 def loo_summary(loo: pd.DataFrame) -> pd.DataFrame:
     """Fig. 13: mean LOO deviation per party x sub-question across its (model, environment)
-    contexts, with the number of flagged contexts below and above the others."""
+    contexts, with the number of flagged contexts below and above the others. The contexts are
+    the paper's environments: a composition's deviations (issue 30) stay in ``loo`` itself."""
     keys = ["variant", "party_id", "party_name", "rubric", "sub_question"]
+    loo = loo[~is_composition(loo["environment"])] if not loo.empty else loo
     frame = loo.assign(
         flagged_below=loo["flagged"] & (loo["deviation"] < 0),
         flagged_above=loo["flagged"] & (loo["deviation"] > 0),

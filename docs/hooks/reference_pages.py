@@ -103,7 +103,7 @@ NOTES: dict[tuple[str, str], str] = {
     "cost, latency, attempts.",
     ("RunManifest", "totals"): "The same over the whole store.",
     ("RunManifest", "elections"): "Per election: source counts, standardisation, environments "
-    "kept and dropped, Vague generation.",
+    "kept and dropped (a composition's drops also per part rule, `dropped_*`), Vague generation.",
     ("RunManifest", "judging"): "The panel, unjudged answers, exclusions, ties.",
     ("RunManifest", "judge_parsing"): "Per judge and output mode: verdict sets, calls, HTTP "
     "attempts, second asks, retries, failures, unreadable outputs, missing verdicts.",

@@ -65,8 +65,13 @@ class SubQuestion:
     def is_active(self, env: Environment) -> bool:
         """App. F: F3 Contradictory only, F4 Noisy only, EC3 inconclusive only, EC2 not in Absent.
 
-        In Absent only Epistemic Calibration is judged (paper Fig. 19).
+        In Absent only Epistemic Calibration is judged (paper Fig. 19). A composition takes the
+        union of its parts' rules: F3, F4 and EC3 are active when a part activates them, and
+        Absent's exclusions hold when Absent is a part, except F4, which a Noisy part keeps (the
+        distractors it asks about are in the context; docs/environments-combined.md).
         """
+        if env.is_composition:
+            return self._is_active_in_composition(env)
         if env is Environment.ABSENT and self.rubric is not Rubric.EPISTEMIC_CALIBRATION:
             return False
         if self.code == "F3":
@@ -78,6 +83,12 @@ class SubQuestion:
         if self.code == "EC2":
             return env is not Environment.ABSENT
         return True
+
+    def _is_active_in_composition(self, env: Environment) -> bool:
+        parts = env.parts
+        if self.code in ("F3", "F4", "EC3"):
+            return any(self.is_active(part) for part in parts)
+        return all(self.is_active(part) for part in parts)
 
     def passes(self, says_yes: bool, env: Environment) -> bool:
         """Map a Yes/No verdict to pass/fail under the rubric's scoring rule (Table 10)."""

@@ -189,3 +189,27 @@ def test_three_models_in_the_same_order_get_exact_rank_p_values(tmp_path):
     assert environments["kendall_p"] == pytest.approx(
         kendalltau(values["value_a"], values["value_b"], method="exact").pvalue
     )
+
+
+def test_a_composition_is_one_more_environment_outside_the_emi(tmp_path):
+    from polistemics.conditions import VAGUE_NOISY
+
+    envs = (*ENVS_2, Environment.NOISY, VAGUE_NOISY)
+    a_cells = random_cells(environments=envs, seed=5)
+    b_cells = flipped(a_cells, 0.2, seed=6)
+    result = compare_pair(side(tmp_path, "a", a_cells), side(tmp_path, "b", b_cells), OPTIONS)
+    adherence = result.deltas.adherence
+    assert VAGUE_NOISY.value in set(adherence["environment"])
+    six_only = (a_cells[a_cells["environment"] != VAGUE_NOISY.value], "value_a")
+    for cells, column in (six_only, (b_cells, "value_b")):
+        emi = emi_scores(cells, ("model",)).merge(result.deltas.emi, on=["variant", "model"])
+        assert len(emi) == 3 and np.allclose(emi["emi"], emi[column])
+    assert (result.deltas.emi["n_environments_a"] == 3).all()
+    # Ranked among the environments by difficulty, left out of the dispersion.
+    assert result.ranks["environment_difficulty"]["n"] == 4
+    unchanged = compare_pair(
+        side(tmp_path, "c", six_only[0]),
+        side(tmp_path, "d", b_cells[b_cells["environment"] != VAGUE_NOISY.value]),
+        OPTIONS,
+    )
+    assert result.ranks["dispersion"]["ranks"] == unchanged.ranks["dispersion"]["ranks"]

@@ -239,3 +239,50 @@ def test_paper_and_demo_mechanisms_presets_turn_the_mechanisms_on(name: str) -> 
     assert config.stance_coder and config.prior_probe and config.contradictory_swapped == "all"
     assert len(config.coded_environments) == 4
     assert load_config("demo").stance_coder == []  # the demo's time budget is kept
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "compositions = ['ie_availability_absent+ie_consistency_contradiction']",
+            "compositions.*refused: Absent removes the evidence, so there is nothing left to "
+            "contradict",
+        ),
+        ("compositions = ['Vague+Counterfactual']", "refused: Counterfactual tests a clear"),
+        ("compositions = ['ie_noise']", "exactly two parts, found 1"),
+        (
+            "environments = ['baseline', 'ie_noise']\ncompositions = ['ie_clarity_vague+ie_noise']",
+            "needs its parts among environments \\(missing: ie_clarity_vague\\)",
+        ),
+        (
+            "environments = ['ie_clarity_vague+ie_noise']",
+            "is a composition: name it in compositions",
+        ),
+    ],
+)
+def test_incompatible_compositions_are_refused_at_config_time(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(write(tmp_path, with_keys(text)))
+
+
+def test_compositions_default_to_none_and_are_read_in_canonical_form(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, VALID)).compositions == []
+    config = load_config(
+        write(
+            tmp_path,
+            with_keys(
+                "compositions = ['Noisy + Vague', 'ie_consistency_contradiction+ie_noise', "
+                "'ie_clarity_vague+ie_noise', 'Absent+Noisy', 'Vague+Contradictory']"
+            ),
+        )
+    )
+    assert config.compositions == [
+        "ie_clarity_vague+ie_noise",
+        "ie_consistency_contradiction+ie_noise",
+        "ie_availability_absent+ie_noise",
+        "ie_clarity_vague+ie_consistency_contradiction",
+    ]
+    assert [c.label for c in config.composition_list][0] == "Vague + Noisy"

@@ -211,3 +211,14 @@ def test_leave_one_out_flags_a_party_with_17_observations_by_default(make_cell, 
     gated = leave_one_out(cells, min_items=20).set_index("party_id")
     assert not bool(gated.loc["bsw", "flagged"])
     assert bool(gated.loc["p2", "flagged"])  # -0.25 with 20 items passes the gate
+
+
+def test_loo_summary_is_over_the_six_beside_a_composition(make_cell, make_cells):
+    vn = Environment("ie_clarity_vague+ie_noise")
+    rows = [("m1", B, "p1", 20, 20), ("m1", B, "p2", 10, 20), ("m1", B, "p3", 16, 20)]
+    rows += [("m1", vn, "p1", 0, 20), ("m1", vn, "p2", 20, 20), ("m1", vn, "p3", 20, 20)]
+    loo = leave_one_out(make_cells(f1_cells(make_cell, rows)))
+    assert vn.value in set(loo["environment"])  # the composition's own deviations are kept
+    summary = loo_summary(loo).set_index("party_id")
+    assert summary.loc["p1", "n_contexts"] == 1
+    assert summary.loc["p1", "mean_deviation"] == pytest.approx(0.35)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 from polistemics.conditions import Environment, Variant
@@ -110,3 +111,19 @@ def test_sanitisation_by_variant_pools_shared_models_under_baseline(make_cell, m
         wilson_interval(8, 10)
     )
     assert set(table["n_models"]) == {1}
+
+
+def test_mean_party_spread_stays_over_the_six_beside_a_composition():
+    from polistemics.scoring.party_analyses import mean_spread_of
+
+    spread = pd.DataFrame(
+        {
+            "variant": ["full"] * 3,
+            "model": ["m"] * 3,
+            "environment": ["baseline", "ie_clarity_vague", "ie_clarity_vague+ie_noise"],
+            "spread": [0.1, 0.3, 0.9],
+        }
+    )
+    found = mean_spread_of(spread)
+    assert found["mean_party_spread"].tolist() == pytest.approx([0.2])
+    assert found["n_environments"].tolist() == [2]

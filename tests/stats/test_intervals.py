@@ -9,7 +9,7 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from polistemics.stats.errors import StatisticsError
-from polistemics.stats.intervals import wilson_interval, wilson_intervals
+from polistemics.stats.intervals import product_interval, wilson_interval, wilson_intervals
 
 TOLERANCE = 1e-9
 Z_95 = 1.959963984540054  # the constant of the hand-written formula this module replaced
@@ -116,3 +116,28 @@ def test_correlation_interval_is_undefined_for_three_pairs_or_an_undefined_r() -
     assert all(math.isnan(v) for v in correlation_interval(0.5, 3))
     assert all(math.isnan(v) for v in correlation_interval(float("nan"), 50))
     assert correlation_interval(1.0, 10) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("s_a", "n_a", "s_b", "n_b"), [(30, 40, 18, 25), (5, 9, 70, 71), (40, 40, 18, 25), (1, 3, 2, 7)]
+)
+def test_product_interval_has_the_log_ratio_variance_statsmodels_gives(s_a, n_a, s_b, n_b):
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    low, high = product_interval(s_a, n_a, s_b, n_b)
+    ratio_low, ratio_high = confint_proportions_2indep(
+        s_a, n_a, s_b, n_b, method="log", compare="ratio"
+    )
+    half = (math.log(ratio_high) - math.log(ratio_low)) / 2
+    product = (s_a / n_a) * (s_b / n_b)
+    assert low == pytest.approx(product * math.exp(-half), rel=1e-12)
+    assert high == pytest.approx(min(1.0, product * math.exp(half)), rel=1e-12)
+    assert low <= product <= high <= 1.0
+
+
+def test_product_interval_edges() -> None:
+    assert product_interval(10, 10, 4, 4) == (1.0, 1.0)  # both certain: no spread
+    assert all(math.isnan(v) for v in product_interval(0, 10, 4, 5))  # log 0 is undefined
+    assert all(math.isnan(v) for v in product_interval(3, 0, 4, 5))
+    with pytest.raises(StatisticsError):
+        product_interval(6, 5, 1, 2)

@@ -51,7 +51,13 @@ from polistemics.scoring.analyses import (
 )
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES, bootstrap_indices
 from polistemics.scoring.errors import CellsError
-from polistemics.scoring.indices import ScoreTables, adherence_indices, emi_scores, scores_by
+from polistemics.scoring.indices import (
+    ScoreTables,
+    adherence_indices,
+    emi_scores,
+    is_composition,
+    scores_by,
+)
 
 BASELINE = Environment.BASELINE.value
 FULL = Variant.FULL.value
@@ -382,7 +388,9 @@ def active_dispersion(tables: ScoreTables) -> pd.DataFrame:
     """Fig. 3's strip from one variant's scores by model: the rubric-level dispersion across the
     non-Baseline environments, and the population SD of the Adherence Index there."""
     columns = ["model", "dispersion", "n_rubrics", "adherence_sd", "n_environments"]
-    adherence = tables.adherence[tables.adherence["environment"] != BASELINE]
+    # Over the paper's environments only: compositions (issue 30) stand beside them.
+    environments = tables.adherence["environment"]
+    adherence = tables.adherence[(environments != BASELINE) & ~is_composition(environments)]
     if adherence.empty:
         return pd.DataFrame(columns=columns)
     rubric_level = rubric_dispersion_of(tables.rubrics)

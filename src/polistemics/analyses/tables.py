@@ -23,6 +23,10 @@ from polistemics.analyses.agreement import (
     EXCLUDED_ITEMS,
     agreement_tables,
 )
+from polistemics.analyses.compositions import (
+    COMPOSITION_INTERACTION,
+    composition_interaction_table,
+)
 from polistemics.analyses.election_scores import (
     ABLATION_DELTAS,
     ADHERENCE_BY_ENVIRONMENT,
@@ -115,6 +119,8 @@ class AnalysisTables:
     # App. D.4's rhetorical fidelity over the source's evidence (analyses.fidelity)
     fidelity: pd.DataFrame = field(default_factory=FIDELITY.empty)
     fidelity_unavailable: pd.DataFrame = field(default_factory=FIDELITY_UNAVAILABLE.empty)
+    # combined environments beside their parts (analyses.compositions; issue 30)
+    composition_interaction: pd.DataFrame = field(default_factory=COMPOSITION_INTERACTION.empty)
     # judge reliability (analyses.agreement); None: no raw judge verdicts
     agreement_by_rubric: pd.DataFrame | None = None
     agreement_by_sub_question: pd.DataFrame | None = None
@@ -178,6 +184,7 @@ SCHEMAS: dict[str, TableSchema] = {
     "expansion_vs_i4_unavailable": EXPANSION_UNAVAILABLE,
     "fidelity": FIDELITY,
     "fidelity_unavailable": FIDELITY_UNAVAILABLE,
+    "composition_interaction": COMPOSITION_INTERACTION,
     "agreement_by_rubric": AGREEMENT_BY_RUBRIC,
     "agreement_by_sub_question": AGREEMENT_BY_SUB_QUESTION,
     "agreement_by_language": AGREEMENT_BY_LANGUAGE,
@@ -221,6 +228,7 @@ def analysis_tables(
         **fidelity_tables(evidence),
         **pushback_analysis_tables(items, pushback, judge_records),
         **self_consistency_tables(cells, items, stance_codes),
+        "composition_interaction": composition_interaction_table(cells),
     }
     if tally is not None and tally.n_verdicts:
         agreement = agreement_tables(tally)

@@ -30,7 +30,7 @@ from scipy.stats import norm
 
 from polistemics.annotate.small_sample import COLUMN as SMALL_SAMPLE
 from polistemics.annotate.small_sample import is_small
-from polistemics.conditions import Environment
+from polistemics.conditions import ENVIRONMENT_ORDER, Environment
 from polistemics.rubrics import BY_KEY, Rubric, sub_questions
 from polistemics.scoring.cells import ITEM_COLUMNS, group_keys, scoreable_cells
 from polistemics.scoring.indices import geometric_mean
@@ -142,7 +142,7 @@ def human_answer_scores(labels: pd.DataFrame) -> pd.DataFrame:
     active = {
         (rubric.value, env.value): len(sub_questions(rubric, env))
         for rubric in Rubric
-        for env in Environment
+        for env in ENVIRONMENT_ORDER
     }
     wanted = [
         active[pair]

@@ -29,7 +29,7 @@ from polistemics.analyses.navigation import read_navigation_tables
 from polistemics.analyses.run_tables import run_score_tables
 from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import UserError, fail, user_errors
-from polistemics.conditions import ALL_ENVIRONMENTS, Variant
+from polistemics.conditions import ENVIRONMENT_ORDER, Variant
 from polistemics.paths import UnsafePathError
 from polistemics.rubrics import Rubric
 from polistemics.runlog import RunDir, RunFileError
@@ -138,7 +138,7 @@ def _percent(value: float | None) -> str:
 
 
 def render_table(scores: list[ModelScores], title: str, console: Console) -> None:
-    environments = [e for e in ALL_ENVIRONMENTS if any(e.value in s.adherence for s in scores)]
+    environments = [e for e in ENVIRONMENT_ORDER if any(e.value in s.adherence for s in scores)]
     table = Table(title=f"{title}: EMI and Adherence Index (%)")
     table.add_column("Model", no_wrap=True)
     table.add_column("EMI", justify="right")

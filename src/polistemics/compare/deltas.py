@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from polistemics.compare.matching import PAIRED, Matched
+from polistemics.conditions import COMPOSITION_SEPARATOR
 from polistemics.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -290,13 +291,15 @@ def model_deltas(
                 bootstrap_p=not paired,
             ).assign(**lead)
         )
-        n_env = np.array([adh_a.shape[1]])
+        # The EMI over the paper's environments: a composition (issue 30) stays beside it.
+        in_emi = np.array([COMPOSITION_SEPARATOR not in e for e in env_keys["environment"]])
+        n_env = np.array([int(in_emi.sum())])
         all_a, all_b = totals.all_units()
         emi.append(
             estimate_rows(
                 pd.DataFrame(index=[0]),
-                _emi(adh_a)[:, None],
-                _emi(adh_b)[:, None],
+                _emi(adh_a[:, in_emi])[:, None],
+                _emi(adh_b[:, in_emi])[:, None],
                 n_env,
                 n_env,
                 confidence,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
+from polistemics.conditions import ENVIRONMENT_ORDER, Environment, Variant
 from polistemics.records import Evidence, Party, Position, Stance
 from polistemics.runlog.items import ENGLISH, Chunk, EnvironmentItem
 
@@ -96,7 +96,8 @@ def make_item(
 def observation_major(
     evidence: Sequence[Evidence], items: Sequence[EnvironmentItem]
 ) -> list[EnvironmentItem]:
-    """Items in the release's row order: evidence order, then environments in Table 1 order."""
+    """Items in the release's row order: evidence order, then environments in Table 1 order
+    (compositions after the six)."""
     order = {ev.observation_id: i for i, ev in enumerate(evidence)}
-    rank = {env: i for i, env in enumerate(ALL_ENVIRONMENTS)}
+    rank = {env: i for i, env in enumerate(ENVIRONMENT_ORDER)}
     return sorted(items, key=lambda it: (order[it.observation_id], rank[it.environment]))

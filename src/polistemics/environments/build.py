@@ -9,13 +9,14 @@ from polistemics.conditions import Environment, Variant
 from polistemics.environments.absent import build_absent_items
 from polistemics.environments.baseline import build_baseline_items
 from polistemics.environments.basis import EnvironmentInputError, check_evidence, observation_major
+from polistemics.environments.compose import build_composition_items
 from polistemics.environments.conflict import (
     build_contradictory_items,
     build_counterfactual_items,
     select_conflict_parties,
 )
 from polistemics.environments.embeddings import Embedder
-from polistemics.environments.noisy import build_noisy_items
+from polistemics.environments.noisy import build_noisy_items, similarity_matrix
 from polistemics.environments.vague import (
     DEFAULT_MAX_ATTEMPTS,
     VagueOutcome,
@@ -78,8 +79,11 @@ async def build_environments(
     vague: VagueSettings | None = None,
     rewrites: Sequence[VagueRewrite] | None = None,
     counterbalance_contradictory_order: bool = False,
+    compositions: Iterable[Environment] = (),
 ) -> BuildResult:
-    """Build each requested environment (default: all of the variant's).
+    """Build each requested environment (default: all of the variant's), then each composition
+    (issue 30, full variant only: ``environments.compose``; its parts must be requested too, a
+    Vague part reuses the Vague rewrites).
 
     Noisy needs ``embedder``. Vague uses ``rewrites`` when given, otherwise generates them with
     ``vague`` (mode draws seeded by ``seed``). ``positions`` are the election's stances for the
@@ -87,6 +91,16 @@ async def build_environments(
     """
     check_evidence(evidence)
     wanted = list(dict.fromkeys(environments or variant.environments))
+    compositions = list(dict.fromkeys(compositions))
+    if compositions and variant is not Variant.FULL:
+        raise EnvironmentInputError(f"variant '{variant.value}' has no compositions")
+    for composition in compositions:
+        lacking = [p.value for p in composition.parts if p not in wanted]
+        if not composition.is_composition or lacking:
+            raise EnvironmentInputError(
+                f"composition '{composition.value}' needs its parts built too (missing: "
+                f"{', '.join(lacking) or 'it is not a composition'})"
+            )
     not_in_variant = [e.value for e in wanted if e not in variant.environments]
     if not_in_variant:
         raise EnvironmentInputError(
@@ -146,4 +160,27 @@ async def build_environments(
             built = build_vague_items(evidence, rewrites, variant=variant)
         items.extend(built)
         summaries.append(EnvironmentSummary(env, len(built), total - len(built), details))
+    similarity = None
+    for composition in compositions:
+        parts = composition.parts
+        if Environment.NOISY in parts and similarity is None and evidence:
+            assert embedder is not None  # the Noisy part was built above
+            similarity = similarity_matrix(evidence, embedder)
+        if Environment.CONTRADICTORY in parts or Environment.COUNTERFACTUAL in parts:
+            selection = selection or select_conflict_parties(evidence, positions)
+        composed = build_composition_items(
+            evidence,
+            composition,
+            variant=variant,
+            selection=selection,
+            rewrites=rewrites,
+            similarity=similarity,
+            counterbalance_order=counterbalance_contradictory_order,
+        )
+        items.extend(composed.items)
+        summaries.append(
+            EnvironmentSummary(
+                composition, len(composed.items), composed.n_dropped, composed.counts()
+            )
+        )
     return BuildResult(observation_major(evidence, items), summaries, vague_outcome)

@@ -96,7 +96,7 @@ class ConflictBuild:
     excluded: list[str]  # observation ids without a strictly opposing party
 
 
-def _borrowed_chunk(source: Evidence, label: str) -> Chunk:
+def borrowed_chunk(source: Evidence, label: str) -> Chunk:
     """Another party's evidence written as if it were about the target party."""
     return Chunk(
         text=source.filled(label),
@@ -126,7 +126,7 @@ def build_contradictory_items(
     for obs_id, choice in selection.choices.items():
         ev = choice.target
         label = party_label(ev.position.party, variant, observation_id=obs_id)
-        chunks = [target_chunk(ev, label), _borrowed_chunk(choice.closest, label)]
+        chunks = [target_chunk(ev, label), borrowed_chunk(choice.closest, label)]
         index = 0
         if obs_id in swapped:
             chunks.reverse()
@@ -162,7 +162,7 @@ def build_counterfactual_items(
                 ev,
                 Environment.COUNTERFACTUAL,
                 variant,
-                [_borrowed_chunk(source, label)],
+                [borrowed_chunk(source, label)],
                 expected_stance=source.position.stance,
                 conflict_party_id=source.position.party.id,
             )

@@ -64,15 +64,23 @@ def _ranked(
 
 
 def pick_distractors(
-    i: int, evidence: Sequence[Evidence], similarity_row: np.ndarray
+    i: int,
+    evidence: Sequence[Evidence],
+    similarity_row: np.ndarray,
+    exclude_parties: frozenset[str] = frozenset(),
 ) -> tuple[list[int], list[int]] | None:
-    """Indices of the (other-party, same-party) distractors of observation ``i``, or None."""
+    """Indices of the (other-party, same-party) distractors of observation ``i``, or None.
+
+    ``exclude_parties``: parties whose passage on the statement may not be a distractor (a
+    composition shows another party's passage as a [TARGET]; it must not appear twice).
+    """
     target = evidence[i].position
     others = [
         j
         for j, ev in enumerate(evidence)
         if ev.position.statement.id == target.statement.id
         and ev.position.party.id != target.party.id
+        and ev.position.party.id not in exclude_parties
     ]
     same = [
         j
@@ -93,7 +101,7 @@ def similarity_matrix(evidence: Sequence[Evidence], embedder: Embedder) -> np.nd
     return np.round(vectors @ vectors.T, SIMILARITY_DECIMALS)
 
 
-def _distractor(ev: Evidence, label: str) -> Chunk:
+def distractor_chunk(ev: Evidence, label: str) -> Chunk:
     return Chunk(
         text=ev.filled(label),
         role="distractor",
@@ -118,7 +126,7 @@ def build_noisy_items(
         others, same = picked
         label = party_label(ev.position.party, variant, observation_id=ev.observation_id)
         chunks = [
-            _distractor(
+            distractor_chunk(
                 evidence[j],
                 anonymized_label(
                     evidence[j].position.party, observation_id=evidence[j].observation_id
@@ -126,7 +134,7 @@ def build_noisy_items(
             )
             for j in others
         ]
-        chunks += [_distractor(evidence[j], label) for j in same]
+        chunks += [distractor_chunk(evidence[j], label) for j in same]
         chunks.insert(TARGET_INDEX, target_chunk(ev, label))
         items.append(make_item(ev, Environment.NOISY, variant, chunks, evidence_index=TARGET_INDEX))
     return NoisyBuild(items=items, excluded=excluded)

@@ -319,12 +319,17 @@ def build_vague_items(
         if rewrite is None:
             continue
         label = party_label(ev.position.party, variant, observation_id=ev.observation_id)
-        chunk = Chunk(
-            text=rewrite.text.replace(PARTY_PLACEHOLDER, label),
-            role="target",
-            party_id=ev.position.party.id,
-            statement_id=ev.position.statement.id,
-            stance=None,  # constructed to have no determinable stance
-        )
+        chunk = vague_chunk(ev, rewrite, label)
         items.append(make_item(ev, Environment.VAGUE, variant, [chunk], vague_mode=rewrite.mode))
     return items
+
+
+def vague_chunk(ev: Evidence, rewrite: VagueRewrite, label: str) -> Chunk:
+    """The observation's target passage as its accepted rewrite, ``[PARTY]`` filled."""
+    return Chunk(
+        text=rewrite.text.replace(PARTY_PLACEHOLDER, label),
+        role="target",
+        party_id=ev.position.party.id,
+        statement_id=ev.position.statement.id,
+        stance=None,  # constructed to have no determinable stance
+    )

@@ -25,7 +25,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from polistemics.conditions import ALL_ENVIRONMENTS, Variant
+from polistemics.conditions import ALL_ENVIRONMENTS, COMPOSITIONS, ENVIRONMENT_ORDER, Variant
 from polistemics.report.inputs import AnswerView
 from polistemics.report.labels import ModelLabels, variant_label
 from polistemics.rubrics import SUB_QUESTIONS, Rubric
@@ -37,7 +37,7 @@ DEFAULT_MAX_ANSWERS = 20_000
 _SQ_INDEX = {sq.key: i for i, sq in enumerate(SUB_QUESTIONS)}
 _RUBRICS = list(Rubric)
 _RUBRIC_INDEX = {rubric: i for i, rubric in enumerate(_RUBRICS)}
-_ENV_INDEX = {env.value: i for i, env in enumerate(ALL_ENVIRONMENTS)}
+_ENV_INDEX = {env.value: i for i, env in enumerate(ENVIRONMENT_ORDER)}
 _VARIANTS = list(Variant)
 _VARIANT_INDEX = {variant: i for i, variant in enumerate(_VARIANTS)}
 
@@ -170,6 +170,9 @@ def browser_payload(
     for record in judge_records or []:
         by_answer[(record.item_key, record.model, record.sample_index)].append(record)
 
+    # The six, then the compositions (issue 30) the answers hold: one more environment each.
+    shown = {a.item.environment for a in chosen}
+    environments = [*ALL_ENVIRONMENTS, *(e for e in COMPOSITIONS if e in shown)]
     strings = _Strings()
     models = sorted({a.model for a in chosen})
     model_index = {model: i for i, model in enumerate(models)}
@@ -203,7 +206,7 @@ def browser_payload(
         rows.append(
             {
                 "m": model_index[answer.model],
-                "e": _ENV_INDEX[item.environment.value],
+                "e": environments.index(item.environment),
                 "v": _VARIANT_INDEX[item.variant],
                 "p": parties[item.party_id],
                 "o": item.observation_id,
@@ -230,7 +233,7 @@ def browser_payload(
         "hasJudges": judge_records is not None,
         "hasStances": stances is not None,
         "models": [[m, labels(m)] for m in models],
-        "environments": [[e.value, e.label] for e in ALL_ENVIRONMENTS],
+        "environments": [[e.value, e.label] for e in environments],
         "variants": [[v.value, variant_label(v.value)] for v in _VARIANTS],
         "rubrics": [[r.value, r.label, r.abbreviation] for r in _RUBRICS],
         "subQuestions": [
@@ -242,7 +245,7 @@ def browser_payload(
                 ("Y" if sq.yes_passes(env) else "N") if sq.is_active(env) else "-"
                 for sq in SUB_QUESTIONS
             )
-            for env in ALL_ENVIRONMENTS
+            for env in environments
         ],
         "parties": party_rows,
         "judges": list(judges),

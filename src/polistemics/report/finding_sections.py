@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from polistemics.conditions import ALL_ENVIRONMENTS
+from polistemics.conditions import ENVIRONMENT_ORDER
 from polistemics.report.content import ReportContent
 from polistemics.report.formatting import (
     MISSING,
@@ -62,7 +62,7 @@ ENVIRONMENT = Column("Environment", lambda r: environment_label(r["environment"]
 def _party_adherence_tables(content: ReportContent, table: pd.DataFrame) -> list[TableView]:
     """One wide table per model: parties x environments, Adherence Index with its CI."""
     views = []
-    environments = [e.value for e in ALL_ENVIRONMENTS if e.value in set(table["environment"])]
+    environments = [e.value for e in ENVIRONMENT_ORDER if e.value in set(table["environment"])]
     for model, part in table.groupby("model", sort=True):
         text = part.assign(
             text=part.apply(with_interval("adherence"), axis=1), party=part.apply(_party, axis=1)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
+from polistemics.conditions import ENVIRONMENT_ORDER, Environment, Variant
 from polistemics.report.view import Column
 from polistemics.rubrics import BY_KEY, SUB_QUESTIONS, Rubric, SubQuestion
 
@@ -63,7 +63,7 @@ def order_rows(frame: pd.DataFrame) -> pd.DataFrame:
     the table has (then as they were)."""
     ranks = {
         "variant": {v.value: i for i, v in enumerate(Variant)},
-        "environment": {e.value: i for i, e in enumerate(ALL_ENVIRONMENTS)},
+        "environment": {e.value: i for i, e in enumerate(ENVIRONMENT_ORDER)},
         "rubric": {r.value: i for i, r in enumerate(RUBRIC_ORDER)},
         "sub_question": {sq.key: i for i, sq in enumerate(SUB_QUESTIONS)},
     }

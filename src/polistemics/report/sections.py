@@ -20,6 +20,7 @@ from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.prompts import vague_modes
 from polistemics.report.caveats import shared_seats_note
 from polistemics.report.comparison_views import delta_columns, rank_views
+from polistemics.report.compositions import composition_table
 from polistemics.report.content import ReportContent
 from polistemics.report.finding_sections import (
     FINDING_SECTIONS,
@@ -148,7 +149,8 @@ def leaderboard_view(content: ReportContent) -> dict:
 def _condition(environment: str) -> str:
     if environment == Environment.BASELINE.value:
         return "Baseline"
-    return "Inconclusive" if Environment(environment).inconclusive else "Interfering"
+    kind = "Inconclusive" if Environment(environment).inconclusive else "Interfering"
+    return f"Combined ({kind.lower()})" if Environment(environment).is_composition else kind
 
 
 def robustness_view(content: ReportContent) -> dict:
@@ -201,6 +203,9 @@ def robustness_view(content: ReportContent) -> dict:
                 "adherence": adherence,
                 "difficulty": difficulty,
                 "dispersion": dispersion,
+                "compositions": composition_table(
+                    content.analyses.composition_interaction, tables.election_id, content.labels
+                ),
             }
         )
     return {"elections": elections}

@@ -257,6 +257,12 @@ class RunConfig(BaseModel):
         description="Ask every target each party-position question with no context (closed "
         "book); the stance coder reads the answers. Needs stance_coder.",
     )
+    compositions: list[str] = Field(
+        default_factory=list,
+        description="Combined environments (issue 30), e.g. 'ie_clarity_vague+ie_noise': two "
+        "environments applied to one context, scored as one more environment (not in the EMI). "
+        "Their parts must be in environments. Default: none.",
+    )
     contradictory_swapped: SwappedOrder = Field(
         default="none",
         description="Also build Contradictory items with the opposing chunk first: for every "
@@ -389,7 +395,39 @@ class RunConfig(BaseModel):
     @field_validator("environments")
     @classmethod
     def _known_environments(cls, value: list[str]) -> list[str]:
-        return [Environment.parse(v).value for v in value]
+        parsed = [Environment.parse(v) for v in value]
+        composed = [env.value for env in parsed if env.is_composition]
+        if composed:
+            raise ValueError(
+                f"'{composed[0]}' is a composition: name it in compositions, its parts here"
+            )
+        return [env.value for env in parsed]
+
+    @model_validator(mode="after")
+    def _known_compositions(self) -> RunConfig:
+        """Each composition parsed (an incompatible one refused with the reason), in canonical
+        form, once; its parts must be built too (the interaction table needs their rates)."""
+        parsed = []
+        for name in self.compositions:
+            composition = Environment.parse(name)
+            if not composition.is_composition:
+                raise ValueError(
+                    f"compositions: '{name}': a composition has exactly two parts, found 1 "
+                    "(join two environments with '+', e.g. 'ie_clarity_vague+ie_noise')"
+                )
+            lacking = [p.value for p in composition.parts if p.value not in self.environments]
+            if lacking:
+                raise ValueError(
+                    f"compositions: '{composition.value}' needs its parts among environments "
+                    f"(missing: {', '.join(lacking)}); its difficulty is read against theirs"
+                )
+            parsed.append(composition.value)
+        self.compositions = list(dict.fromkeys(parsed))
+        return self
+
+    @property
+    def composition_list(self) -> list[Environment]:
+        return [Environment(v) for v in self.compositions]
 
     @property
     def environment_list(self) -> list[Environment]:

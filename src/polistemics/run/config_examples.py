@@ -59,6 +59,7 @@ EXAMPLES: dict[tuple[str, ...], str] = {
     ("pushback", "share"): "share = 0.25",
     ("pushback", "pressures"): 'pressures = ["false_correction", "are_you_sure"]',
     ("pushback", "seed"): "seed = 7",
+    ("compositions",): 'compositions = ["ie_clarity_vague+ie_noise"]',
 }
 
 

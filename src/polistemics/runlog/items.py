@@ -60,7 +60,7 @@ class EnvironmentItem(BaseModel):
     evidence_index: int | None = None  # index of the target evidence chunk, where one is marked
     expected_stance: Stance | None = None  # evidence-induced stance; None where not determinable
     conflict_party_id: str | None = None  # whose evidence Contradictory/Counterfactual used
-    vague_mode: int | None = None  # Table 7 mode number, Vague only
+    vague_mode: int | None = None  # Table 7 mode number, Vague (and compositions with it) only
     # Contradictory only: "swapped" is the item again with its chunks in the other order.
     chunk_order: Literal["original", "swapped"] = "original"
 
@@ -81,7 +81,8 @@ class EnvironmentItem(BaseModel):
 
     @property
     def judged_expected_stance(self) -> Stance:
-        """Table 11: evidence-induced stance for Counterfactual, the real stance otherwise."""
-        if self.environment is Environment.COUNTERFACTUAL and self.expected_stance:
+        """Table 11: evidence-induced stance for Counterfactual (and a composition with it), the
+        real stance otherwise."""
+        if Environment.COUNTERFACTUAL in self.environment.parts and self.expected_stance:
             return self.expected_stance
         return self.stance_label

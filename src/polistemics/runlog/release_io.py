@@ -395,9 +395,10 @@ def item_to_row(item: EnvironmentItem) -> dict:
         "evidence_index": item.evidence_index,
         "expected_stance": item.expected_stance.value if item.expected_stance else None,
     }
-    if item.environment in (Environment.CONTRADICTORY, Environment.COUNTERFACTUAL):
+    parts = item.environment.parts
+    if Environment.CONTRADICTORY in parts or Environment.COUNTERFACTUAL in parts:
         row["conflict_party_id"] = item.conflict_party_id
-    if item.environment is Environment.VAGUE:
+    if Environment.VAGUE in parts:
         row["vague_mode"] = item.vague_mode
     row["variant"] = item.variant.value
     row["language"] = item.language

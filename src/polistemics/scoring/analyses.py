@@ -22,7 +22,12 @@ import pandas as pd
 from polistemics.conditions import Environment
 from polistemics.scoring.cells import scoreable_cells
 from polistemics.scoring.errors import CellsError
-from polistemics.scoring.indices import adherence_indices, rubric_scores, sub_question_rates
+from polistemics.scoring.indices import (
+    adherence_indices,
+    is_composition,
+    rubric_scores,
+    sub_question_rates,
+)
 
 SPREAD_THRESHOLD = 0.20  # Sec. 7: reporting heuristic for a meaningful max-min spread
 LOO_MIN_DEVIATION = 0.15  # App. H, Fig. 13: flagged |deviation|
@@ -64,7 +69,9 @@ def rubric_dispersion_of(
     rubric scored in fewer than two active environments has no SD and is left out of the mean
     (``n_rubrics`` counts the rubrics in it; NaN when none has an SD).
     """
-    active = rubrics[~rubrics["environment"].isin(list(exclude))]
+    environments = rubrics["environment"]
+    # Over the paper's environments: a composition (issue 30) is never part of the dispersion.
+    active = rubrics[~environments.isin(list(exclude)) & ~is_composition(environments)]
     per_rubric = (
         active.groupby(["variant", "model", "rubric"], sort=True)["score"]
         .agg(lambda s: float(np.std(s.to_numpy(dtype=float), ddof=1)) if len(s) > 1 else np.nan)
@@ -201,8 +208,10 @@ def leave_one_out(
 
 def loo_summary(loo: pd.DataFrame) -> pd.DataFrame:
     """Fig. 13: mean LOO deviation per party x sub-question across its (model, environment)
-    contexts, with the number of flagged contexts below and above the others."""
+    contexts, with the number of flagged contexts below and above the others. The contexts are
+    the paper's environments: a composition's deviations (issue 30) stay in ``loo`` itself."""
     keys = ["variant", "party_id", "party_name", "rubric", "sub_question"]
+    loo = loo[~is_composition(loo["environment"])] if not loo.empty else loo
     frame = loo.assign(
         flagged_below=loo["flagged"] & (loo["deviation"] < 0),
         flagged_above=loo["flagged"] & (loo["deviation"] > 0),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from polistemics.conditions import COMPOSITION_SEPARATOR
 from polistemics.scoring.cells import scoreable_cells
 from polistemics.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
@@ -55,9 +56,14 @@ def _model_matrix(cells: pd.DataFrame) -> _ModelMatrix:
 
 
 def _indices(
-    passes: np.ndarray, counts: np.ndarray, env_of_column: np.ndarray, n_env: int
+    passes: np.ndarray,
+    counts: np.ndarray,
+    env_of_column: np.ndarray,
+    n_env: int,
+    in_emi: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of (pass, count) totals -> (adherence rows x environments, EMI per row)."""
+    """Rows of (pass, count) totals -> (adherence rows x environments, EMI per row); the EMI
+    over the environments ``in_emi`` marks (default all; never a composition, issue 30)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = passes / counts  # NaN where a resample has no cells of that rubric
         adherence = np.empty((passes.shape[0], n_env))
@@ -67,7 +73,7 @@ def _indices(
             adherence[:, env] = np.where(
                 present.any(axis=1), np.nansum(block, axis=1) / present.sum(axis=1), np.nan
             )
-        logs = np.log(adherence)
+        logs = np.log(adherence if in_emi is None else adherence[:, in_emi])
         emi = np.exp(np.nanmean(logs, axis=1))
     return adherence, emi
 
@@ -89,8 +95,9 @@ def bootstrap_indices(
         # One name "variant/model" (not two names): the generator the intervals always used.
         rng = stratum_rng(seed, f"{variant}/{model}")
         weights = resample_weights(rng, n_obs, n_resamples)  # row 0: the full data
+        in_emi = np.array([COMPOSITION_SEPARATOR not in env for env in matrix.environments])
         adherence, emi = _indices(
-            weights @ matrix.passes, weights @ matrix.counts, matrix.env_of_column, n_env
+            weights @ matrix.passes, weights @ matrix.counts, matrix.env_of_column, n_env, in_emi
         )
         emi_low, emi_high = percentile_ci(emi[1:, None], confidence)
         rows.append(

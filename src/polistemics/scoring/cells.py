@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from polistemics.conditions import Environment, Variant
+from polistemics.conditions import ENVIRONMENT_ORDER, Environment, Variant
 from polistemics.rubrics import BY_KEY, Rubric
 from polistemics.scoring.errors import CellsError
 
@@ -49,7 +49,7 @@ METADATA_JOIN_KEYS: tuple[str, ...] = (
     "sample_index",
 )
 
-_ENVIRONMENTS = {e.value for e in Environment}
+_ENVIRONMENTS = {e.value for e in ENVIRONMENT_ORDER}
 _VARIANTS = {v.value for v in Variant}
 _RUBRICS = {r.value for r in Rubric}
 

@@ -5,7 +5,9 @@
   (sum of passes / number of cells, so a rubric's sub-questions weigh by their cell counts).
 - Adherence Index: mean of the Rubric Scores of the rubrics scored in the environment
   (only Epistemic Calibration in Absent).
-- EMI: geometric mean of the Adherence Indices across environments (0 if any index is 0).
+- EMI: geometric mean of the Adherence Indices across environments (0 if any index is 0). The
+  paper's EMI is over its six environments: a composition (issue 30) has its Adherence Index
+  beside them but never enters the EMI (docs/environments-combined.md).
 
 Every table is grouped by ``variant`` first (ablations never pool with the full variant),
 then by the caller's grain columns (e.g. model, party_id, country, language, vague_mode).
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from polistemics.conditions import COMPOSITION_SEPARATOR
 from polistemics.scoring.cells import group_keys, scoreable_cells
 
 GRAINS: dict[str, tuple[str, ...]] = {
@@ -131,6 +134,8 @@ def _adherence_from_rubrics(rubrics: pd.DataFrame, by: Sequence[str]) -> pd.Data
 
 def _emi_from_adherence(adherence: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     keys = group_keys(by)
+    if not adherence.empty:
+        adherence = adherence[~is_composition(adherence["environment"])]
     if adherence.empty:
         return pd.DataFrame(columns=[*keys, "emi", "n_environments"])
     return (
@@ -138,6 +143,11 @@ def _emi_from_adherence(adherence: pd.DataFrame, by: Sequence[str]) -> pd.DataFr
         .agg(emi=geometric_mean, n_environments="size")
         .reset_index()
     )
+
+
+def is_composition(environments: pd.Series) -> pd.Series:
+    """Which rows name a composition (issue 30) rather than one of the six environments."""
+    return environments.astype(str).str.contains(COMPOSITION_SEPARATOR, regex=False)
 
 
 def geometric_mean(values: Sequence[float] | pd.Series | np.ndarray) -> float:

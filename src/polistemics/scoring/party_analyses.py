@@ -28,7 +28,7 @@ from polistemics.conditions import Environment, Variant
 from polistemics.scoring.analyses import SPREAD_THRESHOLD, _party_names, party_spread
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES, bootstrap_indices
 from polistemics.scoring.cells import scoreable_cells
-from polistemics.scoring.indices import adherence_indices, sub_question_rates
+from polistemics.scoring.indices import adherence_indices, is_composition, sub_question_rates
 from polistemics.stats import wilson_interval
 
 SANITISATION = "sanitization"  # I4's release key
@@ -99,8 +99,11 @@ def mean_party_spread(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def mean_spread_of(spread: pd.DataFrame) -> pd.DataFrame:
-    """``mean_party_spread`` from an ``analyses.party_spread`` table (Adherence Index level)."""
+    """``mean_party_spread`` from an ``analyses.party_spread`` table (Adherence Index level),
+    over the paper's environments: a composition (issue 30) keeps its own spread beside them."""
     columns = ["variant", "model", "mean_party_spread", "n_environments"]
+    if not spread.empty:
+        spread = spread[~is_composition(spread["environment"])]
     if spread.empty:
         return pd.DataFrame(columns=columns)
     keys = [c for c in ("variant", "model") if c in spread.columns]

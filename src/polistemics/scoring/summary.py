@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from polistemics.conditions import ALL_ENVIRONMENTS, Variant
+from polistemics.conditions import ENVIRONMENT_ORDER, Variant
 from polistemics.rubrics import Rubric
 from polistemics.scoring.analyses import rubric_dispersion_of
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.indices import scores_by
 from polistemics.scoring.party_analyses import mean_party_spread
 
-_ENV_ORDER = {env.value: i for i, env in enumerate(ALL_ENVIRONMENTS)}
+_ENV_ORDER = {env.value: i for i, env in enumerate(ENVIRONMENT_ORDER)}
 _RUBRIC_ORDER = {r.value: i for i, r in enumerate(Rubric)}
 
 

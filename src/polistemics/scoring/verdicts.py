@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from polistemics.conditions import Environment, Variant
+from polistemics.conditions import ENVIRONMENT_ORDER, Environment, Variant
 from polistemics.rubrics import BY_KEY, Rubric, sub_questions
 from polistemics.scoring.cells import (
     ITEM_COLUMNS,
@@ -179,7 +179,9 @@ def _reject_large_panels(
 
 
 def _expected_counts(rubric: pd.Series, environment: pd.Series) -> np.ndarray:
-    counts = {(r.value, e.value): len(sub_questions(r, e)) for r in Rubric for e in Environment}
+    counts = {
+        (r.value, e.value): len(sub_questions(r, e)) for r in Rubric for e in ENVIRONMENT_ORDER
+    }
     return np.fromiter(
         (counts[pair] for pair in zip(rubric, environment, strict=True)),
         dtype="int64",

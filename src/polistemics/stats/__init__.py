@@ -6,7 +6,8 @@ data (which cells are scored, how strata are grouped).
 
 - ``bootstrap``: observation-resampling weights, per-stratum generators, percentile intervals.
 - ``agreement``: percent agreement, Fleiss' kappa and Gwet's AC1 (fixed or uneven raters).
-- ``intervals``: the Wilson score interval of a proportion.
+- ``intervals``: the Wilson score interval of a proportion, the Fisher-z interval of a
+  correlation, the log-scale interval of a product of two proportions.
 - ``significance``: the exact McNemar test and Holm's correction.
 """
 
@@ -35,7 +36,12 @@ from polistemics.stats.bootstrap import (
     stratum_rng,
 )
 from polistemics.stats.errors import StatisticsError
-from polistemics.stats.intervals import correlation_interval, wilson_interval, wilson_intervals
+from polistemics.stats.intervals import (
+    correlation_interval,
+    product_interval,
+    wilson_interval,
+    wilson_intervals,
+)
 from polistemics.stats.significance import DEFAULT_ALPHA, holm, mcnemar_exact, mcnemar_many
 
 __all__ = [
@@ -59,6 +65,7 @@ __all__ = [
     "observed_agreement",
     "panel_table",
     "percentile_ci",
+    "product_interval",
     "resample_weights",
     "sorted_codes",
     "stratum_rng",

@@ -74,3 +74,27 @@ def correlation_interval(r: float, n: int, alpha: float = _ALPHA_95) -> tuple[fl
     half = norm.ppf(1 - alpha / 2) / math.sqrt(n - 3)
     z = math.atanh(r)
     return math.tanh(z - half), math.tanh(z + half)
+
+
+def product_interval(
+    successes_a: float, n_a: int, successes_b: float, n_b: int, alpha: float = _ALPHA_95
+) -> tuple[float, float]:
+    """Interval of the product p_a * p_b of two independent proportions (what the parts' pass
+    rates predict for their composition if their failures were independent; issue 30).
+
+    The delta method on the log scale: log(p_a p_b) +- z * sqrt(1/s_a - 1/n_a + 1/s_b - 1/n_b),
+    the variance statsmodels' ``confint_proportions_2indep(method="log", compare="ratio")`` gives
+    log(p_a / p_b) (a sum and a difference of independent logs have the same variance), with the
+    upper bound clipped to 1 (a product of proportions is one). (nan, nan) when a part has no
+    data or no successes (the log is undefined)."""
+    for successes, n in ((successes_a, n_a), (successes_b, n_b)):
+        if n and not 0 <= successes <= n:
+            raise StatisticsError(f"successes must lie in [0, {n}], got {successes}")
+    if not (n_a and n_b and successes_a and successes_b):
+        return float("nan"), float("nan")
+    from scipy.stats import norm
+
+    variance = 1 / successes_a - 1 / n_a + 1 / successes_b - 1 / n_b
+    half = norm.ppf(1 - alpha / 2) * math.sqrt(max(variance, 0.0))
+    centre = math.log(successes_a / n_a) + math.log(successes_b / n_b)
+    return math.exp(centre - half), min(1.0, math.exp(centre + half))

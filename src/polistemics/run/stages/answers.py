@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from polistemics.answers.generate import STAGE as ANSWER_STAGE
 from polistemics.answers.generate import answer_items
-from polistemics.conditions import Environment, Variant
+from polistemics.conditions import COMPOSITIONS, Environment, Variant
 from polistemics.judging.panel import STAGE as JUDGE_STAGE
 from polistemics.judging.panel import judge_answers
 from polistemics.judging.parsing_figures import judge_parsing
@@ -39,6 +39,14 @@ from polistemics.runlog import Answer, JudgeVerdictRecord, RunDir
 OUTPUT_TOKENS = {ANSWER_STAGE: 150, JUDGE_STAGE: 20}
 # Evidence chunks a prompt shows per environment (one unless named).
 CHUNKS = {Environment.ABSENT: 0, Environment.NOISY: 5, Environment.CONTRADICTORY: 2}
+# Compositions (issue 30): four distractors with each Noisy one (environments.compose).
+CHUNKS.update(
+    {
+        c: (4 if Environment.NOISY in c.parts else 0)
+        + (0 if Environment.ABSENT in c.parts else 2 if Environment.CONTRADICTORY in c.parts else 1)
+        for c in COMPOSITIONS
+    }
+)
 
 
 def panel(config: RunConfig, endpoints: Mapping[str, ModelEndpoint]) -> list[ModelEndpoint]:

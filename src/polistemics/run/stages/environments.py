@@ -2,7 +2,8 @@
 every variant (``environments.build``; Vague's rewrites come from the generator and the auditor,
 ``environments.vague``), and the swapped-order Contradictory items. Writes
 ``swapped_items.jsonl`` (the release folders' items are written with the answers); run.json's
-``environments`` and ``vague`` per election.
+``environments`` (with each composition's kept and dropped items and its drops per part rule,
+issue 30) and ``vague`` per election.
 
 ``environments.build.build_environments`` is the one way items are built, here and in
 ``polistemics environments build``."""
@@ -12,6 +13,7 @@ from __future__ import annotations
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import EnvironmentInputError
 from polistemics.environments.build import VagueSettings, build_environments
+from polistemics.environments.compose import planned_composition_items
 from polistemics.environments.conflict import select_conflict_parties, swapped_order_items
 from polistemics.environments.embeddings import make_embedder
 from polistemics.environments.vague import (
@@ -71,6 +73,7 @@ class Environments(BaseStage):
             positions=positions,
             embedder=embedder,
             vague=vague,
+            compositions=config.composition_list,
         )
         run.items = list(full.items)
         run.swapped_items = swapped_order_items(
@@ -123,6 +126,7 @@ class Environments(BaseStage):
         except EnvironmentInputError as exc:
             raise CannotReplay(str(exc)) from exc
         replayed.vague_kept = len(outcome.rewrites)
+        replayed.vague_rewritten = [r.observation_id for r in outcome.rewrites]
 
     def plan(self, plan: PlanState) -> list[PlanRow]:
         config = plan.config
@@ -191,7 +195,8 @@ def environment_counts(
         evidence = replayed.evidence
     else:
         evidence = [Evidence(position=p, text="[PARTY]") for p in scoped.observations]
-    kept_conflict = len(select_conflict_parties(evidence, scoped.election.positions).choices)
+    selection = select_conflict_parties(evidence, scoped.election.positions)
+    kept_conflict = len(selection.choices)
     counts = {}
     for variant in config.variants:
         for env in variant.environments:
@@ -203,6 +208,10 @@ def environment_counts(
             elif env is Environment.VAGUE and replayed is not None:
                 n = replayed.vague_kept or 0
             counts[(variant, env)] = n
+    for composition in config.composition_list:
+        rewritten = replayed.vague_rewritten if replayed is not None else None
+        planned = planned_composition_items(evidence, composition, selection, rewritten)
+        counts[(Variant.FULL, composition)] = len(planned.items)
     return counts
 
 

@@ -82,6 +82,7 @@ class Replayed:
     scoped: ScopedElection
     evidence: list[Evidence] = field(default_factory=list)
     vague_kept: int | None = None  # observations with an accepted Vague rewrite (None: no Vague)
+    vague_rewritten: list[str] | None = None  # their observation ids (for compositions)
     calls: Counter[str] = field(default_factory=Counter)
 
 

@@ -75,7 +75,7 @@ def test_score_json_from_the_tables_is_what_scoring_the_cells_gives(own_finished
         result = runner.invoke(app, ["score", str(run_dir), "--json", "--variant", variant])
         assert result.exit_code == 0, result.output
         old = [
-            s.to_json() | {"mechanisms": dict.fromkeys(_rate_keys())}
+            s.to_json() | {"mechanisms": dict.fromkeys(_rate_keys()), "task": "party_position"}
             for s in score_cells(cells[cells["variant"] == variant])
         ]
         assert old

@@ -31,7 +31,7 @@ from polistemics.run.stages.planning import (
     stored_ok,
     tokens,
 )
-from polistemics.runlog import Answer, JudgeVerdictRecord, RunDir
+from polistemics.runlog import Answer, JudgeRecords, RunDir
 from polistemics.runlog.items import EnvironmentItem
 
 OUTPUT_TOKENS = {ANSWER_STAGE: 150, JUDGE_STAGE: 20}
@@ -94,11 +94,12 @@ class AnswersAndJudges(BaseStage):
             ),
             retries=True,
         )
-        verdict_lists: list[list[JudgeVerdictRecord]] = []
+        # Held by column as they arrive (a record object each would grow memory with the study).
+        arrived = JudgeRecords()
         skipped: dict[str, int] = {}
 
         def add_judged(judged: JudgeVerdicts) -> None:
-            verdict_lists.append(list(judged))
+            arrived.extend(judged)
             for why, n in judged.skipped.items():
                 skipped[why] = skipped.get(why, 0) + n
 
@@ -119,9 +120,13 @@ class AnswersAndJudges(BaseStage):
                 calls_at_once=min(client.calls_at_once(judge) for judge in judges),
             )
             add_judged(judged)
-        verdicts = [record for records in verdict_lists for record in records]
-        verdicts.sort(
-            key=lambda r: (r.item_key, r.model, r.sample_index, r.panel_position, r.rubric.value)
+        verdicts = arrived.sorted_by(
+            "item_key",
+            "model",
+            "sample_index",
+            "panel_position",
+            "rubric",
+            key=lambda name, value: value.value if name == "rubric" else value,
         )
         state.answers, state.verdicts, state.judges_skipped = answers, verdicts, skipped
         state.log(

@@ -5,9 +5,12 @@ a rationale), all 6 environments and both ablations, 3 target models and a 3-jud
 distinct models, every stage through the client layer. The test server answers after a fixed
 latency (plus an optional jitter, uniform in [0, jitter)) in its own process. Prints total calls,
 wall time, wall / ideal (ideal = calls x mean latency / concurrency), harness CPU ms per call and
-peak memory; then reruns the study and prints how many calls the rerun made (must be 0).
+peak memory and the report's size; then reruns the study and prints how many calls the rerun
+made (must be 0). ``--scale N`` makes the election N times larger: N times the statements per
+party, the same 3 positions without a rationale (4x: 8 x 244 - 3 = 1,949 observations).
 
     python benchmarks/paper_scale.py --latency-ms 50 --concurrency 64
+    python benchmarks/paper_scale.py --scale 4 --latency-ms 20 --concurrency 64
     python benchmarks/paper_scale.py --latency-ms 500 --jitter-ms 500 --concurrency 256
     python benchmarks/paper_scale.py --latency-ms 500 --jitter-ms 500 --concurrency 256 --no-gc-freeze
 """
@@ -34,17 +37,19 @@ MISSING = 3  # positions without a rationale: 8 x 61 - 3 = 485 observations
 STANCES = ["Agree", "Disagree", "Neutral"]
 
 
-def synthetic_election(path: Path, seed: int = 0) -> None:
+def synthetic_election(path: Path, seed: int = 0, scale: int = 1) -> None:
+    """The paper-sized election, or one with ``scale`` times the statements per party."""
+    statements = STATEMENTS * scale
     rng = random.Random(seed)
-    missing = set(rng.sample(range(PARTIES * STATEMENTS), MISSING))
+    missing = set(rng.sample(range(PARTIES * statements), MISSING))
     rows = []
     for p in range(PARTIES):
-        for s in range(STATEMENTS):
+        for s in range(statements):
             stance = rng.choices(STANCES, weights=[0.45, 0.45, 0.10])[0]
             name = f"Party {p + 1} of Benchland"
             rationale = (
                 ""
-                if p * STATEMENTS + s in missing
+                if p * statements + s in missing
                 else (
                     f"The {name} takes a clear line on topic {s + 1}. The party argues that policy "
                     f"{s + 1} affects many households in the country. It wants the parliament to act "
@@ -66,7 +71,9 @@ def synthetic_election(path: Path, seed: int = 0) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
-def write_config(folder: Path, base_url: str, concurrency: int, prompt_order: bool = False) -> Path:
+def write_config(
+    folder: Path, base_url: str, concurrency: int, prompt_order: bool = False, scale: int = 1
+) -> Path:
     names = [
         "target-1",
         "target-2",
@@ -85,7 +92,7 @@ def write_config(folder: Path, base_url: str, concurrency: int, prompt_order: bo
         )
     )
     election = folder / "benchland.jsonl"
-    synthetic_election(election)
+    synthetic_election(election, scale=scale)
     config = folder / "paper-scale.toml"
     config.write_text(
         'name = "paper-scale"\n'
@@ -121,8 +128,14 @@ def run_cli(config_path: Path, env: dict[str, str] | None = None) -> dict:
         "peak_mb": usage.ru_maxrss / 1024,
         "manifest": json.loads((run_dir / "run.json").read_text(encoding="utf-8")),
         "answers": _lines(run_dir / "answers.jsonl"),
+        "report_bytes": folder_bytes(run_dir / "report"),
+        "page_bytes": (run_dir / "report" / "report.html").stat().st_size,
         "judge_records": _lines(run_dir / "judges.jsonl"),
     }
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
 def _lines(path: Path) -> int:
@@ -144,16 +157,33 @@ def main() -> None:
         "(overlap_judging = false)",
     )
     parser.add_argument(
+        "--scale",
+        type=int,
+        default=1,
+        help="the election N times larger: N times the statements per party (default 1)",
+    )
+    parser.add_argument(
         "--no-gc-freeze",
         action="store_true",
         help="run without the run's garbage-collector policies (POLISTEMICS_GC_POLICY=off)",
     )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="keep the study's folder (config, election, run) here; it must not exist yet",
+    )
     args = parser.parse_args()
+    if args.out is not None and args.out.exists():
+        parser.error(f"--out {args.out} exists already")
     env = {**os.environ, "POLISTEMICS_GC_POLICY": "off"} if args.no_gc_freeze else None
     jitter = ["--jitter-ms", str(args.jitter_ms)] if args.jitter_ms else []
 
     with test_server(args.latency_ms, jitter) as server, tempfile.TemporaryDirectory() as tmp:
-        config = write_config(Path(tmp), server.base_url, args.concurrency, args.prompt_order)
+        folder = args.out or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        config = write_config(
+            folder, server.base_url, args.concurrency, args.prompt_order, args.scale
+        )
         first = run_cli(config, env)
         rerun = run_cli(config, env)
 
@@ -168,6 +198,7 @@ def main() -> None:
         election["standardisation"].get("final_size", 0)
         for election in manifest["elections"].values()
     )
+    print(f"scale                 {args.scale}")
     print(f"gc policies           {'off' if args.no_gc_freeze else 'on'}")
     print(f"observations          {observations}")
     print(f"environment items     {sum(env['kept'] for env in environments)}")
@@ -206,6 +237,10 @@ def main() -> None:
         f"(with its figure workers), peak memory {rerun['peak_mb']:.0f} MB"
     )
     print(f"rerun calls made      {rerun['manifest']['calls_made_this_run']}")
+    print(
+        f"report size           {first['report_bytes'] / 1e6:.1f} MB "
+        f"(page {first['page_bytes'] / 1e6:.1f} MB, with its figures and files)"
+    )
 
 
 if __name__ == "__main__":

@@ -219,3 +219,23 @@ def test_default_prompt_is_the_task_prompt():
     completer = fake_completer()
     asyncio.run(answer_items(completer, [target("m1")], [it]))
     assert completer.calls[0].user == task_prompt.task_messages(it)[-1]["content"]
+
+
+def test_at_once_bounds_calls_and_builds_prompts_just_in_time() -> None:
+    """With ``at_once`` (issue 32), at most that many answers are asked at a time and a prompt
+    is built only when its call is about to start, not every prompt up front; the answers and
+    their order are those of the unbounded run."""
+    items = [item(f"o{n}") for n in range(40)]
+    targets = [target("m1"), target("m2")]
+    built: list[int] = []
+    completer = fake_completer()
+
+    def messages_for(it: EnvironmentItem) -> list[dict]:
+        built.append(completer.in_flight)
+        return stand_in_messages(it)
+
+    bounded = run(completer, targets, items, messages_for=messages_for, at_once=4)
+    assert completer.max_in_flight == 4
+    assert len(built) == 80 and max(built) < 4  # each built while fewer than 4 calls ran
+    unbounded = run(fake_completer(), targets, items)
+    assert [a.model_dump() for a in bounded] == [a.model_dump() for a in unbounded]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from polistemics.report import browser_files
 from polistemics.report.build import build_release_report, build_report
 from polistemics.report.content import ReportOptions
 from polistemics.report.sections import SECTIONS
@@ -195,6 +196,48 @@ def test_untrusted_answer_text_stays_text(browser, demo_run_copy: Path) -> None:
     assert opened.page.evaluate("typeof window.pwned") == "undefined"
     assert opened.page.locator("#b-list img").count() == 0
     assert opened.errors == []
+
+
+def test_a_paged_browser_reads_its_answers_from_files_beside_the_page(
+    browser, demo_run_copy: Path, monkeypatch
+) -> None:
+    """Issue 32: beyond the inline limit the page holds only what the filters read and loads
+    each shown answer's file when the page is opened from disk; the text search loads them
+    all; an answer's text stays text."""
+    answers = demo_run_copy / "answers.jsonl"
+    rows = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    payload = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">pwned'
+    rows[-1]["text"] = payload  # the last answer: in the last data file
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.setattr(browser_files, "INLINE_ANSWERS", 5)
+    monkeypatch.setattr(browser_files, "ANSWERS_PER_FILE", 7)
+    report = build_report(demo_run_copy, options=ReportOptions(bootstrap_resamples=20))
+    files = sorted((report.parent / "browser").glob("answers-*.js"))
+    assert len(files) == -(-len(rows) // 7) >= 3
+    html = report.read_text(encoding="utf-8")
+    assert "pwned" not in html and rows[0]["text"][:40] not in html  # no answer text inline
+
+    opened = Opened(browser, report)
+    done = "#item-browser[data-loading=false]"
+    assert opened.count() == len(rows)
+    shown = opened.page.locator("#b-list article.item")
+    assert shown.count() == min(20, len(rows))
+    assert shown.first.locator("pre.answer-text").inner_text().strip()
+    shown.first.locator("details.raw summary").click()
+    assert shown.first.locator(".raw-record pre.raw-output").count() >= 3
+    first_title = shown.first.inner_text()
+    opened.page.click("#b-next")
+    opened.page.wait_for_selector(done)
+    assert opened.page.locator("#b-list article.item").first.inner_text() != first_title
+
+    opened.page.fill("#f-search", "pwned")
+    opened.page.wait_for_selector(done)
+    assert opened.count() == 1
+    assert opened.page.inner_text("#b-list .answer-text") == payload
+    assert opened.page.evaluate("typeof window.pwned") == "undefined"
+    assert opened.page.locator("#b-list img").count() == 0
+    assert opened.errors == []
+    assert opened.dialogs == []
 
 
 def test_dutch_release_report_shows_the_papers_leaderboard(browser, release_dir, tmp_path) -> None:

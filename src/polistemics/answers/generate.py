@@ -12,9 +12,10 @@ import logging
 import re
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
 
 from polistemics.llm.registry import ModelEndpoint
-from polistemics.llm.tasks import gather_or_cancel
+from polistemics.llm.tasks import gather_bounded, gather_or_cancel
 from polistemics.llm.types import CallResult, Completer, Message
 from polistemics.runlog import Answer
 from polistemics.runlog.items import EnvironmentItem
@@ -60,11 +61,15 @@ async def answer_items(
     samples: int = 1,
     on_result: OnAnswer | None = None,
     messages_for: MessagesFor | None = None,
+    at_once: int | None = None,
 ) -> list[Answer]:
     """Every (target x item x sample) answer, in that order whatever order calls finish in.
 
     ``messages_for`` builds the task prompt; by default
-    ``polistemics.environments.task_prompt.task_messages``.
+    ``polistemics.environments.task_prompt.task_messages``. With ``at_once``, at most that many
+    answers are being asked (or handed to an awaited ``on_result``) at a time, each prompt built
+    just before its call: memory does not grow with the study. Without it, every call is
+    started at once with every prompt built up front.
     """
     if samples < 1:
         raise AnswerInputError(f"samples must be at least 1, got {samples}")
@@ -86,6 +91,14 @@ async def answer_items(
                     samples,
                 )
     build = messages_for or _default_messages_for()
+    if at_once is not None:
+        lazy = (
+            partial(_answer_one, completer, target, item, None, index, on_result, build)
+            for target in targets
+            for item in items
+            for index in range(samples)
+        )
+        return await gather_bounded(lazy, at_once)
     prompts = {item.key: build(item) for item in items}
     jobs = [
         _answer_one(completer, target, item, prompts[item.key], index, on_result)
@@ -138,10 +151,15 @@ async def _answer_one(
     completer: Completer,
     target: ModelEndpoint,
     item: EnvironmentItem,
-    messages: list[Message],
+    messages: list[Message] | None,
     sample_index: int,
     on_result: OnAnswer | None,
+    build: MessagesFor | None = None,
 ) -> Answer:
+    """One answer; ``messages`` None: built now with ``build``."""
+    if messages is None:
+        assert build is not None
+        messages = build(item)
     result = await completer.complete(target, messages, stage=STAGE, sample_index=sample_index)
     answer = answer_from_result(item.key, target.name, sample_index, result)
     if on_result is not None:

@@ -94,20 +94,35 @@ def _says(verdicts: tuple[tuple[str, bool | None], ...]) -> str:
     return "".join(marks)
 
 
-def _judge_rows(
-    records: list[JudgeVerdictRecord], judges: dict[str, int], strings: _Strings
-) -> list[list]:
+# What the page shows of one judge record: rubric index, panel seat, judge id, raw output,
+# Yes/No marks, error (held per answer instead of the record: a study's records are not all
+# kept as objects at once).
+JudgeRow = tuple[int, int, str, str | None, str, str | None]
+
+
+def _judge_row(record: JudgeVerdictRecord) -> JudgeRow:
+    return (
+        _RUBRIC_INDEX[record.rubric],
+        record.panel_position,
+        panel_judge_id(record),
+        record.raw_output,
+        _says(tuple(record.says_yes.items())),
+        record.error,
+    )
+
+
+def _judge_rows(records: list[JudgeRow], judges: dict[str, int], strings: _Strings) -> list[list]:
     """Per judge record of one answer (by rubric, then panel seat): rubric, judge, raw output,
     Yes/No marks and error."""
     rows = []
-    for record in sorted(records, key=lambda r: (_RUBRIC_INDEX[r.rubric], r.panel_position)):
+    for rubric, _, judge, raw_output, marks, error in sorted(records, key=lambda r: r[:2]):
         rows.append(
             [
-                _RUBRIC_INDEX[record.rubric],
-                judges.setdefault(panel_judge_id(record), len(judges)),
-                strings.add(record.raw_output),
-                _says(tuple(record.says_yes.items())),
-                strings.add(record.error),
+                rubric,
+                judges.setdefault(judge, len(judges)),
+                strings.add(raw_output),
+                marks,
+                strings.add(error),
             ]
         )
     return rows
@@ -143,7 +158,7 @@ def _sample(answers: list[AnswerView], limit: int, seed: int) -> list[AnswerView
 def browser_payload(
     answers: list[AnswerView],
     cells: pd.DataFrame,
-    judge_records: list[JudgeVerdictRecord] | None,
+    judge_records: Iterable[JudgeVerdictRecord] | None,
     labels: ModelLabels,
     *,
     max_answers: int = DEFAULT_MAX_ANSWERS,
@@ -166,9 +181,9 @@ def browser_payload(
         ),
     )
     verdicts = final_verdicts(cells)
-    by_answer: dict[tuple[str, str, int], list[JudgeVerdictRecord]] = defaultdict(list)
+    by_answer: dict[tuple[str, str, int], list[JudgeRow]] = defaultdict(list)
     for record in judge_records or []:
-        by_answer[(record.item_key, record.model, record.sample_index)].append(record)
+        by_answer[(record.item_key, record.model, record.sample_index)].append(_judge_row(record))
 
     # The six, then the compositions (issue 30) the answers hold: one more environment each.
     shown = {a.item.environment for a in chosen}

@@ -28,6 +28,7 @@ from polistemics.analyses.tables import (
 )
 from polistemics.csv_tables import write_csv_table
 from polistemics.paths import UnsafePathError, output_folder, write_text_replacing
+from polistemics.report.browser_files import page_browser, write_browser_files
 from polistemics.report.combined_inputs import combine_inputs
 from polistemics.report.content import (
     ReportContent,
@@ -154,7 +155,12 @@ def write_report(
     with writing_figures(content, out_dir / "figures"):
         for name, table in table_exports(content).items():
             write_csv_table(table, tables_dir / f"{name}.csv")
-        write_text_replacing(path, render_page(content))
+        browser = page_browser(content.browser)
+        try:
+            write_browser_files(browser, out_dir)  # before the page that loads them
+        except UnsafePathError as exc:
+            raise ReportInputError(str(exc)) from None
+        write_text_replacing(path, render_page(content, browser))
     return path
 
 

@@ -24,6 +24,7 @@ from markupsafe import Markup
 from polistemics import __version__
 from polistemics.html_templates import page_environment
 from polistemics.report.browser import embed_json
+from polistemics.report.browser_files import BrowserData
 from polistemics.report.caveats import demo_banner
 from polistemics.report.content import ReportContent
 from polistemics.report.figures import FIGURE_FORMATS
@@ -50,10 +51,13 @@ def script_hash(script: str) -> str:
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
-def content_security_policy(script: str) -> str:
+def content_security_policy(script: str, *, data_files: bool = False) -> str:
+    """Only the page's own script runs; with ``data_files`` (a paged item browser,
+    ``report.browser_files``) also scripts of the page's own origin, its data files."""
+    own_origin = " 'self'" if data_files else ""
     return (
         "default-src 'none'; style-src 'unsafe-inline'; "
-        f"script-src {script_hash(script)}; img-src data:"
+        f"script-src {script_hash(script)}{own_origin}; img-src data:"
     )
 
 
@@ -75,8 +79,11 @@ def _header(content: ReportContent, release: list[str]) -> dict:
     }
 
 
-def render_page(content: ReportContent) -> str:
-    """The page; for a release, the sections it cannot fill are left out and said at the top."""
+def render_page(content: ReportContent, browser: BrowserData | None = None) -> str:
+    """The page; for a release, the sections it cannot fill are left out and said at the top.
+    ``browser``: the item browser's data as ``browser_files.page_browser`` splits it (default:
+    the whole payload inline)."""
+    browser = browser or BrowserData(content.browser, [])
     script = asset("browser.js")
     views = [(s.section_id, s.title, s.view(content)) for s in ALL_SECTIONS]
     views = [(i, title, view) for i, title, view in views if view is not None]  # a task not asked
@@ -89,10 +96,10 @@ def render_page(content: ReportContent) -> str:
         environment()
         .get_template("page.html")
         .render(
-            csp=content_security_policy(script),
+            csp=content_security_policy(script, data_files=browser.paged),
             css=Markup(asset("report.css")),  # the package's own files, inserted verbatim
             script=Markup(script),
-            browser_json=Markup(embed_json(content.browser)),  # escaped for <script> by embed_json
+            browser_json=Markup(embed_json(browser.index)),  # escaped for <script> by embed_json
             header=_header(content, release_summary(content.inputs, omitted, data)),
             release=content.inputs.kind == "release",
             nav=[

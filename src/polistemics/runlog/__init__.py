@@ -13,7 +13,8 @@ which takes the store's file name from here): only the common records (``records
   (``ground_truth.jsonl``);
 - ``answers``: ``Answer`` (``answers.jsonl``), ``ProbeAnswer`` (``prior_probe.jsonl``);
 - ``verdicts``: ``JudgeVerdictRecord`` (``judges.jsonl``), ``RepeatVerdictRecord``
-  (``judge_repeats.jsonl``);
+  (``judge_repeats.jsonl``); ``judge_records``: ``JudgeRecords``, a study's judge records held
+  by column (what a run and ``RunDir.read_judge_records`` keep instead of 100,000 objects);
 - ``codes``: ``StanceCodeRecord``, ``CodedStance`` (``stance_codes.jsonl``);
 - ``pushback``: ``PushbackTurn``, ``Pressure`` (``pushback.jsonl``; issue 30);
 - ``manifest``: ``RunManifest`` (``run.json``, read tolerantly);
@@ -24,6 +25,7 @@ which takes the store's file name from here): only the common records (``records
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import CodedStance, StanceCodeRecord
 from polistemics.runlog.items import Chunk, EnvironmentItem
+from polistemics.runlog.judge_records import JudgeRecords
 from polistemics.runlog.layout import (
     ANSWERS_FILE,
     CELLS_FILE,
@@ -81,6 +83,7 @@ __all__ = [
     "JudgeParsing",
     "JudgeParsingRow",
     "JudgeRepeats",
+    "JudgeRecords",
     "JudgeVerdictRecord",
     "JudgingRecord",
     "ManifestConfig",

@@ -21,6 +21,7 @@ from polistemics.runlog import layout, read, write
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import StanceCodeRecord
 from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog.judge_records import JudgeRecords
 from polistemics.runlog.manifest import RunManifest
 from polistemics.runlog.pushback import PushbackTurn
 from polistemics.runlog.release_io import read_release_items
@@ -29,6 +30,7 @@ from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
 if TYPE_CHECKING:
     import pandas as pd
 
+JUDGE_RECORDS_PER_READ = 10_000
 _ANSWERS = TypeAdapter(list[Answer])
 _JUDGE_RECORDS = TypeAdapter(list[JudgeVerdictRecord])
 _REPEAT_RECORDS = TypeAdapter(list[RepeatVerdictRecord])
@@ -149,8 +151,15 @@ class RunDir:
     def read_answers(self) -> list[Answer] | None:
         return read.read_list(self.answers, _ANSWERS)
 
-    def read_judge_records(self) -> list[JudgeVerdictRecord] | None:
-        return read.read_list(self.judges, _JUDGE_RECORDS)
+    def read_judge_records(self) -> JudgeRecords | None:
+        """Read 10,000 records at a time into columns (``JudgeRecords``): never every record as
+        an object at once."""
+        if not self.judges.is_file():
+            return None
+        records = JudgeRecords()
+        for chunk in read.read_chunks(self.judges, _JUDGE_RECORDS, JUDGE_RECORDS_PER_READ):
+            records.extend(chunk)
+        return records
 
     def read_repeat_records(self) -> list[RepeatVerdictRecord] | None:
         return read.read_list(self.judge_repeats, _REPEAT_RECORDS)

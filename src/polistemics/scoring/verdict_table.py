@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from polistemics.rubrics import Rubric
-from polistemics.runlog import JudgeVerdictRecord
+from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
 from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.verdicts import VERDICT_COLUMNS, MajorityResult, majority
 
@@ -28,26 +28,30 @@ def panel_judge_id(record: JudgeVerdictRecord) -> str:
     return f"{record.panel_position}:{record.judge}"
 
 
-_RECORD_FIELDS = attrgetter(
+_RECORD_FIELD_NAMES = (
     "item_key", "model", "sample_index", "rubric", "panel_position", "judge", "says_yes"
-)
+)  # fmt: skip
+_RECORD_FIELDS = attrgetter(*_RECORD_FIELD_NAMES)
 
 
 def verdict_table(
-    records: Iterable[JudgeVerdictRecord], items: Mapping[str, EnvironmentItem]
+    records: Iterable[JudgeVerdictRecord] | JudgeRecords, items: Mapping[str, EnvironmentItem]
 ) -> pd.DataFrame:
     """One row per judge x sub-question verdict with ``VERDICT_COLUMNS`` (judge = panel seat).
 
     Built column by column: each record's own values once, its item's by number, both repeated
     over the record's sub-questions (no object per verdict: paper-scale runs stay fast).
     """
-    records = list(records)
-    fields = zip(*map(_RECORD_FIELDS, records), strict=True) if records else [()] * 7
+    if isinstance(records, JudgeRecords):  # read by column: no record made (issue 32)
+        fields = [records.column(name) for name in _RECORD_FIELD_NAMES]
+    else:
+        records = list(records)
+        fields = zip(*map(_RECORD_FIELDS, records), strict=True) if records else [()] * 7
     item_keys_of, models, samples, rubrics_of, positions, judges, says_yes = fields
     item_of, item_keys = pd.factorize(np.array(item_keys_of, dtype=object))
     _reject_unknown_items(records, item_keys, items)
-    seats = dict(zip(zip(positions, judges, strict=True), records, strict=True))
-    judge_ids = {seat: panel_judge_id(record) for seat, record in seats.items()}
+    seats = {seat: index for index, seat in enumerate(zip(positions, judges, strict=True))}
+    judge_ids = {seat: panel_judge_id(records[index]) for seat, index in seats.items()}
     rubric_values = {rubric: rubric.value for rubric in Rubric}
     sizes = np.fromiter(map(len, says_yes), dtype="int64", count=len(records))
 

@@ -34,6 +34,86 @@
   var S = D.strings;
   var state = { page: 0, matches: [] };
 
+  /* A large study's answers are paged from data files beside the page (report/browser_files.py):
+     the page holds what the filters read; an answer's texts arrive with its file, loaded by a
+     script element (fetch is refused for pages opened from disk). Each file calls
+     polistemicsBrowserPage with its answers and its own string and context tables, which are
+     appended to the page's, so the rest of this script reads every answer alike. */
+  var FILES = D.files || [];
+  var PER_FILE = D.perFile || 1;
+  var files = {};  // file number -> "loading" | "loaded" | "failed"
+  var waiting = [];  // {numbers, done} until every file named is loaded or failed
+  D.items.forEach(function (item, i) { item.i = i; });
+
+  function shifted(index, by) {
+    return index === null || index === undefined ? null : index + by;
+  }
+
+  window.polistemicsBrowserPage = function (number, page) {
+    if (files[number] === "loaded" || typeof number !== "number") return;
+    var strings = S.length;
+    var contexts = D.contexts.length;
+    page.strings.forEach(function (value) { S.push(value); });
+    page.contexts.forEach(function (context) {
+      D.contexts.push(context.map(function (chunk) { return [shifted(chunk[0], strings), chunk[1]]; }));
+    });
+    page.items.forEach(function (row, k) {
+      var item = D.items[number * PER_FILE + k];
+      if (!item) return;
+      item.q = shifted(row.q, strings);
+      item.a = shifted(row.a, strings);
+      item.f = shifted(row.f, strings);
+      item.x = row.x + contexts;
+      item.j = row.j.map(function (r) { return [r[0], r[1], shifted(r[2], strings), r[3], shifted(r[4], strings)]; });
+      item.l = row.l;
+      item.t = row.t;
+      item.g = row.g;
+      item.k = row.k;
+    });
+    files[number] = "loaded";
+    settle();
+  };
+
+  function fileOf(item) {
+    return Math.floor(item.i / PER_FILE);
+  }
+
+  function settle() {
+    // the finished waits leave the list before their callbacks run (a callback may wait again)
+    var finished = waiting.filter(function (wait) {
+      return !wait.numbers.some(function (n) { return files[n] === "loading"; });
+    });
+    waiting = waiting.filter(function (wait) { return finished.indexOf(wait) < 0; });
+    finished.forEach(function (wait) {
+      wait.done(wait.numbers.filter(function (n) { return files[n] === "failed"; }));
+    });
+  }
+
+  // done(failed file numbers) once every data file of these answers is loaded or has failed
+  function load(items, done) {
+    var numbers = [];
+    if (FILES.length) {
+      items.forEach(function (item) {
+        var n = fileOf(item);
+        if (numbers.indexOf(n) < 0) numbers.push(n);
+      });
+    }
+    numbers.forEach(function (n) {
+      if (files[n]) return;
+      files[n] = "loading";
+      var script = document.createElement("script");
+      script.src = FILES[n];
+      script.onerror = function () { files[n] = "failed"; settle(); };
+      document.head.append(script);
+    });
+    waiting.push({ numbers: numbers, done: done });
+    settle();
+  }
+
+  function everyFileTried() {
+    return FILES.every(function (_, n) { return files[n] === "loaded" || files[n] === "failed"; });
+  }
+
   function node(tag, className, children) {
     var element = document.createElement(tag);
     if (className) {
@@ -349,21 +429,44 @@
   var previous = document.getElementById("b-prev");
   var next = document.getElementById("b-next");
 
+  var shownVersion = 0;  // a page of answers whose files arrive after a newer one is dropped
+
   function render() {
     var pages = Math.max(1, Math.ceil(state.matches.length / PAGE_SIZE));
     state.page = Math.min(state.page, pages - 1);
     var start = state.page * PAGE_SIZE;
     var shown = state.matches.slice(start, start + PAGE_SIZE);
-    list.replaceChildren.apply(list, shown.map(renderItem));
     count.textContent = state.matches.length + " of " + D.items.length + " answers match";
     count.setAttribute("data-count", String(state.matches.length));
     pageLabel.textContent = "page " + (state.page + 1) + " of " + pages;
     previous.disabled = state.page === 0;
     next.disabled = state.page >= pages - 1;
+    var version = ++shownVersion;
+    root.setAttribute("data-loading", "true");
+    load(shown, function (failed) {
+      if (version !== shownVersion) return;
+      if (failed.length) {
+        list.replaceChildren(node("p", "answer-error", [
+          "The answers' data file " + FILES[failed[0]] + " could not be read: keep the folder " +
+          "browser/ beside the page."]));
+      } else {
+        list.replaceChildren.apply(list, shown.map(renderItem));
+      }
+      root.setAttribute("data-loading", "false");
+      root.setAttribute("data-ready", "true");
+    });
   }
 
   function apply() {
     var filter = currentFilter();
+    if (filter.search && !everyFileTried()) {
+      // the text search reads every answer: their files first, then the current filter
+      ++shownVersion;
+      root.setAttribute("data-loading", "true");
+      count.textContent = "Loading every answer's text to search it\u2026";
+      load(D.items, apply);
+      return;
+    }
     state.matches = D.items.filter(function (item) { return matches(item, filter); });
     state.page = 0;
     render();
@@ -375,5 +478,4 @@
   previous.addEventListener("click", function () { state.page -= 1; render(); });
   next.addEventListener("click", function () { state.page += 1; render(); });
   apply();
-  root.setAttribute("data-ready", "true");
 })();

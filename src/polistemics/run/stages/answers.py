@@ -7,13 +7,13 @@ folders' items and answers; run.json's ``judging`` and ``judge_parsing``."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from polistemics.answers.generate import STAGE as ANSWER_STAGE
 from polistemics.answers.generate import answer_items
 from polistemics.conditions import COMPOSITIONS, Environment, Variant
 from polistemics.judging.panel import STAGE as JUDGE_STAGE
-from polistemics.judging.panel import judge_answers
+from polistemics.judging.panel import JudgeVerdicts, judge_answers
 from polistemics.judging.parsing_figures import judge_parsing
 from polistemics.judging.prompt import judge_system_message
 from polistemics.llm.progress import declare_total
@@ -34,7 +34,8 @@ from polistemics.run.stages.planning import (
     stored_ok,
     tokens,
 )
-from polistemics.runlog import Answer, JudgeVerdictRecord, RunDir
+from polistemics.runlog import Answer, JudgeRecords, RunDir
+from polistemics.runlog.items import EnvironmentItem
 
 OUTPUT_TOKENS = {ANSWER_STAGE: 150, JUDGE_STAGE: 20}
 # Evidence chunks a prompt shows per environment (one unless named).
@@ -149,41 +150,20 @@ class AnswersAndJudges(BaseStage):
             ),
             retries=True,
         )
-        verdict_lists: list[list[JudgeVerdictRecord]] = []
+        # Held by column as they arrive (a record object each would grow memory with the study).
+        arrived = JudgeRecords()
         skipped: dict[str, int] = {}
 
-        # Answers being judged at once: enough to keep every judge's slots busy, few enough that
-        # prompts are built shortly before their calls (not 100,000 of them up front).
-        # A batch judge takes a batch's worth at once (``LLMClient.calls_at_once``).
-        in_flight = asyncio.Semaphore(
-            2
-            * max(
-                client.calls_at_once(judge) if judge.is_batch else judge.max_concurrency
-                for judge in judges
-            )
-        )
-
-        async def judge_one(answer: Answer) -> None:
-            # Called as each answer arrives, so judging overlaps with answering.
-            if answer.item_key not in by_key:  # a swapped-order item: never judged
-                return
-            async with in_flight:
-                judged = await judge_answers(client, judges, [(by_key[answer.item_key], answer)])
-            verdict_lists.append(list(judged))
+        def add_judged(judged: JudgeVerdicts) -> None:
+            arrived.extend(judged)
             for why, n in judged.skipped.items():
                 skipped[why] = skipped.get(why, 0) + n
 
         by_key = {item.key: item for item in items}
         if config.overlap_judging:
-            pending: list[asyncio.Task] = []
-            answers = await answer_items(
-                client,
-                targets,
-                [*items, *swapped],
-                samples=config.samples,
-                on_result=lambda answer: pending.append(asyncio.ensure_future(judge_one(answer))),
+            answers = await self._answer_and_judge_overlapping(
+                state, targets, judges, by_key, add_judged
             )
-            await gather_or_cancel(pending)
         else:
             answers = await answer_items(
                 client, targets, [*items, *swapped], samples=config.samples
@@ -195,17 +175,69 @@ class AnswersAndJudges(BaseStage):
                 prompt_order=True,
                 calls_at_once=min(client.calls_at_once(judge) for judge in judges),
             )
-            verdict_lists.append(list(judged))
-            skipped.update(judged.skipped)
-        verdicts = [record for records in verdict_lists for record in records]
-        verdicts.sort(
-            key=lambda r: (r.item_key, r.model, r.sample_index, r.panel_position, r.rubric.value)
+            add_judged(judged)
+        verdicts = arrived.sorted_by(
+            "item_key",
+            "model",
+            "sample_index",
+            "panel_position",
+            "rubric",
+            key=lambda name, value: value.value if name == "rubric" else value,
         )
         state.answers, state.verdicts, state.judges_skipped = answers, verdicts, skipped
         state.log(
             f"answers: {sum(a.ok for a in answers)} ok, {sum(not a.ok for a in answers)} failed; "
             f"judge records: {len(verdicts)}"
         )
+
+    async def _answer_and_judge_overlapping(
+        self,
+        state: StudyState,
+        targets: list[ModelEndpoint],
+        judges: list[ModelEndpoint],
+        by_key: dict[str, EnvironmentItem],
+        add_judged: Callable[[JudgeVerdicts], None],
+    ) -> list[Answer]:
+        """Each answer judged as soon as it exists: answers go into a bounded queue that a fixed
+        number of judging workers take from. When judging lags, answering waits for room in
+        the queue, so neither prompts, answers waiting for judges nor their tasks pile up with
+        the study's size (issue 32)."""
+        client, config = state.client, state.config
+        assert client is not None
+        # Answers being judged at once: enough to keep every judge's slots busy, few enough
+        # that prompts are built shortly before their calls.
+        # A batch judge takes a batch's worth at once (``LLMClient.calls_at_once``).
+        workers = 2 * max(
+            client.calls_at_once(judge) if judge.is_batch else judge.max_concurrency
+            for judge in judges
+        )
+        queue: asyncio.Queue[Answer | None] = asyncio.Queue(maxsize=workers)
+
+        async def judge_from_queue() -> None:
+            while (answer := await queue.get()) is not None:
+                add_judged(await judge_answers(client, judges, [(by_key[answer.item_key], answer)]))
+
+        async def enqueue(answer: Answer) -> None:
+            if answer.item_key in by_key:  # a swapped-order item: answered, never judged
+                await queue.put(answer)
+
+        async def answer_then_stop() -> list[Answer]:
+            answers = await answer_items(
+                client,
+                targets,
+                [*state.items, *state.swapped_items],
+                samples=config.samples,
+                on_result=enqueue,
+                at_once=workers + sum(client.calls_at_once(target) for target in targets),
+            )
+            for _ in range(workers):
+                await queue.put(None)  # each worker stops at one
+            return answers
+
+        answered, *_ = await gather_or_cancel(
+            [answer_then_stop(), *(judge_from_queue() for _ in range(workers))]
+        )
+        return answered
 
     def plan(self, plan: PlanState) -> list[PlanRow]:
         config, endpoints, items_per_env = plan.config, plan.endpoints, plan.items_per_env

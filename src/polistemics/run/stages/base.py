@@ -25,6 +25,7 @@ from polistemics.run.config import RunConfig
 from polistemics.runlog import (
     Answer,
     EnvironmentItem,
+    JudgeRecords,
     JudgeVerdictRecord,
     ProbeAnswer,
     RepeatVerdictRecord,
@@ -72,7 +73,7 @@ class StudyState:
     calls_made: int = 0
     # answers + judges
     answers: list[Answer] = field(default_factory=list)
-    verdicts: list[JudgeVerdictRecord] = field(default_factory=list)
+    verdicts: list[JudgeVerdictRecord] | JudgeRecords = field(default_factory=list)
     judges_skipped: dict[str, int] = field(default_factory=dict)
     # Repeat judging (``judge_repeats``): its verdicts, never scored, and what was drawn.
     repeat_verdicts: list[RepeatVerdictRecord] = field(default_factory=list)

@@ -1,0 +1,105 @@
+"""``JudgeRecords``: a study's judge records held column by column (issue 32).
+
+A paper-scale run has about 100,000 judge records; as ``JudgeVerdictRecord`` objects they took
+about 1.7 KB each (174 MB traced at 1x, most of what a finished run's report held), so memory
+grew with the study by that much per record. Here each field is one list entry, and what
+repeats (item keys, models, judges, environments, rubrics, verdict dicts) is stored once: about
+a sixth of that. A record is made again, unvalidated (its values were validated when it was
+first made or read), only while it is looked at; iterating yields each in turn, none kept.
+
+Readers that need whole columns (``scoring.verdict_table``) read them with ``column``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import overload
+
+from polistemics.runlog.verdicts import JudgeVerdictRecord
+
+FIELDS = tuple(JudgeVerdictRecord.model_fields)
+# Fields whose few distinct values are stored once (``says_yes`` by its items).
+_SHARED = ("item_key", "environment", "model", "rubric", "judge", "says_yes")
+
+
+class JudgeRecords(Sequence[JudgeVerdictRecord]):
+    """Judge records in columns; a ``Sequence`` of ``JudgeVerdictRecord`` to its readers."""
+
+    def __init__(self, records: Iterable[JudgeVerdictRecord] = ()) -> None:
+        self._columns: dict[str, list] = {name: [] for name in FIELDS}
+        self._shared: dict[str, dict] = {name: {} for name in _SHARED}
+        self.extend(records)
+
+    def append(self, record: JudgeVerdictRecord) -> None:
+        if type(record) is not JudgeVerdictRecord:  # a subclass has fields not kept here
+            raise TypeError(f"JudgeRecords holds JudgeVerdictRecord, not {type(record).__name__}")
+        columns, shared = self._columns, self._shared
+        for name in FIELDS:
+            value = getattr(record, name)
+            if name in shared:
+                key = tuple(value.items()) if name == "says_yes" else value
+                value = shared[name].setdefault(key, value)
+            columns[name].append(value)
+
+    def extend(self, records: Iterable[JudgeVerdictRecord]) -> None:
+        for record in records:
+            self.append(record)
+
+    def __len__(self) -> int:
+        return len(self._columns["item_key"])
+
+    @overload
+    def __getitem__(self, index: int) -> JudgeVerdictRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> JudgeRecords: ...
+
+    def __getitem__(self, index: int | slice) -> JudgeVerdictRecord | JudgeRecords:
+        if isinstance(index, slice):
+            return self.reordered(range(len(self))[index])
+        return self._record(range(len(self))[index])  # negative and out-of-range as a list
+
+    def __iter__(self) -> Iterator[JudgeVerdictRecord]:
+        for index in range(len(self)):
+            yield self._record(index)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return f"JudgeRecords({len(self)} records)"
+
+    def column(self, name: str) -> list:
+        """One field's values in record order (the list held: do not change it)."""
+        return self._columns[name]
+
+    def reordered(self, order: Iterable[int]) -> JudgeRecords:
+        """The records at these indexes, in this order."""
+        picked = JudgeRecords()
+        picked._shared = self._shared
+        order = list(order)
+        for name, values in self._columns.items():
+            picked._columns[name] = [values[i] for i in order]
+        return picked
+
+    def sorted_by(self, *names: str, key: Callable[[str, object], object] | None = None):
+        """The records sorted by these fields (``key(name, value)`` maps a value to what is
+        compared), without making a record."""
+        columns = [self._columns[name] for name in names]
+        if key is None:
+            rows = list(zip(*columns, strict=True))
+        else:
+            rows = [
+                tuple(key(name, value) for name, value in zip(names, row, strict=True))
+                for row in zip(*columns, strict=True)
+            ]
+        return self.reordered(sorted(range(len(self)), key=rows.__getitem__))
+
+    def _record(self, index: int) -> JudgeVerdictRecord:
+        values = {name: column[index] for name, column in self._columns.items()}
+        values["says_yes"] = dict(values["says_yes"])  # its own copy: the stored one is shared
+        return JudgeVerdictRecord.model_construct(**values)

@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from polistemics.judging.panel import STAGE
 from polistemics.judging.planted import POSSIBLY_PLANTED
 from polistemics.llm.registry import ModelEndpoint
-from polistemics.runlog import JudgeVerdictRecord
+from polistemics.runlog import JudgeVerdictRecord, fields_of
 
 _COUNTS = (
     "verdict_sets",
@@ -81,7 +81,7 @@ def judge_parsing(
         for name, ep in judges.items()
     }
     planted: dict[str, dict] = {}
-    for record in records:
+    for record in fields_of(records):
         row = rows.get(record.judge)
         if row is None:
             continue

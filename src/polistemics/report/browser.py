@@ -29,7 +29,7 @@ from polistemics.conditions import ALL_ENVIRONMENTS, COMPOSITIONS, ENVIRONMENT_O
 from polistemics.report.inputs import AnswerView
 from polistemics.report.labels import ModelLabels, variant_label
 from polistemics.rubrics import SUB_QUESTIONS, Rubric
-from polistemics.runlog import JudgeVerdictRecord
+from polistemics.runlog import JudgeVerdictRecord, fields_of
 from polistemics.scoring.cells import first_rows, group_ids
 from polistemics.scoring.verdict_table import panel_judge_id
 
@@ -182,7 +182,7 @@ def browser_payload(
     )
     verdicts = final_verdicts(cells)
     by_answer: dict[tuple[str, str, int], list[JudgeRow]] = defaultdict(list)
-    for record in judge_records or []:
+    for record in fields_of(judge_records or []):
         by_answer[(record.item_key, record.model, record.sample_index)].append(_judge_row(record))
 
     # The six, then the compositions (issue 30) the answers hold: one more environment each.

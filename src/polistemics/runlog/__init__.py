@@ -25,7 +25,7 @@ which takes the store's file name from here): only the common records (``records
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import CodedStance, StanceCodeRecord
 from polistemics.runlog.items import Chunk, EnvironmentItem
-from polistemics.runlog.judge_records import JudgeRecords
+from polistemics.runlog.judge_records import JudgeRecords, fields_of
 from polistemics.runlog.layout import (
     ANSWERS_FILE,
     CELLS_FILE,
@@ -84,6 +84,7 @@ __all__ = [
     "JudgeParsingRow",
     "JudgeRepeats",
     "JudgeRecords",
+    "fields_of",
     "JudgeVerdictRecord",
     "JudgingRecord",
     "ManifestConfig",

@@ -12,12 +12,16 @@ Readers that need whole columns (``scoring.verdict_table``) read them with ``col
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import overload
+from typing import Any, overload
 
 from polistemics.runlog.verdicts import JudgeVerdictRecord
 
 FIELDS = tuple(JudgeVerdictRecord.model_fields)
+# A record's fields as a read-only row (``JudgeRecords.rows``): attribute access like the record,
+# made from the columns in a fraction of the time a record takes.
+JudgeRecordRow = namedtuple("JudgeRecordRow", FIELDS)  # type: ignore[misc]
 # Fields whose few distinct values are stored once (``says_yes`` by its items).
 _SHARED = ("item_key", "environment", "model", "rubric", "judge", "says_yes")
 
@@ -73,6 +77,12 @@ class JudgeRecords(Sequence[JudgeVerdictRecord]):
     def __repr__(self) -> str:
         return f"JudgeRecords({len(self)} records)"
 
+    def rows(self) -> Iterator[Any]:
+        """Each record as a ``JudgeRecordRow`` (its fields as attributes; ``says_yes`` is the
+        shared dict: do not change it), for readers that only read fields: a fifth of the time
+        of making each record (a paper-scale finish reads 100,000 several times)."""
+        return map(JudgeRecordRow._make, zip(*self._columns.values(), strict=True))
+
     def column(self, name: str) -> list:
         """One field's values in record order (the list held: do not change it)."""
         return self._columns[name]
@@ -103,3 +113,8 @@ class JudgeRecords(Sequence[JudgeVerdictRecord]):
         values = {name: column[index] for name, column in self._columns.items()}
         values["says_yes"] = dict(values["says_yes"])  # its own copy: the stored one is shared
         return JudgeVerdictRecord.model_construct(**values)
+
+
+def fields_of(records: Iterable[JudgeVerdictRecord]) -> Iterable[Any]:
+    """Records to read fields from: a ``JudgeRecords``' rows, any other iterable as it is."""
+    return records.rows() if isinstance(records, JudgeRecords) else records

@@ -15,6 +15,7 @@ from polistemics.rubrics import Rubric
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import StanceCodeRecord
 from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog.judge_records import fields_of
 from polistemics.runlog.layout import (
     ITEMS_FILE,
     OUTPUTS_FILE,
@@ -79,7 +80,7 @@ def judge_record_lines(records: Iterable[JudgeVerdictRecord]) -> Iterator[str]:
         yield from (_JSON_LINE.encode(record.model_dump(mode="json")) for record in records)
         return
     verdicts: dict[tuple, str] = {}  # few distinct says_yes: each encoded once
-    for r in records:
+    for r in fields_of(records):
         says_yes = tuple(r.says_yes.items())
         encoded = verdicts.get(says_yes)
         if encoded is None:

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from polistemics.answers.generate import is_refusal
+from polistemics.answers.generate import answer_from_result
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.task_prompt import task_messages
 from polistemics.llm.registry import ModelEndpoint
@@ -28,6 +28,13 @@ from polistemics.prompts import render
 from polistemics.records import Stance
 from polistemics.runlog import Answer, EnvironmentItem
 from polistemics.runlog.pushback import Pressure, PushbackTurn
+
+# The fields a pushback turn keeps of its second answer (``Answer``'s, less the item's identity).
+_SECOND_ANSWER_FIELDS = set(PushbackTurn.model_fields) & set(Answer.model_fields) - {
+    "item_key",
+    "model",
+    "sample_index",
+}
 
 STAGE = "pushback"
 
@@ -140,7 +147,8 @@ async def _ask_one(
     result = await completer.complete(
         target, messages, stage=STAGE, sample_index=first.sample_index
     )
-    text = result.text if result.ok else None
+    # The second answer's outcome, read from the call as every answer's is.
+    second = answer_from_result(choice.item.key, target.name, first.sample_index, result)
     return PushbackTurn(
         item_key=choice.item.key,
         model=target.name,
@@ -150,15 +158,5 @@ async def _ask_one(
         first_call_key=first.call_key,
         first_text=first_text,
         follow_up=follow,
-        status="ok" if result.ok else "error",
-        text=text,
-        error=None if result.ok else (result.error or "call failed"),
-        finish_reason=result.finish_reason,
-        input_tokens=result.input_tokens,
-        output_tokens=result.output_tokens,
-        cost=result.cost,
-        latency_ms=result.latency_ms,
-        refusal=is_refusal(text, result.finish_reason),
-        empty=result.ok and not (text or "").strip(),
-        call_key=result.key,
+        **second.model_dump(include=_SECOND_ANSWER_FIELDS),
     )

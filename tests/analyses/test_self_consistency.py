@@ -19,6 +19,7 @@ from polistemics.conditions import Environment
 from polistemics.records import Stance
 from polistemics.runlog import CodedStance, EnvironmentItem, StanceCodeRecord
 from polistemics.scoring.cells import CELL_COLUMNS
+from polistemics.stats import stratum_rng, uneven_agreement
 
 # observation -> per sub-question, the verdict of samples 0, 1, 2
 VERDICTS = {
@@ -125,3 +126,48 @@ def test_stance_agreement_across_samples() -> None:
     assert row["pairwise_agreement"] == pytest.approx((1 + 1 / 3) / 2)
     low, high = proportion_confint(1, 2, method="wilson")
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+
+
+def test_verdict_agreement_intervals_resample_observations() -> None:
+    """The intervals are stats.agreement_intervals over the observations, seeded per stratum:
+    the same draws by hand give statsmodels' Fleiss' kappa of each resampled table."""
+    table = self_consistency_tables(cells(), [], None, resamples=200, seed=5)
+    (row,) = table["self_consistency_verdicts"].to_dict("records")
+    assert row["n_resamples"] == 200
+    observations = list(VERDICTS)  # sorted: o1..o4, the engine's cluster order
+    rng = stratum_rng(5, "self_consistency_verdicts", "e", "m", "baseline", "full")
+    kappas, agreement = [], []
+    for drawn in rng.integers(0, len(observations), size=(200, len(observations))):
+        counts = np.array(
+            [[3 - sum(v), sum(v)] for o in drawn for v in VERDICTS[observations[o]].values()]
+        )
+        kappas.append(fleiss_kappa(counts) if 0 < counts[:, 1].sum() < counts.sum() else np.nan)
+        agreement.append(uneven_agreement(counts[:, 1], counts.sum(axis=1)).percent_agreement)
+    low, high = np.nanpercentile(kappas, [2.5, 97.5])
+    assert (row["fleiss_kappa_ci_low"], row["fleiss_kappa_ci_high"]) == pytest.approx((low, high))
+    low, high = np.percentile(agreement, [2.5, 97.5])
+    assert (row["percent_agreement_ci_low"], row["percent_agreement_ci_high"]) == pytest.approx(
+        (low, high)
+    )
+    assert row["gwet_ac1_ci_low"] <= row["gwet_ac1"] <= row["gwet_ac1_ci_high"]
+
+
+def test_stance_pairwise_agreement_interval_resamples_observations() -> None:
+    items = [item(f"o{i}") for i in range(6)]
+    shares = {0: 1.0, 1: 1 / 3, 2: 1.0, 3: 1 / 3, 4: 1.0, 5: 1.0}  # pairwise agreement
+    records = []
+    for i, it in enumerate(items):
+        second = CodedStance.AGREE if shares[i] == 1.0 else CodedStance.NO_POSITION
+        records += [code(it.key, 0, CodedStance.AGREE), code(it.key, 1, second)]
+        records.append(code(it.key, 2, CodedStance.AGREE))
+    table = self_consistency_tables(cells(), items, records, resamples=300, seed=2)
+    (row,) = table["self_consistency_stances"].to_dict("records")
+    rng = stratum_rng(2, "self_consistency_stances", "e", "m", "ie_clarity_vague", "full")
+    values = np.array([shares[i] for i in range(6)])
+    means = [values[d].mean() for d in rng.integers(0, 6, size=(300, 6))]
+    low, high = np.percentile(means, [2.5, 97.5])
+    assert row["pairwise_agreement"] == pytest.approx(values.mean())
+    assert (row["pairwise_agreement_ci_low"], row["pairwise_agreement_ci_high"]) == pytest.approx(
+        (low, high)
+    )
+    assert row["n_resamples"] == 300

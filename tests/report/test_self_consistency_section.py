@@ -43,6 +43,11 @@ def test_the_section_shows_agreement_and_flips(browser, tmp_path: Path) -> None:
     section = html[html.index('id="self-consistency"') :]
     assert 'id="self-consistency-verdicts"' in section
     assert 'id="self-consistency-stances"' in section
+    # the agreement coefficients with their bootstrap intervals, as the table holds them
+    low, high = verdicts.loc[0, ["percent_agreement_ci_low", "percent_agreement_ci_high"]]
+    assert low <= verdicts.loc[0, "percent_agreement"] <= high
+    assert "Fleiss&#39; kappa (95% CI)" in section or "Fleiss' kappa (95% CI)" in section
+    assert f"[{100 * low:.1f}, {100 * high:.1f}]" in section
     opened = Opened(browser, report)
     assert opened.page.locator("#self-consistency-verdicts tbody tr").count() == 3
     assert opened.errors == [] and opened.dialogs == []

@@ -11,13 +11,22 @@ Per election (headline variant) x model x composition found in the cells:
   it), each with n and its Wilson 95% interval (``stats.wilson_interval``);
 - the product of the parts' pass rates (what independent failures would give) with its 95%
   interval (``stats.product_interval``), and the interaction: observed minus product (negative:
-  the composition is harder than its parts together predict).
+  the composition is harder than its parts together predict), with its own 95% interval.
+
+The interaction's interval is a paired bootstrap over observations (``stats``' engine, seeded
+per election x model x composition): the observed rate and the product come from the same
+observations, so each resample draws observations and recomputes all three pass rates from the
+drawn observations' answers (every sample of a drawn observation, on all three sides), then the
+interaction; the percentile interval of those. ``n_observations``: the observations resampled.
 
 A composition whose part has no scored answer on the model has no row for that model.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
 import pandas as pd
 
 from polistemics.analyses.columns import ELECTION, ENVIRONMENT, MODEL
@@ -26,7 +35,18 @@ from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.conditions import ENVIRONMENT_ORDER
 from polistemics.scoring.cells import scoreable_cells
 from polistemics.scoring.indices import adherence_indices, is_composition
-from polistemics.stats import product_interval, wilson_interval
+from polistemics.stats import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    check_bootstrap_settings,
+    observation_matrix,
+    percentile_ci,
+    product_interval,
+    resample_weights,
+    sorted_codes,
+    stratum_rng,
+    wilson_interval,
+)
 
 
 def _side(suffix: str, what: str) -> tuple[TableColumn, ...]:
@@ -62,26 +82,43 @@ COMPOSITION_INTERACTION = TableSchema(
         ),
         TableColumn("expected_ci_high", "float", "its upper bound (at most 1)"),
         TableColumn("interaction", "float", "pass_rate - expected (negative: harder together)"),
+        TableColumn("n_observations", "int", "observations the interaction's bootstrap resamples"),
+        TableColumn(
+            "interaction_ci_low",
+            "float",
+            "95% CI of the interaction, paired bootstrap over observations (percentile)",
+        ),
+        TableColumn("interaction_ci_high", "float", "its upper bound"),
+        TableColumn("n_resamples", "int", "bootstrap resamples"),
     ),
 )
 
 _ANSWER = ["model", "environment", "observation_id", "sample_index"]
 
 
-def composition_interaction_table(cells: pd.DataFrame) -> pd.DataFrame:
-    """``COMPOSITION_INTERACTION`` of scored cells (empty when no composition was scored)."""
+def composition_interaction_table(
+    cells: pd.DataFrame,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> pd.DataFrame:
+    """``COMPOSITION_INTERACTION`` of scored cells (empty when no composition was scored);
+    ``resamples``, ``seed`` and ``confidence``: the interaction's bootstrap."""
+    check_bootstrap_settings(resamples, confidence)
     if cells.empty or not is_composition(cells["environment"]).any():
         return COMPOSITION_INTERACTION.empty()
     frames = []
     for election_id in elections_in(cells):
         _, headline = election_cells(cells, election_id)
-        rows = _interaction_rows(scoreable_cells(headline)[0])
+        bootstrap = _Bootstrap(resamples, seed, confidence, election_id)
+        rows = _interaction_rows(scoreable_cells(headline)[0], bootstrap)
         if rows:
             frames.append(pd.DataFrame(rows).assign(election_id=election_id))
     return joined(frames, COMPOSITION_INTERACTION)
 
 
-def _interaction_rows(cells: pd.DataFrame) -> list[dict]:
+def _interaction_rows(cells: pd.DataFrame, bootstrap: _Bootstrap) -> list[dict]:
     answers = cells.groupby(_ANSWER, sort=True)["passed"].all().reset_index()
     adherence = adherence_indices(cells).set_index(["model", "environment"])["adherence"]
     present = set(cells["environment"])
@@ -94,12 +131,12 @@ def _interaction_rows(cells: pd.DataFrame) -> list[dict]:
             mine = answers[answers["model"] == model]
             composed = mine[mine["environment"] == composition.value]
             kept = set(composed["observation_id"])
-            sides = [_rates(composed)]
+            sides_answers = [composed]
             for part in (part_a, part_b):
-                matched = mine[
-                    (mine["environment"] == part.value) & mine["observation_id"].isin(kept)
-                ]
-                sides.append(_rates(matched))
+                sides_answers.append(
+                    mine[(mine["environment"] == part.value) & mine["observation_id"].isin(kept)]
+                )
+            sides = [_rates(side) for side in sides_answers]
             if not sides[1]["n"] or not sides[2]["n"]:
                 continue
             row = {"model": model, "environment": composition.value}
@@ -115,6 +152,7 @@ def _interaction_rows(cells: pd.DataFrame) -> list[dict]:
             expected = sides[1]["pass_rate"] * sides[2]["pass_rate"]
             row |= {"expected": expected, "expected_ci_low": low, "expected_ci_high": high}
             row["interaction"] = sides[0]["pass_rate"] - expected
+            row |= bootstrap.interaction(model, composition.value, sides_answers)
             rows.append(row)
     return rows
 
@@ -124,3 +162,37 @@ def _rates(answers: pd.DataFrame) -> dict:
     low, high = wilson_interval(passes, n)
     rate = passes / n if n else float("nan")
     return {"n": n, "passes": passes, "pass_rate": rate, "ci_low": low, "ci_high": high}
+
+
+@dataclass(frozen=True)
+class _Bootstrap:
+    resamples: int
+    seed: int
+    confidence: float
+    election_id: str
+
+    def interaction(self, model: str, composition: str, sides: list[pd.DataFrame]) -> dict:
+        """The paired bootstrap of observed - product over the observations of ``sides``
+        (composition, part a, part b answers, each with observation_id and passed)."""
+        answers = pd.concat(
+            [side.assign(side=i) for i, side in enumerate(sides)], ignore_index=True
+        )
+        obs, observations = sorted_codes(answers["observation_id"])
+        column = answers["side"].to_numpy()
+        n_obs = len(observations)
+        passes = observation_matrix(obs, column, answers["passed"].to_numpy(), n_obs, 3)
+        counts = observation_matrix(obs, column, np.ones(len(answers)), n_obs, 3)
+        rng = stratum_rng(
+            self.seed, "composition_interaction", self.election_id, model, composition
+        )
+        weights = resample_weights(rng, n_obs, self.resamples)  # row 0: the full data
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates = (weights @ passes) / (weights @ counts)  # NaN: a side without answers
+        interaction = rates[:, 0] - rates[:, 1] * rates[:, 2]
+        low, high = percentile_ci(interaction[1:, None], self.confidence)
+        return {
+            "n_observations": n_obs,
+            "interaction_ci_low": float(low[0]),
+            "interaction_ci_high": float(high[0]),
+            "n_resamples": self.resamples,
+        }

@@ -227,8 +227,10 @@ def analysis_tables(
         **expansion_tables(cells, evidence),
         **fidelity_tables(evidence),
         **pushback_analysis_tables(items, pushback, judge_records),
-        **self_consistency_tables(cells, items, stance_codes),
-        "composition_interaction": composition_interaction_table(cells),
+        **self_consistency_tables(cells, items, stance_codes, resamples=resamples, seed=seed),
+        "composition_interaction": composition_interaction_table(
+            cells, resamples=resamples, seed=seed
+        ),
     }
     if tally is not None and tally.n_verdicts:
         agreement = agreement_tables(tally)

@@ -16,7 +16,8 @@ CAPTION = (
     "Combined environments beside their parts: Adherence Index, and the share of answers "
     "passing every scored sub-question (n, Wilson 95% CI) on the composition's observations; "
     "expected = product of the parts' pass rates (95% CI, log-scale delta method); "
-    "interaction = observed − expected (negative: harder together than apart)"
+    "interaction = observed − expected (negative: harder together than apart), with its 95% CI "
+    "from a paired bootstrap over the n observations"
 )
 
 
@@ -25,6 +26,10 @@ def _rate(suffix: str) -> Callable[[pd.Series], str]:
         f"{percent(r[f'pass_rate{suffix}'])} {interval(r[f'ci_low{suffix}'], r[f'ci_high{suffix}'])}"
         f" (n = {int(r[f'n{suffix}'])})"
     )
+
+
+def _points_interval(low: float, high: float) -> str:
+    return f"[{signed_points(low)}, {signed_points(high)}]"
 
 
 def composition_table(
@@ -58,7 +63,15 @@ def composition_table(
                 ),
                 numeric=True,
             ),
-            Column("Interaction (pp)", "interaction", signed_points, numeric=True),
+            Column(
+                "Interaction (pp)",
+                lambda r: (
+                    f"{signed_points(r['interaction'])} "
+                    f"{_points_interval(r['interaction_ci_low'], r['interaction_ci_high'])} "
+                    f"(n = {int(r['n_observations'])})"
+                ),
+                numeric=True,
+            ),
         ],
         caption=CAPTION,
         table_id=f"compositions-{election_id}",

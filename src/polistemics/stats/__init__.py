@@ -5,7 +5,8 @@ base error) only, never on scoring, compare, annotate or report, which call it w
 data (which cells are scored, how strata are grouped).
 
 - ``bootstrap``: observation-resampling weights, per-stratum generators, percentile intervals.
-- ``agreement``: percent agreement, Fleiss' kappa and Gwet's AC1 (fixed or uneven raters).
+- ``agreement``: percent agreement, Fleiss' kappa and Gwet's AC1 (fixed or uneven raters);
+  ``agreement_intervals``: their bootstrap intervals over clusters of items.
 - ``intervals``: the Wilson score interval of a proportion, the Fisher-z interval of a
   correlation, the log-scale interval of a product of two proportions.
 - ``significance``: the exact McNemar test and Holm's correction.
@@ -25,6 +26,7 @@ from polistemics.stats.agreement import (
     panel_table,
     uneven_agreement,
 )
+from polistemics.stats.agreement_intervals import AgreementIntervals, agreement_intervals
 from polistemics.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -48,9 +50,11 @@ __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_CONFIDENCE",
     "DEFAULT_RESAMPLES",
+    "AgreementIntervals",
     "AgreementStats",
     "StatisticsError",
     "UnevenAgreement",
+    "agreement_intervals",
     "agreement_stats",
     "binary_counts",
     "chance_corrected",

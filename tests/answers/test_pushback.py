@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from judging.helpers import make_item
+from polistemics.answers.generate import answer_from_result
 from polistemics.answers.pushback import (
     STAGE,
     ask_second_turns,
@@ -23,6 +24,7 @@ from polistemics.conditions import Environment, Variant
 from polistemics.llm.client import LLMClient, RetryPolicy
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
+from polistemics.llm.types import CallResult
 from polistemics.records import Stance
 from polistemics.runlog import Answer, Pressure
 from polistemics.testing import FakeOpenAIServer
@@ -165,3 +167,33 @@ def test_failed_first_answers_are_not_continued() -> None:
 
     turns = asyncio.run(ask_second_turns(NoCalls(), {}, [(choice, failed), (choice, empty)]))
     assert turns == []
+
+
+def test_the_second_answer_keeps_every_field_an_answer_keeps() -> None:
+    """A reasoning model's second-turn reasoning tokens are kept, as a first answer's are."""
+    item = make_item(Environment.BASELINE)
+    (choice,) = select_pushback([item], [Environment.BASELINE], 1.0, [Pressure.ARE_YOU_SURE], 0)
+    first = Answer(item_key=item.key, model="t", status="ok", text="SPD stimmt zu.", call_key="k1")
+    target = ModelEndpoint(name="t", base_url="http://x", model="m", api_key_env=None)
+    result = CallResult(
+        key="k2",
+        endpoint="http://x",
+        model="m",
+        status="ok",
+        text="Ja, ich bin sicher.",
+        finish_reason="stop",
+        input_tokens=50,
+        output_tokens=60,
+        reasoning_tokens=37,
+        cost=0.25,
+        latency_ms=12.5,
+    )
+
+    class Replies:
+        async def complete(self, *args, **kwargs) -> CallResult:
+            return result
+
+    (turn,) = asyncio.run(ask_second_turns(Replies(), {"t": target}, [(choice, first)]))
+    expected = answer_from_result(item.key, "t", 0, result)
+    assert turn.second_answer == expected and turn.reasoning_tokens == 37
+    assert (turn.first_call_key, turn.first_text) == ("k1", "SPD stimmt zu.")

@@ -29,13 +29,6 @@ from polistemics.records import Stance
 from polistemics.runlog import Answer, EnvironmentItem
 from polistemics.runlog.pushback import Pressure, PushbackTurn
 
-# The fields a pushback turn keeps of its second answer (``Answer``'s, less the item's identity).
-_SECOND_ANSWER_FIELDS = set(PushbackTurn.model_fields) & set(Answer.model_fields) - {
-    "item_key",
-    "model",
-    "sample_index",
-}
-
 STAGE = "pushback"
 
 # How the follow-up names the claimed stance ("{party} agrees with the statement ...").
@@ -150,13 +143,10 @@ async def _ask_one(
     # The second answer's outcome, read from the call as every answer's is.
     second = answer_from_result(choice.item.key, target.name, first.sample_index, result)
     return PushbackTurn(
-        item_key=choice.item.key,
-        model=target.name,
-        sample_index=first.sample_index,
+        **second.model_dump(),
         pressure=choice.pressure,
         false_stance=choice.false_stance,
         first_call_key=first.call_key,
         first_text=first_text,
         follow_up=follow,
-        **second.model_dump(include=_SECOND_ANSWER_FIELDS),
     )

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict
-
 from polistemics.records import Stance
+from polistemics.runlog.answers import Answer
 
 # Subject key suffix of a second answer (stance codes, analyses): "<item key>|pushback".
 PUSHBACK_SUFFIX = "|pushback"
@@ -36,14 +35,14 @@ class Pressure(str, Enum):
         return self in (Pressure.FALSE_CORRECTION, Pressure.AUTHORITY)
 
 
-class PushbackTurn(BaseModel):
-    """One target's second answer to one item after a scripted follow-up."""
+class PushbackTurn(Answer):
+    """One target's second answer to one item after a scripted follow-up.
 
-    model_config = ConfigDict(frozen=True)
+    The second answer is an ``Answer`` (its fields, ``reasoning_tokens`` included, are
+    ``Answer``'s own, read from the call as every answer's is); ``item_key``, ``model`` and
+    ``sample_index`` are the first turn's. A line written before ``reasoning_tokens`` was kept
+    reads with 0, as an ``Answer`` line does."""
 
-    item_key: str  # EnvironmentItem.key of the first turn
-    model: str
-    sample_index: int = 0
     pressure: Pressure
     # The stance a capitulating second answer adopts (docs/pushback.md, "The false stance"):
     # the opposite of the reference stance; stated in the follow-up only for (a) and (b).
@@ -52,18 +51,6 @@ class PushbackTurn(BaseModel):
     first_call_key: str | None
     first_text: str
     follow_up: str
-    # The second answer, as ``Answer`` records it.
-    status: str  # "ok" or "error"
-    text: str | None = None
-    error: str | None = None
-    finish_reason: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float | None = None
-    latency_ms: float = 0.0
-    refusal: bool = False
-    empty: bool = False
-    call_key: str | None = None
 
     @property
     def subject_key(self) -> str:
@@ -71,8 +58,9 @@ class PushbackTurn(BaseModel):
         return self.item_key + PUSHBACK_SUFFIX
 
     @property
-    def ok(self) -> bool:
-        return self.status == "ok" and not self.empty
+    def second_answer(self) -> Answer:
+        """The second answer alone, as an ``Answer`` record."""
+        return Answer.model_validate(self.model_dump(include=set(Answer.model_fields)))
 
 
 def is_pushback_key(key: str) -> bool:

@@ -435,10 +435,19 @@ class RunConfig(BaseModel):
 
     @property
     def coded_environments(self) -> list[Environment]:
-        """The environments whose answers are coded: configured and built (none without a coder)."""
+        """The environments whose answers are coded: configured and built (none without a coder).
+        A composition (issue 30) is coded like any environment when named in
+        ``coding_environments``, and also when one of its parts is coded (its answer's stance is
+        then the mechanism in question too)."""
         if not self.stance_coder:
             return []
-        return [Environment(v) for v in self.coding_environments if v in self.environments]
+        coded = [Environment(v) for v in self.coding_environments if v in self.environments]
+        named = set(self.coding_environments)
+        return coded + [
+            c
+            for c in self.composition_list
+            if c.value in named or any(part in coded for part in c.parts)
+        ]
 
     @property
     def variants(self) -> list[Variant]:

@@ -155,3 +155,28 @@ def test_an_unreadable_reply_is_asked_again_once_then_missing_and_counted() -> N
     }
     assert summary["probe"]["subjects"] == 0
     assert summarise_codes(CONFIG.model_copy(update={"stance_coder": []}), records, []) is None
+
+
+def test_compositions_are_coded_like_any_environment() -> None:
+    """A composition is coded when named in coding_environments or when a part is coded."""
+    config = RunConfig.model_validate(
+        {
+            **CONFIG.model_dump(),
+            "compositions": ["ie_clarity_vague+ie_noise", "ie_consistency_contradiction+ie_noise"],
+            "coding_environments": ["Absent", "Vague", "ie_consistency_contradiction+ie_noise"],
+        }
+    )
+    vague_noisy = Environment("ie_clarity_vague+ie_noise")
+    contradictory_noisy = Environment("ie_consistency_contradiction+ie_noise")
+    assert config.coded_environments == [
+        Environment.ABSENT,
+        Environment.VAGUE,
+        vague_noisy,  # its part Vague is coded
+        contradictory_noisy,  # named
+    ]
+    items = [item(vague_noisy), item(contradictory_noisy, observation="o2")]
+    items.append(item(Environment.NOISY, observation="o3"))  # not coded
+    subjects = coding_subjects(config, items, [answer(i.key) for i in items], [], [POSITION])
+    assert [s.subject_key for s in subjects] == [items[0].key, items[1].key]
+    uncoded = RunConfig.model_validate({**config.model_dump(), "coding_environments": ["Absent"]})
+    assert uncoded.coded_environments == [Environment.ABSENT]

@@ -102,3 +102,34 @@ def test_vague_goes_through_the_client_layer(tmp_path):
     rows = [json.loads(line) for line in written.decode("utf-8").splitlines()]
     assert all(r["ie_name"] == "ie_clarity_vague" and 1 <= r["vague_mode"] <= 5 for r in rows)
     assert all("[PARTY]" not in r["ie_chunks"][0] for r in rows)
+
+
+def test_build_adds_the_compositions_named_like_the_config_key(tmp_path):
+    out = tmp_path / "ground_truth.jsonl"
+    args = [
+        "environments",
+        "build",
+        "--evidence",
+        str(evidence_file(tmp_path)),
+        "--environments",
+        "ie_consistency_contradiction,ie_noise",
+        "--compositions",
+        "ie_consistency_contradiction+ie_noise",
+        "--embeddings",
+        "tfidf",
+        "--out",
+        str(out),
+    ]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "ie_consistency_contradiction+ie_noise" in result.output
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    names = {r["ie_name"] for r in rows}
+    assert names == {
+        "ie_consistency_contradiction",
+        "ie_noise",
+        "ie_consistency_contradiction+ie_noise",
+    }
+    # a composition whose part is not built is refused with the reason
+    lacking = runner.invoke(app, [*args[:5], "ie_noise", *args[6:]])
+    assert lacking.exit_code != 0 and "needs its parts built too" in lacking.output

@@ -76,6 +76,14 @@ def build(
         ),
     ] = None,
     _only: Annotated[str | None, renamed("--only", "--environments")] = None,
+    compositions: Annotated[
+        str | None,
+        typer.Option(
+            "--compositions",
+            help="Comma-separated combined environments, each two parts joined with '+' (e.g. "
+            "ie_clarity_vague+ie_noise); full variant only, the parts built too.",
+        ),
+    ] = None,
     variant: Annotated[
         Variant, typer.Option("--variant", help="full; anon (Baseline, Vague); en (Baseline).")
     ] = Variant.FULL,
@@ -146,6 +154,7 @@ def build(
     with user_errors(*_ERRORS):
         evidence = _load_evidence(evidence_file, release_file)
         wanted = parse_environments(only) if only else list(variant.environments)
+        composed = parse_environments(compositions) if compositions else []
         positions = _election_positions(election) if election else []
         embedder = None
         if Environment.NOISY in wanted:
@@ -159,6 +168,7 @@ def build(
             positions=positions,
             embedder=embedder,
             counterbalance_contradictory_order=counterbalance,
+            compositions=composed,
         )
         if Environment.VAGUE in wanted:
             if not model:

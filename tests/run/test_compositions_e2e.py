@@ -151,6 +151,9 @@ def test_the_interaction_table_holds_the_scripted_rates(study) -> None:
     n, s = expected[""]
     assert row["interaction"] == pytest.approx(s / n - row["expected"], rel=1e-12)
     assert row["interaction"] < 0  # the script makes the pair harder than its parts together
+    # its paired bootstrap interval: around it, over the composition's observations
+    assert row["n_observations"] == len(mine) and row["n_resamples"] > 0
+    assert row["interaction_ci_low"] <= row["interaction"] <= row["interaction_ci_high"]
     # The script never fails Absent + Noisy nor Absent, only Noisy: easier than the product.
     calm = table[table["environment"] == "ie_availability_absent+ie_noise"].iloc[0]
     assert calm["pass_rate"] == calm["pass_rate_a"] == 1.0 > calm["pass_rate_b"]
@@ -246,3 +249,19 @@ def test_the_report_opens_in_chromium_without_errors(study) -> None:
             assert opened.errors == [] and opened.dialogs == []
         finally:
             browser.close()
+
+
+def test_compare_treats_a_composition_as_one_more_environment(study, tmp_path) -> None:
+    run_dir, _, _ = study
+    found = CliRunner().invoke(app, ["compare", str(run_dir), str(run_dir), "--json"])
+    assert found.exit_code == 0, found.output
+    document = json.loads(found.stdout[found.stdout.index("{") :])
+    composed = {c.value for c in COMPOSITIONS}
+    assert composed <= set(document["shared"]["environments"])
+    adherence = {row["environment"] for row in document["deltas"]["adherence"]}
+    assert composed <= adherence
+    ranked = document["rank_agreement"]["environment_difficulty"]["ranks"]
+    assert composed <= {row["item"] for row in ranked}
+    # the EMI combines the paper's environments only
+    (emi,) = document["deltas"]["emi"]
+    assert emi["n_environments_a"] == len(adherence - composed)

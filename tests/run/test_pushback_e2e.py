@@ -224,3 +224,29 @@ def test_score_and_report_read_the_run_back(run, tmp_path: Path) -> None:
     assert 'id="pushback"' in page and "Capitulation" in page
     manifest = json.loads((config.run_dir() / "run.json").read_text())
     assert manifest["pushback"]["items"] > 0 and manifest["pushback"]["second_answers_failed"] == 0
+
+
+def test_compare_gives_each_sides_rates_and_the_paired_difference(run, tmp_path: Path) -> None:
+    """compare RUN RUN: the pushback table holds both sides' rates as the run's table has them
+    (same conversations, so paired, a difference of 0 and McNemar's p of 1)."""
+    config, _, _, _, _ = run
+    run_dir = str(config.run_dir())
+    out = tmp_path / "cmp"
+    found = CliRunner().invoke(app, ["compare", run_dir, run_dir, "--json", "-o", str(out)])
+    assert found.exit_code == 0, found.output
+    document = json.loads(found.stdout[found.stdout.index("{") :])
+    table = document["conversations"]["delta_pushback"]
+    rates = read_analysis_tables(RunDir(config.run_dir()).tables).pushback_rates
+    pooled = rates[(rates["party_id"] == ALL) & (rates["pressure"] == ALL)]
+    rows = {
+        (r["model"], r["environment"], r["measure"]): r
+        for r in table
+        if r["pressure"] == ALL and r["environment"] != ALL
+    }
+    assert len(rows) == len(pooled) > 0
+    for row in pooled.itertuples():
+        mine = rows[(row.model, row.environment, row.measure)]
+        assert (mine["units_a"], mine["successes_a"]) == (row.n, row.successes)
+        assert mine["rate_b"] == mine["rate_a"] == row.rate and mine["delta"] == 0
+        assert mine["p_value"] == 1.0 and mine["test"].startswith("exact McNemar")
+    assert (out / "tables" / "delta_pushback.csv").is_file()

@@ -180,7 +180,10 @@ def conversation_frame(
             {
                 "election_id": item.election_id,
                 "model": turn.model,
+                "variant": item.variant.value,
                 "environment": item.environment.value,
+                "item_key": turn.item_key,
+                "sample_index": turn.sample_index,
                 "party_id": item.party_id,
                 "party_name": item.party_name,
                 "pressure": turn.pressure.value,
@@ -200,8 +203,9 @@ def conversation_frame(
     return pd.DataFrame(rows)
 
 
-def _measure_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per conversation and measure: whether it counts (in n) and whether it succeeds."""
+def measure_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per conversation and measure: whether it counts (in n) and whether it succeeds (the
+    conversations a measure's condition holds for, with ``measure`` and ``success``)."""
     parts = []
     eligible = frame["first_follows"].eq(True) & frame["second_follows"].notna()
     parts.append(
@@ -230,7 +234,7 @@ _POOLINGS = ((), ("party_id",), ("pressure",), ("party_id", "pressure"))
 def pushback_rates(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return PUSHBACK_RATES.empty()
-    rows = _measure_rows(frame)
+    rows = measure_rows(frame)
     if rows.empty:
         return PUSHBACK_RATES.empty()
     names = frame.drop_duplicates(["election_id", "party_id"]).set_index(
@@ -265,7 +269,7 @@ def party_asymmetry(frame: pd.DataFrame) -> pd.DataFrame:
     """Capitulation per party against the other parties' mean (pressure types pooled)."""
     if frame.empty:
         return PUSHBACK_PARTY_ASYMMETRY.empty()
-    rows = _measure_rows(frame)
+    rows = measure_rows(frame)
     rows = rows[rows["measure"] == "capitulation"]
     if rows.empty:
         return PUSHBACK_PARTY_ASYMMETRY.empty()

@@ -115,9 +115,9 @@ def _with_interval(table: pd.DataFrame, successes: str, n: str, rate: str) -> pd
     return table
 
 
-def verdict_consistency(
-    cells: pd.DataFrame, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
-) -> pd.DataFrame:
+def _sampled_cells(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per (observation, sub-question) cell with two or more scored samples: the samples
+    saying Yes (pass), the samples, and whether they differ (``flips``)."""
     scored = cells[cells["passed"].notna()]
     cell_keys = [*KEYS, "observation_id", "rubric", "sub_question"]
     per_cell = (
@@ -127,9 +127,28 @@ def verdict_consistency(
         .reset_index()
     )
     per_cell = per_cell[per_cell["n_raters"] >= 2]
+    per_cell["flips"] = (per_cell["n_yes"] > 0) & (per_cell["n_yes"] < per_cell["n_raters"])
+    return per_cell
+
+
+def flipped_observations(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per ``KEYS`` x observation with two or more samples: ``flipped``, whether its majority
+    verdict differs between samples on at least one sub-question."""
+    per_cell = _sampled_cells(cells)
+    return (
+        per_cell.groupby([*KEYS, "observation_id"], sort=True)["flips"]
+        .any()
+        .rename("flipped")
+        .reset_index()
+    )
+
+
+def verdict_consistency(
+    cells: pd.DataFrame, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> pd.DataFrame:
+    per_cell = _sampled_cells(cells)
     if per_cell.empty:
         return SELF_CONSISTENCY_VERDICTS.empty()
-    per_cell["flips"] = (per_cell["n_yes"] > 0) & (per_cell["n_yes"] < per_cell["n_raters"])
     rows = []
     for key, group in per_cell.groupby(KEYS, sort=True):
         n_yes, n_raters = group["n_yes"].to_numpy(), group["n_raters"].to_numpy()
@@ -178,13 +197,11 @@ def _mean_interval(groups: pd.DataFrame, value: str, seed: int, resamples: int) 
     return pd.DataFrame(rows)
 
 
-def stance_consistency(
-    items: Sequence[EnvironmentItem],
-    records: Sequence[StanceCodeRecord],
-    *,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+def stance_observations(
+    items: Sequence[EnvironmentItem], records: Sequence[StanceCodeRecord]
 ) -> pd.DataFrame:
+    """Per ``KEYS`` x observation with two or more coded samples: ``all_agree`` (every sample
+    coded alike) and ``pairwise_agreement`` (the share of agreeing sample pairs)."""
     by_key = {item.key: item for item in items}
     stances: dict[tuple, list[str]] = {}
     for code in majority_codes(records):
@@ -194,20 +211,32 @@ def stance_consistency(
         key = (item.election_id, code.model, item.environment.value, item.variant.value)
         stances.setdefault((*key, item.observation_id), []).append(code.stance.value)
     rows = []
-    for (*key, _), coded in stances.items():
+    for (*key, observation), coded in stances.items():
         if len(coded) < 2:
             continue
         pairs = list(combinations(coded, 2))
         rows.append(
             {
                 **dict(zip(KEYS, key, strict=True)),
+                "observation_id": observation,
                 "all_agree": len(set(coded)) == 1,
                 "pairwise_agreement": float(np.mean([a == b for a, b in pairs])),
             }
         )
-    if not rows:
+    columns = [*KEYS, "observation_id", "all_agree", "pairwise_agreement"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def stance_consistency(
+    items: Sequence[EnvironmentItem],
+    records: Sequence[StanceCodeRecord],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> pd.DataFrame:
+    observations = stance_observations(items, records)
+    if observations.empty:
         return SELF_CONSISTENCY_STANCES.empty()
-    observations = pd.DataFrame(rows)
     table = (
         observations.groupby(KEYS, sort=True)
         .agg(

@@ -8,11 +8,12 @@ the first comparison with the others under ``additional_comparisons``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from polistemics.compare.conversations import conversation_deltas
 from polistemics.compare.deltas import UNIT_COLUMNS, DeltaTables, delta_tables
 from polistemics.compare.matching import PAIRED, Matched, match_sides
 from polistemics.compare.paired import with_tests
@@ -48,6 +49,9 @@ class Comparison:
     deltas: DeltaTables
     ranks: dict
     options: CompareOptions
+    # pushback and self-consistency between runs (compare.conversations); empty: neither side
+    # has them, and nothing of the comparison changes
+    conversations: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def paired(self) -> bool:
@@ -103,10 +107,15 @@ class Comparison:
             ),
             "rank_agreement": self.ranks,
             "deltas": {name: records(table) for name, table in self.deltas.items()},
-        }
+        } | (
+            {"conversations": {n: records(t) for n, t in self.conversations.items()}}
+            if self.conversations
+            else {}
+        )
 
     def csv_tables(self, prefix: str = "") -> dict[str, pd.DataFrame]:
         tables = {f"{prefix}delta_{name}": table for name, table in self.deltas.items()}
+        tables |= {f"{prefix}{name}": table for name, table in self.conversations.items()}
         rows = []
         for what in RANK_ORDERINGS:
             found = self.ranks[what]
@@ -170,7 +179,16 @@ def compare_pair(a: Side, b: Side, options: CompareOptions | None = None) -> Com
             setattr(deltas, name, with_bootstrap_tests(table, options.alpha))
     for name, table in deltas.items():
         setattr(deltas, name, with_small_sample_flags(table))
-    return Comparison(matched, deltas, rank_agreement(matched.cells_a, matched.cells_b), options)
+    conversations = conversation_deltas(
+        a,
+        b,
+        resamples=options.resamples,
+        seed=options.seed,
+        confidence=options.confidence,
+        alpha=options.alpha,
+    )
+    ranks = rank_agreement(matched.cells_a, matched.cells_b)
+    return Comparison(matched, deltas, ranks, options, conversations)
 
 
 def with_small_sample_flags(table: pd.DataFrame) -> pd.DataFrame:

@@ -27,6 +27,7 @@ from polistemics.analyses.columns import (
 )
 from polistemics.analyses.schema import ColumnType, TableColumn, TableSchema
 from polistemics.compare.comparison import RANK_ORDERINGS, Comparison
+from polistemics.compare.conversations import COLUMNS as CONVERSATION_COLUMNS
 from polistemics.compare.deltas import DeltaTables
 
 _SHARED = {
@@ -71,6 +72,8 @@ COLUMNS: dict[str, TableColumn] = _SHARED | {
     name: TableColumn(name, kind, meaning, name in MISSING_IS_NONE)
     for name, (kind, meaning) in _OWN.items()
 }
+
+COLUMNS |= {name: c for name, c in CONVERSATION_COLUMNS.items() if name not in COLUMNS}
 
 
 def schema_of(name: str, columns: list[str]) -> TableSchema:
@@ -133,7 +136,8 @@ def _with_tables(comparison: Comparison, tables: dict[str, pd.DataFrame], prefix
             for record in rows.to_dict("records")
         ]
         ranks[what] = found
-    return dataclasses.replace(comparison, deltas=deltas, ranks=ranks)
+    conversations = {name: tables[f"{prefix}{name}"] for name in comparison.conversations}
+    return dataclasses.replace(comparison, deltas=deltas, ranks=ranks, conversations=conversations)
 
 
 def _plain(value: object) -> object:

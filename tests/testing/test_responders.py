@@ -11,7 +11,14 @@ from polistemics.conditions import ABSENT_SENTINEL, PROPERTY_OF_CONTEXT, Environ
 from polistemics.prompts import render, vague_modes
 from polistemics.rubrics import Rubric, active_rubrics, sub_questions
 from polistemics.testing import polistemic_responder
-from polistemics.testing.responders import RepeatFlipResponder, count_questions, guess_language
+from polistemics.testing.responders import (
+    SAMPLE_DRIFT,
+    RepeatFlipResponder,
+    SampleDriftResponder,
+    count_questions,
+    guess_language,
+)
+from polistemics.testing.stance_coder import coded_stance
 
 FIRST_PERSON = re.compile(r"\b(we|us|our|wir|uns|unser\w*|wij|ons|onze)\b", re.IGNORECASE)
 
@@ -335,3 +342,35 @@ def test_repeat_flip_responder_flips_json_verdicts_and_refuses_a_bad_rate():
     assert all(a != b for a, b in zip(first, second, strict=True))
     with pytest.raises(ValueError, match="flip_rate"):
         RepeatFlipResponder(1.5)
+
+
+# ---- samples that drift (self-consistency) ------------------------------------------------------
+
+
+def test_sampled_answers_drift_by_seed_only_above_temperature_zero():
+    responder = SampleDriftResponder(share=0.5, seed=3)
+    base = task_request("English", "[1] The SP wants a lower pension age.")
+    plain = polistemic_responder(base)
+    answers = {seed: responder({**base, "temperature": 0.7, "seed": seed}) for seed in range(20)}
+    drifted = {seed for seed, text in answers.items() if text == plain + SAMPLE_DRIFT}
+    assert drifted and len(drifted) < 20  # some samples drift, not all
+    assert all(answers[s] == plain for s in set(answers) - drifted)
+    full = "\n".join(m["content"] for m in base["messages"])
+    assert drifted == {s for s in range(20) if responder.drifts(full, s, 0.7)}
+    assert responder.drifted == len(drifted)
+    # temperature 0, or no seed: every sample alike
+    assert responder({**base, "temperature": 0.0, "seed": min(drifted)}) == plain
+    assert responder({**base, "temperature": 0.7}) == plain
+    assert coded_stance(plain + SAMPLE_DRIFT) == "both" != coded_stance(plain)
+
+
+def test_a_drifted_answer_flips_the_first_verdict_only():
+    responder = SampleDriftResponder(share=1.0)
+    env, rubric = Environment.BASELINE, Rubric.FAITHFULNESS
+    answer = "According to the provided context, SP supports the statement [1]."
+    plain = responder(judge_request(rubric, env, answer))
+    drifted = responder(judge_request(rubric, env, answer + SAMPLE_DRIFT))
+    assert plain == polistemic_responder(judge_request(rubric, env, answer))
+    lines, flipped = plain.splitlines(), drifted.splitlines()
+    assert len(lines) == len(sub_questions(rubric, env)) > 1
+    assert flipped[0] != lines[0] and flipped[1:] == lines[1:]

@@ -420,6 +420,68 @@ class RepeatFlipResponder:
         return judge_reply(request_json, full, instructions, flipped)
 
 
+# A drifted sample's added sentence: the test stance coder reads "contradict" as "both", and a
+# judge sees it as the only difference from the sample that did not drift.
+SAMPLE_DRIFT = " On reflection, the sources may contradict each other on this."
+
+
+class SampleDriftResponder:
+    """``polistemic_responder``, except that a target asked at ``temperature > 0`` answers some
+    samples differently, so a study with ``samples > 1`` has known flips (issue 30, item 3).
+
+    A sample is told apart by the request's ``seed`` (the client sends ``endpoint.seed +
+    sample_index``). A task answer drifts when ``drifts(prompt, seed)``: a seeded draw fixed by
+    the prompt and that request seed falls below ``share``; it then ends with ``SAMPLE_DRIFT``.
+    A judge asked about a drifted answer gives the verdicts it gives the answer without the
+    sentence, the first one flipped (every rubric's first sub-question changes its verdict); the
+    stance coder codes a drifted answer ``both``. At temperature 0, or without a seed, no answer
+    drifts and every sample is alike. ``drifted`` counts the drifted answers written.
+    """
+
+    def __init__(self, share: float, seed: int = 0) -> None:
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"share: {share} is not within [0, 1]")
+        self.share, self.seed = share, seed
+        self._lock = threading.Lock()
+        self.drifted = 0
+
+    def drifts(self, prompt_text: str, request_seed: object, temperature: object) -> bool:
+        """Whether the task answer to ``prompt_text`` (system, newline, user) drifts."""
+        if not isinstance(request_seed, int) or not isinstance(temperature, int | float):
+            return False
+        if temperature <= 0:
+            return False
+        return stable_fraction(self.seed, f"sample{request_seed}", prompt_text) < self.share
+
+    def __call__(self, request_json: dict) -> str:
+        messages = [m for m in request_json.get("messages", []) if isinstance(m, dict)]
+        system = "\n".join(
+            content_text(m.get("content"))
+            for m in messages
+            if m.get("role") in ("system", "developer")
+        )
+        user = "\n".join(
+            content_text(m.get("content")) for m in messages if m.get("role") == "user"
+        )
+        full = f"{system}\n{user}" if system else user
+        instructions = system or user
+        if JUDGE_MARKER in instructions and SAMPLE_DRIFT in full:
+
+            def flipped_first(prompt_text: str, n: int) -> list[bool]:
+                found = verdicts(prompt_text.replace(SAMPLE_DRIFT, ""), n)
+                return [not found[0], *found[1:]] if found else found
+
+            return judge_reply(request_json, full, instructions, flipped_first)
+        answer = polistemic_responder(request_json)
+        if ANSWERER_MARKER in instructions and self.drifts(
+            full, request_json.get("seed"), request_json.get("temperature")
+        ):
+            with self._lock:
+                self.drifted += 1
+            return answer + SAMPLE_DRIFT
+        return answer
+
+
 # ---- helpers -----------------------------------------------------------------------------------
 
 

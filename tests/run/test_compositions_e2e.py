@@ -253,7 +253,10 @@ def test_the_report_opens_in_chromium_without_errors(study) -> None:
 
 def test_compare_treats_a_composition_as_one_more_environment(study, tmp_path) -> None:
     run_dir, _, _ = study
-    found = CliRunner().invoke(app, ["compare", str(run_dir), str(run_dir), "--json"])
+    out = tmp_path / "cmp"
+    found = CliRunner().invoke(
+        app, ["compare", str(run_dir), str(run_dir), "--json", "-o", str(out)]
+    )
     assert found.exit_code == 0, found.output
     document = json.loads(found.stdout[found.stdout.index("{") :])
     composed = {c.value for c in COMPOSITIONS}
@@ -265,3 +268,7 @@ def test_compare_treats_a_composition_as_one_more_environment(study, tmp_path) -
     # the EMI combines the paper's environments only
     (emi,) = document["deltas"]["emi"]
     assert emi["n_environments_a"] == len(adherence - composed)
+    # no pushback turns, one sample: no conversation tables, no such section on the page
+    assert "conversations" not in document
+    assert 'id="conversations"' not in (out / "compare.html").read_text(encoding="utf-8")
+    assert not list((out / "tables").glob("delta_pushback*"))

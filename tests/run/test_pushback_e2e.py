@@ -250,3 +250,7 @@ def test_compare_gives_each_sides_rates_and_the_paired_difference(run, tmp_path:
         assert mine["rate_b"] == mine["rate_a"] == row.rate and mine["delta"] == 0
         assert mine["p_value"] == 1.0 and mine["test"].startswith("exact McNemar")
     assert (out / "tables" / "delta_pushback.csv").is_file()
+    page = (out / "compare.html").read_text(encoding="utf-8")
+    section = page[page.index('id="conversations"') :]
+    assert 'href="#conversations"' in page and 'id="delta-pushback"' in section
+    assert "exact McNemar" in section

@@ -31,6 +31,8 @@ from polistemics.compare.tables import (
     write_comparison_tables,
 )
 from polistemics.paths import UnsafePathError, output_folder, write_text_replacing
+from polistemics.report.compare_conversations import SECTION as CONVERSATIONS
+from polistemics.report.compare_conversations import conversation_views
 from polistemics.report.comparison_views import (
     comparison_summary,
     delta_columns,
@@ -190,6 +192,7 @@ def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
             caption=f"Pass rate per party (pooled over models): {party_note}",
         ),
         "prefix": part.prefix,
+        "conversations": conversation_views(c, labels),  # issue 30; none: no section
     }
 
 
@@ -198,6 +201,8 @@ def render_compare_page(
 ) -> str:
     first = parts[0].comparison.matched
     title = " vs ".join([first.a.label, *(p.comparison.matched.b.label for p in parts)])
+    views = [_part_view(p, labels) for p in parts]
+    with_conversations = any(view["conversations"] for view in views)
     return (
         environment()
         .get_template("compare.html")
@@ -207,9 +212,10 @@ def render_compare_page(
             title=title,
             generated=datetime.now(UTC).isoformat(timespec="seconds"),
             version=__version__,
-            nav=COMPARE_SECTIONS,
+            nav=COMPARE_SECTIONS + ((CONVERSATIONS,) if with_conversations else ()),
             several=len(parts) > 1,
-            parts=[_part_view(p, labels) for p in parts],
+            parts=views,
+            with_conversations=with_conversations,
             csv_names=csv_names,
         )
     )

@@ -167,7 +167,7 @@ def side_table(checks: Mapping[Where, list[AnswerCheck]]) -> pd.DataFrame:
     return table
 
 
-def _pass_rates(cells: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def pass_rates(cells: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     columns = [*keys, "code", "title", "sub_question", "n", "passes", "pass_rate"]
     if cells.empty:
         return pd.DataFrame(columns=[*columns, "pass_rate_low", "pass_rate_high"])
@@ -201,8 +201,8 @@ def comparison_tables(
         "comparison_scores": rubric_scores(cells),
         "comparison_adherence": adherence(cells),
         "comparison_emi": emi(cells),
-        "comparison_sub_questions": _pass_rates(cells, ["model", "environment", "rubric"]),
-        "comparison_by_degraded_side": _pass_rates(
+        "comparison_sub_questions": pass_rates(cells, ["model", "environment", "rubric"]),
+        "comparison_by_degraded_side": pass_rates(
             cells, ["model", "environment", "degraded_named", "rubric"]
         ),
         "comparison_build": pd.DataFrame(

@@ -23,11 +23,11 @@ def _checks(seed: int = 5, n: int = 80) -> dict[tuple[str, str, str], list[Answe
         roles = ("degraded", "intact") if degraded_first else ("intact", "degraded")
         check = AnswerCheck(
             pair=pair,
-            relation=str(rng.choice(["differ", "same", "undetermined"])),  # type: ignore[arg-type]
-            sides=tuple(
-                SideCheck(role, named, str(rng.choice(OUTCOMES)))
-                for role, named in zip(roles, ("first", "second"), strict=True)
-            ),  # type: ignore[arg-type]
+            relation=rng.choice(["differ", "same", "undetermined"]).item(),
+            sides=(
+                SideCheck(roles[0], "first", str(rng.choice(OUTCOMES))),
+                SideCheck(roles[1], "second", str(rng.choice(OUTCOMES))),
+            ),
             invented=("Phantom",) if rng.random() < 0.1 else (),
             outside_pair=(),
         )

@@ -82,6 +82,16 @@ def side_outcome(
     return "faithful" if stance.matches(party.stance) else "misrepresented"
 
 
+def _side(
+    item: ComparisonItem,
+    party: ComparisonParty,
+    named: NamedPosition,
+    placed: Mapping[str, CodedStance | None],
+) -> SideCheck:
+    role = "degraded" if party.degraded else "intact"
+    return SideCheck(role=role, named=named, outcome=side_outcome(item, party, placed))
+
+
 def check_answer(item: ComparisonItem, reading: PanelReading) -> AnswerCheck:
     by_key = {name_key(p.party_name): p for p in item.parties}
     election = {name_key(name) for name in item.election_party_names} | set(by_key)
@@ -97,20 +107,12 @@ def check_answer(item: ComparisonItem, reading: PanelReading) -> AnswerCheck:
         else:
             invented.append(name)
     first, second = item.parties
-    sides = tuple(
-        SideCheck(
-            role="degraded" if party.degraded else "intact",
-            named=named,
-            outcome=side_outcome(item, party, placed),
-        )
-        for party, named in ((first, "first"), (second, "second"))
-    )
     return AnswerCheck(
         pair=item.pair,
         relation=claimed_relation(
             placed.get(name_key(first.party_name)), placed.get(name_key(second.party_name))
         ),
-        sides=sides,  # type: ignore[arg-type]
+        sides=(_side(item, first, "first", placed), _side(item, second, "second", placed)),
         invented=tuple(invented),
         outside_pair=tuple(outside),
     )

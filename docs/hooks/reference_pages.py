@@ -236,6 +236,7 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
     from polistemics.llm.registry import ModelEndpoint, Reasoning
     from polistemics.records import Evidence
     from polistemics.run.config import (
+        ComparisonConfig,
         ElectionConfig,
         JudgeRepeatsConfig,
         NavigationConfig,
@@ -258,6 +259,7 @@ def documented_models() -> dict[str, tuple[type[BaseModel], bool]]:
         "election": (ElectionConfig, True),
         "judge-repeats": (JudgeRepeatsConfig, True),
         "navigation": (NavigationConfig, True),
+        "comparison": (ComparisonConfig, True),
         "pushback-config": (PushbackConfig, True),
         "model-endpoint": (ModelEndpoint, True),
         "reasoning": (Reasoning, True),

@@ -8,6 +8,7 @@ import pytest
 
 from polistemics.llm.registry import default_registry
 from polistemics.run.config import (
+    ComparisonConfig,
     ConfigError,
     ElectionConfig,
     JudgeRepeatsConfig,
@@ -32,6 +33,7 @@ TABLES = {
     ("elections",): ElectionConfig,
     ("judge_repeats",): JudgeRepeatsConfig,
     ("navigation",): NavigationConfig,
+    ("comparison",): ComparisonConfig,
     ("pushback",): PushbackConfig,
 }
 
@@ -51,6 +53,9 @@ def _config_with(path: tuple[str, ...], example: str) -> dict:
     if example.startswith("[navigation]"):
         data["navigation"] = {"parties": 4}
         return data
+    if example.startswith("[comparison]"):
+        data["comparison"] = {"differing": 2}
+        return data
     if example.startswith("["):
         data[path[0]] = {"share": 0.25} if path[0] == "pushback" else {"items": 50}
         return data
@@ -59,8 +64,8 @@ def _config_with(path: tuple[str, ...], example: str) -> dict:
         data["elections"][0][path[-1]] = value
     elif path[0] == "judge_repeats":
         data["judge_repeats"] = {"items": 50, path[-1]: value}
-    elif path[0] == "navigation" and len(path) == 2:
-        data["navigation"] = {path[-1]: value}
+    elif path[0] in ("navigation", "comparison") and len(path) == 2:
+        data[path[0]] = {path[-1]: value}
     elif path[0] == "pushback":
         data["pushback"] = {path[-1]: value}
     else:

@@ -95,7 +95,7 @@ def test_the_task_keys_stay_out_of_a_default_configs_dump() -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        ({"tasks": ["comparison"]}, "unknown task 'comparison'"),
+        ({"tasks": ["summarise"]}, "unknown task 'summarise'"),
         ({"tasks": ["navigation"], "stance_coder": "a"}, "party_position must be one"),
         ({"tasks": ["party_position", "navigation"]}, "set stance_coder"),
         ({"navigation": {"parties": 1}}, "navigation.parties"),

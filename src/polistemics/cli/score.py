@@ -24,6 +24,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from polistemics.analyses.comparison import read_comparison_tables
 from polistemics.analyses.model_scores import mechanism_rates_of, model_scores_of
 from polistemics.analyses.navigation import read_navigation_tables
 from polistemics.analyses.run_tables import run_score_tables
@@ -36,7 +37,7 @@ from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
 from polistemics.scoring.summary import ModelScores, score_cells
-from polistemics.tasks import NAVIGATION, PARTY_POSITION
+from polistemics.tasks import COMPARISON, NAVIGATION, PARTY_POSITION
 
 
 @dataclass
@@ -109,12 +110,21 @@ def navigation_rows(run_dir: Path) -> list[dict]:
     """A run's navigation scores (issue 29), one row per model with ``task`` "navigation", read
     from its ``tables/``; none for a run without the task or a release folder."""
     tables = read_navigation_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
-    if tables is None:
-        return []
+    return task_rows(tables, NAVIGATION) if tables is not None else []
+
+
+def comparison_rows(run_dir: Path) -> list[dict]:
+    """A run's comparison scores (issue 29), one row per model with ``task`` "comparison"."""
+    tables = read_comparison_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
+    return task_rows(tables, COMPARISON) if tables is not None else []
+
+
+def task_rows(tables: dict[str, pd.DataFrame], task: str) -> list[dict]:
+    """One row per model from a task's ``<task>_emi``, ``_adherence`` and ``_scores`` tables."""
     rows = []
-    for model, emi in tables["navigation_emi"].groupby("model", sort=True)["emi"]:
-        adherence = tables["navigation_adherence"].query("model == @model")
-        rubrics = tables["navigation_scores"].query("model == @model")
+    for model, emi in tables[f"{task}_emi"].groupby("model", sort=True)["emi"]:
+        adherence = tables[f"{task}_adherence"].query("model == @model")
+        rubrics = tables[f"{task}_scores"].query("model == @model")
         rows.append(
             {
                 "model": model,
@@ -127,7 +137,7 @@ def navigation_rows(run_dir: Path) -> list[dict]:
                     env: dict(zip(group.rubric, group.score.astype(float), strict=True))
                     for env, group in rubrics.groupby("environment", sort=False)
                 },
-                "task": NAVIGATION,
+                "task": task,
             }
         )
     return rows
@@ -192,6 +202,7 @@ def score(
         rows = json_rows(scores, loaded.mechanisms)
         if loaded.variant is Variant.FULL:
             rows += navigation_rows(loaded.source)
+            rows += comparison_rows(loaded.source)
         typer.echo(json.dumps(rows, indent=2))
         return
     render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", stdout_console())

@@ -45,6 +45,11 @@ TASK_TEMPLATE_NAMES = (
     "navigation_coder_user",
     "navigation_judge_system",
     "navigation_judge_user",
+    "comparison_user",
+    "comparison_coder_system",
+    "comparison_coder_user",
+    "comparison_judge_system",
+    "comparison_judge_user",
 )
 
 

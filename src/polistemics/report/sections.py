@@ -19,6 +19,11 @@ import pandas as pd
 from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.prompts import vague_modes
 from polistemics.report.caveats import shared_seats_note
+from polistemics.report.comparison_task import (
+    COMPARISON_SECTION,
+    COMPARISON_TITLE,
+    comparison_view,
+)
 from polistemics.report.comparison_views import delta_columns, rank_views
 from polistemics.report.compositions import composition_table
 from polistemics.report.content import ReportContent
@@ -89,7 +94,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     SELF_CONSISTENCY_SECTION,
 )
 # Issue 29: the sections of the tasks beyond the paper's, shown only for a run that asked them.
-TASK_SECTIONS: tuple[tuple[str, str], ...] = (NAVIGATION_SECTION,)
+TASK_SECTIONS: tuple[tuple[str, str], ...] = (NAVIGATION_SECTION, COMPARISON_SECTION)
 MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV has them all
 NO_CELLS = "the source has no scored cells"
 
@@ -884,6 +889,7 @@ ALL_SECTIONS = (
     Section("mechanisms", "Mechanisms: fallback, first chunk and party priors", mechanisms_view),
     # Issue 29: a task's section; its view is None (no section) for a run without the task.
     Section(NAVIGATION_SECTION[0], NAVIGATION_TITLE, navigation_view),
+    Section(COMPARISON_SECTION[0], COMPARISON_TITLE, comparison_view),
     Section(PUSHBACK_SECTION[0], PUSHBACK_TITLE, pushback_view),
     Section(SELF_CONSISTENCY_SECTION[0], SELF_CONSISTENCY_TITLE, self_consistency_view),
 )

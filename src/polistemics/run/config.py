@@ -3,7 +3,8 @@
 A config names the elections (source, party scope, language), the target models, the judge
 panel, the standardisation and Vague-generation models, the environments and ablations, and the
 run's limits. Presets ship in ``polistemics/run/presets``: ``demo``, ``demo-mechanisms``,
-``paper-de``, ``paper-nl``; ``extended-de`` is ``paper-de`` with the navigation task (issue 29).
+``paper-de``, ``paper-nl``; ``extended-de`` is ``paper-de`` with the navigation and comparison
+tasks (issue 29).
 """
 
 from __future__ import annotations
@@ -198,8 +199,26 @@ class NavigationConfig(BaseModel):
     )
 
 
+class ComparisonConfig(BaseModel):
+    """The comparison task's settings (issue 29; docs/tasks.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    differing: int = Field(
+        default=1,
+        ge=0,
+        description="Seeded pairs per statement whose parties differ (one agrees, one disagrees); "
+        "a statement without one gets none, counted.",
+    )
+    agreeing: int = Field(
+        default=1,
+        ge=0,
+        description="Seeded pairs per statement whose parties take the same stance.",
+    )
+
+
 # Issue 29: the tasks a run can ask (polistemics.tasks); the paper's is the default.
-TASK_NAMES = ("party_position", "navigation")
+TASK_NAMES = ("party_position", "navigation", "comparison")
 DEFAULT_TASKS = ["party_position"]
 
 
@@ -271,10 +290,14 @@ class RunConfig(BaseModel):
 
     tasks: list[str] = Field(
         default_factory=lambda: list(DEFAULT_TASKS),
-        description="The tasks asked (issue 29): party_position (the paper's) and navigation.",
+        description="The tasks asked (issue 29): party_position (the paper's), navigation and "
+        "comparison.",
     )
     navigation: NavigationConfig = Field(
         default_factory=NavigationConfig, description="Settings of the navigation task."
+    )
+    comparison: ComparisonConfig = Field(
+        default_factory=ComparisonConfig, description="Settings of the comparison task."
     )
     pushback: PushbackConfig | None = Field(
         default=None,
@@ -300,11 +323,12 @@ class RunConfig(BaseModel):
 
     @model_validator(mode="after")
     def _navigation_needs_a_coder(self) -> RunConfig:
-        if "navigation" in self.tasks and not self.stance_coder:
-            raise ValueError(
-                "tasks: navigation reads its answers' per-party stances with the stance coder; "
-                "set stance_coder"
-            )
+        for task in ("navigation", "comparison"):
+            if task in self.tasks and not self.stance_coder:
+                raise ValueError(
+                    f"tasks: {task} reads its answers' per-party stances with the stance coder; "
+                    "set stance_coder"
+                )
         return self
 
     @model_serializer(mode="wrap")
@@ -317,6 +341,8 @@ class RunConfig(BaseModel):
                 data.pop("tasks")
             if self.navigation == NavigationConfig():
                 data.pop("navigation", None)
+            if self.comparison == ComparisonConfig():
+                data.pop("comparison", None)
         return data
 
     @field_validator("stance_coder", mode="before")

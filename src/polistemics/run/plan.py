@@ -59,5 +59,14 @@ def plan_study(
 
 
 def plan_notes(details: dict, stages: Sequence[Stage] = STAGES) -> list[str]:
-    """The lines ``--dry-run`` prints below its table, stage by stage."""
-    return [line for stage in stages for line in stage.plan_notes(details)]
+    """The lines ``--dry-run`` prints below its table, stage by stage, then the calls and cost
+    per task of a run that asks more than one."""
+    lines = [line for stage in stages for line in stage.plan_notes(details)]
+    for task, totals in details.get("per_task", {}).items():
+        shared = " (with the shared standardisation and environments)"
+        lines.append(
+            f"task {task}: {totals['calls']:,} calls ({totals['new']:,} new), "
+            f"${totals['cost']:.2f} at the listed prices"
+            + (shared if task == "party_position" else "")
+        )
+    return lines

@@ -29,6 +29,13 @@ from collections.abc import Callable
 
 from polistemics.conditions import ABSENT_SENTINEL
 from polistemics.prompts import vague_modes
+from polistemics.testing.comparison import (
+    COMPARISON_CODER_MARKER,
+    COMPARISON_JUDGE_MARKER,
+    COMPARISON_QUESTION,
+    comparison_answer,
+    comparison_judge_verdicts,
+)
 from polistemics.testing.completions import content_text, forced_tool_parameters
 from polistemics.testing.faults import stable_fraction
 from polistemics.testing.navigation import (
@@ -234,14 +241,18 @@ def polistemic_responder(request_json: dict) -> str:
         return json.dumps({"determinable": False})
     if JUDGE_MARKER in instructions and NAVIGATION_JUDGE_MARKER in instructions:
         return judge_reply(request_json, full, instructions, navigation_judge_verdicts)
+    if JUDGE_MARKER in instructions and COMPARISON_JUDGE_MARKER in instructions:
+        return judge_reply(request_json, full, instructions, comparison_judge_verdicts)
     if JUDGE_MARKER in instructions:
         return judge_reply(request_json, full, instructions)
     if STANCE_CODER_MARKER in instructions:
         return stance_coder_reply(user)
-    if NAVIGATION_CODER_MARKER in instructions:
+    if NAVIGATION_CODER_MARKER in instructions or COMPARISON_CODER_MARKER in instructions:
         return navigation_coder_reply(user)
     if NAVIGATION_QUESTION.search(user):
         return navigation_answer(full)
+    if COMPARISON_QUESTION.search(user):
+        return comparison_answer(full)
     answer = task_answer(full)
     model = request_json.get("model")
     # Different target models answer differently, so their answers are judged separately.
@@ -536,4 +547,21 @@ class NavigationResponder:
         # The answerer's prompt only: judges and coders quote the question too.
         if ANSWERER_MARKER in text and NAVIGATION_QUESTION.search(text):
             return navigation_answer(text, drop=self.drop, invent=self.invent)
+        return polistemic_responder(request_json)
+
+
+class ComparisonResponder:
+    """``polistemic_responder``, except that comparison answers are of a chosen quality
+    (``testing.comparison.QUALITIES``: correct, false_difference, false_agreement,
+    misrepresent)."""
+
+    def __init__(self, quality: str = "correct") -> None:
+        self.quality = quality
+
+    def __call__(self, request_json: dict) -> str:
+        messages = [m for m in request_json.get("messages", []) if isinstance(m, dict)]
+        text = "\n".join(content_text(m.get("content")) for m in messages)
+        # The answerer's prompt only: judges quote the question too.
+        if ANSWERER_MARKER in text and COMPARISON_QUESTION.search(text):
+            return comparison_answer(text, self.quality)
         return polistemic_responder(request_json)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from polistemics.run.stages.answers import AnswersAndJudges
 from polistemics.run.stages.base import Stage
+from polistemics.run.stages.comparison import Comparison
 from polistemics.run.stages.environments import Environments
 from polistemics.run.stages.judge_repeats import JudgeRepeats
 from polistemics.run.stages.navigation import Navigation
@@ -25,5 +26,6 @@ STAGES: list[Stage] = [
     PriorProbe(),
     StanceCode(),
     Navigation(),
+    Comparison(),
     PushbackTurns(),
 ]

@@ -169,21 +169,10 @@ class Navigation(BaseStage):
         found = details.get("navigation")
         if not found:
             return []
-        lines = [
+        return [
             f"navigation: about {found['items']:,} items (one per statement and environment, "
             "before Vague/Contradictory drops and budget splits)"
         ]
-        for task, totals in details.get("per_task", {}).items():
-            lines.append(
-                f"task {task}: {totals['calls']:,} calls ({totals['new']:,} new), "
-                f"${totals['cost']:.2f} at the listed prices"
-                + (
-                    " (with the shared standardisation and environments)"
-                    if task == "party_position"
-                    else ""
-                )
-            )
-        return lines
 
     def write(self, state: StudyState, run: RunDir) -> None:
         output = state.outputs.get(self.name)

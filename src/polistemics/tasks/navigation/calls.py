@@ -1,50 +1,34 @@
 """The navigation task's model calls: answers (``navigation_answer``) and the judge panel's
-verdicts (``navigation_judge``), through the client layer (cached, resumable), one retry for an
-unreadable verdict reply as the party-position judges do (``judging.panel``)."""
+verdicts (``navigation_judge``), made by the tasks' shared calls (``tasks.calls``: cached,
+resumable, one retry for an unreadable verdict reply as the party-position judges do)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from polistemics.judging.panel import call_index, read_verdicts
-from polistemics.judging.planted import planted_verdicts
-from polistemics.judging.prompt import (
-    VERDICT_SCHEMA_MODES,
-    verdict_json_schema,
-    verdict_schema,
-)
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import Completer
 from polistemics.rubrics import Rubric
 from polistemics.runlog import Answer, JudgeVerdictRecord
 from polistemics.runlog.navigation import NavigationItem
+from polistemics.tasks.calls import answer_call, judge_call
 from polistemics.tasks.navigation.prompt import judge_messages, judged_rubrics, navigation_messages
 
 ANSWER_STAGE = "navigation_answer"
 JUDGE_STAGE = "navigation_judge"
-MAX_ATTEMPTS = 2
-POSSIBLY_PLANTED = "possibly planted"
 
 
 async def answer_one(
     completer: Completer, target: ModelEndpoint, item: NavigationItem, sample_index: int
 ) -> Answer:
-    result = await completer.complete(
-        target, navigation_messages(item), stage=ANSWER_STAGE, sample_index=sample_index
-    )
-    text = result.text if result.ok else None
-    return Answer(
+    return await answer_call(
+        completer,
+        target,
+        navigation_messages(item),
         item_key=item.key,
-        model=target.name,
         sample_index=sample_index,
-        status="ok" if result.ok else "error",
-        text=text,
-        error=None if result.ok else (result.error or "call failed"),
-        input_tokens=result.input_tokens,
-        output_tokens=result.output_tokens,
-        empty=result.ok and not (text or "").strip(),
-        call_key=result.key,
+        stage=ANSWER_STAGE,
     )
 
 
@@ -71,55 +55,17 @@ async def judge_one(
     answer: Answer,
     rubric: Rubric,
 ) -> JudgeVerdictRecord:
-    text = answer.text or ""
-    messages, keys = judge_messages(item, text, rubric)
-    shaped = judge.structured_output in VERDICT_SCHEMA_MODES
-    if judge.structured_output == "none":
-        schema = None
-    else:
-        schema = verdict_schema(len(keys)) if shaped else verdict_json_schema(len(keys))
-    planted = planted_verdicts((text,))
-    verdicts = None
-    refused = False
-    attempts = 0
-    result = None
-    while attempts < MAX_ATTEMPTS:
-        result = await completer.complete(
-            judge,
-            messages,
-            stage=JUDGE_STAGE,
-            sample_index=call_index(0, attempts),
-            json_schema=schema,
-        )
-        attempts += 1
-        if not result.ok:
-            refused = False
-            break
-        verdicts = read_verdicts(result.text, len(keys), (text,), shaped)
-        seen = verdicts
-        if seen is None and planted:
-            seen = read_verdicts(result.text, len(keys), (), shaped)
-        refused = seen is not None and planted.matches(seen)
-        if refused:
-            verdicts = None
-        elif verdicts is not None:
-            break
-    assert result is not None
-    error = None if result.ok else (result.error or "call failed")
-    return JudgeVerdictRecord(
-        item_key=item.key,
+    messages, keys = judge_messages(item, answer.text or "", rubric)
+    return await judge_call(
+        completer,
+        judge,
+        position,
+        messages,
+        keys,
+        answer=answer,
         environment=item.environment,
-        model=answer.model,
-        sample_index=answer.sample_index,
         rubric=rubric,
-        judge=judge.name,
-        panel_position=position,
-        call_key=result.key,
-        attempts=attempts,
-        raw_output=result.text,
-        parsed=verdicts is not None,
-        error=POSSIBLY_PLANTED if refused else error,
-        says_yes=dict(zip(keys, verdicts, strict=True)) if verdicts else dict.fromkeys(keys),
+        stage=JUDGE_STAGE,
     )
 
 

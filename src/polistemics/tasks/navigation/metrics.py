@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from polistemics.runlog import CodedStance
 from polistemics.runlog.navigation import NavigationItem
-from polistemics.tasks.navigation.coder import PanelReading
+from polistemics.tasks.party_coder import PanelReading, name_key
 
 STANCES = (CodedStance.AGREE, CodedStance.DISAGREE, CodedStance.NEUTRAL)
 FOCUS_OUTCOMES = (
@@ -33,11 +33,6 @@ FOCUS_OUTCOMES = (
     "omitted",
     "unread",
 )
-
-
-def name_key(name: str) -> str:
-    """Case folded, blanks collapsed: the only normalisation names get (no fuzzy matching)."""
-    return " ".join(name.casefold().split())
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,10 @@ class NavigationItem(BaseModel):
     output_language: str
     parties: list[NavigationParty]  # in the order the question names them
     chunks: list[Chunk]  # the context, in order
+    # Per chunk, the party whose evidence it presents (a Contradictory item's opposing passage
+    # presents the focus party's, written about it, whoever it was borrowed from). Empty in item
+    # files written before it was recorded: each chunk's own party then.
+    about: list[str] = []
     focus_party_id: str
     focus_truth: FocusTruth
     # Every party of the election, by name: an answer naming a party outside them invented it.
@@ -71,6 +75,10 @@ class NavigationItem(BaseModel):
     def key(self) -> str:
         key = f"navigation|{self.statement_id}|{self.environment.value}"
         return key if self.parts == 1 else f"{key}|part{self.part}of{self.parts}"
+
+    def chunk_parties(self) -> list[str]:
+        """Per chunk, the party whose evidence it presents."""
+        return self.about or [chunk.party_id for chunk in self.chunks]
 
     @property
     def focus(self) -> NavigationParty:

@@ -3,6 +3,7 @@ Baseline passages, a seeded subset, and a token budget that splits or refuses, n
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -10,10 +11,12 @@ import pytest
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.absent import build_absent_items
 from polistemics.environments.baseline import build_baseline_items
+from polistemics.environments.conflict import build_contradictory_items
 from polistemics.records import Evidence
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import apply_scope, load_scope
 from polistemics.tasks.navigation.items import build_navigation_items, prompt_tokens
+from polistemics.tasks.navigation.prompt import judge_context
 
 STANCE_SENTENCE = {"Agree": "supports", "Disagree": "opposes", "Neutral": "is neutral on"}
 
@@ -148,3 +151,24 @@ def test_party_items_of_other_variants_are_not_used(evidence) -> None:
     assert built.counts == {
         "no_focus_item_baseline": len({e.position.statement.id for e in evidence})
     }
+
+
+def test_contradictorys_borrowed_passage_is_labelled_for_the_focus_party(evidence) -> None:
+    # The opposing passage is borrowed from another party's evidence (its chunk names that
+    # party), but it is written about the focus party: the judge must see both passages as the
+    # focus party's, or it cannot see the conflict it is asked about.
+    contradictory = build_contradictory_items(evidence).items
+    built = build_navigation_items(
+        evidence,
+        [*build_baseline_items(evidence), *contradictory],
+        environments=[Environment.CONTRADICTORY],
+    )
+    assert built.items
+    for item in built.items:
+        labels = Counter(re.findall(r"^\[\d+\] (\[[^\]]+\])", judge_context(item), re.M))
+        assert labels[f"[TARGET: {item.focus.party_name}]"] == 2
+        for party in item.parties:
+            if not party.focus:
+                assert labels[f"[TARGET: {party.party_name}]"] == 1
+        # the borrowed passage's chunk still records whose evidence it was
+        assert sum(c.party_id == item.focus_party_id for c in item.chunks) == 1

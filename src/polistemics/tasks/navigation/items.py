@@ -113,10 +113,13 @@ def _item(
     chosen: Sequence[Evidence], focus: Evidence, focus_item: EnvironmentItem, env: Environment
 ) -> NavigationItem:
     chunks: list[Chunk] = []
+    about: list[str] = []
     navigation_parties = []
     for ev in chosen:
         is_focus = ev.observation_id == focus.observation_id
-        chunks.extend(focus_item.chunks if is_focus else baseline_item(ev, Variant.FULL).chunks)
+        mine = focus_item.chunks if is_focus else baseline_item(ev, Variant.FULL).chunks
+        chunks.extend(mine)
+        about.extend([ev.position.party.id] * len(mine))
         navigation_parties.append(
             NavigationParty(
                 party_id=ev.position.party.id,
@@ -136,6 +139,7 @@ def _item(
         output_language=focus_item.output_language,
         parties=navigation_parties,
         chunks=chunks,
+        about=about,
         focus_party_id=position.party.id,
         focus_truth=FOCUS_TRUTH[env],
     )

@@ -48,12 +48,13 @@ def judge_context(item: NavigationItem) -> str:
     names = {p.party_id: p.party_name for p in item.parties}
     focus = item.focus.party_name
     lines = []
-    for n, chunk in enumerate(item.chunks, start=1):
+    for n, (chunk, party_id) in enumerate(zip(item.chunks, item.chunk_parties(), strict=True), 1):
         if chunk.role == "distractor":
             label = "[DISTRACTOR]"
         else:
-            # The opposing passage of Contradictory is about the focus party (its text says so).
-            label = f"[TARGET: {names.get(chunk.party_id, focus)}]"
+            # Labelled by whose evidence the passage presents: Contradictory's opposing passage,
+            # borrowed from another party, is about the focus party (its text says so).
+            label = f"[TARGET: {names.get(party_id, focus)}]"
         lines.append(f"[{n}] {label} {chunk.text}")
     return "\n".join(lines) if lines else ABSENT_SENTINEL
 

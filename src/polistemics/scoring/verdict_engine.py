@@ -1,0 +1,129 @@
+"""Aggregates of a run's judge verdicts, computed by the embedded analytical engine (issue 32).
+
+The engine is Polars (chosen over DuckDB and pandas by ``benchmarks/engine_choice.py`` on the
+4x paper-scale study: docs/benchmarks.md). It takes the integer tables of ``verdict_codes`` and
+groups them lazily, so no frame of every verdict with its strings is made: what comes back has
+one row per judge x variant x environment x rubric x sub-question.
+
+``judge_vote_totals`` gives the inputs of the per-judge analyses (``judge_analyses``): each
+judge's votes and passes, and of them the votes on sub-questions with a strict majority and
+the votes equal to it. It follows ``verdicts.panel_votes`` and ``judge_analyses.vote_totals``:
+only the sub-questions active in their environment, only the items x rubric where at least
+``panel_size`` judges answered every active sub-question, a vote passes by its sub-question's
+rule (Table 10). The records must already have passed the panel's checks (``tally_panel``:
+no duplicate verdicts, no panel larger than ``panel_size``, no key under another rubric): the
+finish scores them before it analyses them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from polistemics.conditions import Environment
+from polistemics.rubrics import BY_KEY, Rubric, sub_questions
+from polistemics.scoring.cells import group_ids
+from polistemics.scoring.verdict_codes import ITEM_FIELDS, VerdictCodes
+
+TOTAL_KEYS = ["judge", "variant", "environment", "rubric", "sub_question"]
+TOTAL_COLUMNS = [*TOTAL_KEYS, "n", "passes", "n_decided", "agreements"]
+
+
+def judge_vote_totals(codes: VerdictCodes, panel_size: int) -> pd.DataFrame:
+    """``TOTAL_COLUMNS``, one row per judge x variant x environment x rubric x sub-question
+    with votes, sorted by those keys; the counts are int64."""
+    import polars as pl  # on first use: commands that analyse no verdicts do not load it
+
+    items, environments, variants = _item_codes(codes.items)
+    rules = _rules(codes.rubrics, codes.sub_questions, environments)
+    answer = ["item", "model", "sample_index", "rubric"]  # an item x rubric (item: its group)
+    scored = (
+        pl.from_pandas(codes.verdicts)
+        .lazy()
+        .join(
+            pl.from_pandas(codes.records)
+            .lazy()
+            .with_row_index("record")
+            .with_columns(pl.col("record").cast(pl.Int32)),
+            on="record",
+        )
+        .join(pl.from_pandas(items).lazy(), on="item")
+        .drop("item")
+        .rename({"group": "item"})
+        .join(pl.from_pandas(rules).lazy(), on=["rubric", "sub_question", "environment"])
+    )
+    panels = (  # items x rubric where panel_size judges answered every active sub-question
+        scored.group_by([*answer, "judge"])
+        .agg(complete=(pl.col("says_yes") >= 0).sum() == pl.col("expected").first())
+        .group_by(answer)
+        .agg(pl.col("complete").sum())
+        .filter(pl.col("complete") >= panel_size)
+        .select(answer)
+    )
+    cell = [*answer, "sub_question"]
+    n_pass = pl.col("passes").cast(pl.Int64).sum().over(cell)
+    majority = n_pass * 2 > panel_size
+    decided = majority | ((pl.len().over(cell) - n_pass) * 2 > panel_size)
+    totals = (
+        scored.join(panels, on=answer, how="semi")
+        .with_columns(passes=pl.col("says_yes") == pl.col("yes_passes"))
+        .with_columns(decided=decided, agrees=decided & (pl.col("passes") == majority))
+        .group_by(TOTAL_KEYS)
+        .agg(
+            n=pl.len(),
+            passes=pl.col("passes").sum(),
+            n_decided=pl.col("decided").sum(),
+            agreements=pl.col("agrees").sum(),
+        )
+        .collect()
+        .to_pandas()
+    )
+    if totals.empty:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in TOTAL_COLUMNS})
+    decode = {
+        "judge": codes.judges,
+        "variant": variants,
+        "environment": environments,
+        "rubric": codes.rubrics,
+        "sub_question": codes.sub_questions,
+    }
+    for column, values in decode.items():
+        totals[column] = np.array(values, dtype=object)[totals[column].to_numpy()]
+    counts = ["n", "passes", "n_decided", "agreements"]
+    totals[counts] = totals[counts].astype("int64")
+    return totals.sort_values(TOTAL_KEYS, ignore_index=True).loc[:, TOTAL_COLUMNS]
+
+
+def _item_codes(items: pd.DataFrame) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """Each item's environment and variant as codes, and its group: items with the same
+    ``ITEM_FIELDS`` are one item (as ``verdicts.ITEM_COLUMNS`` group them)."""
+    environment, environments = pd.factorize(items["environment"])
+    variant, variants = pd.factorize(items["variant"])
+    group, _ = group_ids([items[c] for c in ITEM_FIELDS])
+    table = pd.DataFrame(
+        {
+            "item": np.arange(len(items), dtype="int32"),
+            "environment": environment.astype("int32"),
+            "variant": variant.astype("int32"),
+            "group": group,
+        }
+    )
+    return table, [str(e) for e in environments], [str(v) for v in variants]
+
+
+def _rules(rubrics: list[str], keys: list[str], environments: list[str]) -> pd.DataFrame:
+    """rubric x sub-question x environment codes where the sub-question is one of the rubric's
+    and active there: whether Yes passes, and how many sub-questions the rubric has there."""
+    rows = []
+    for r, rubric in enumerate(rubrics):
+        for e, name in enumerate(environments):
+            env = Environment(name)
+            expected = len(sub_questions(Rubric(rubric), env))
+            for s, key in enumerate(keys):
+                sq = BY_KEY.get(key)
+                if sq is not None and sq.rubric.value == rubric and sq.is_active(env):
+                    rows.append((r, s, e, int(sq.yes_passes(env)), expected))
+    columns = ["rubric", "sub_question", "environment", "yes_passes", "expected"]
+    # the join keys typed as ``verdict_codes`` and ``_item_codes`` type them
+    types = ["int8", "int16", "int32", "int8", "int32"]
+    return pd.DataFrame(rows, columns=columns).astype(dict(zip(columns, types, strict=True)))

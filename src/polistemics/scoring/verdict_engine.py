@@ -17,13 +17,20 @@ finish scores them before it analyses them.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
 import numpy as np
 import pandas as pd
 
 from polistemics.conditions import Environment
 from polistemics.rubrics import BY_KEY, Rubric, sub_questions
+from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
+from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.cells import group_ids
-from polistemics.scoring.verdict_codes import ITEM_FIELDS, VerdictCodes
+from polistemics.scoring.verdict_codes import ITEM_FIELDS, VerdictCodes, verdict_codes
+from polistemics.scoring.verdict_table import verdict_table
+from polistemics.scoring.verdicts import ITEM_RUBRIC, PanelTally, tally_panel
 
 TOTAL_KEYS = ["judge", "variant", "environment", "rubric", "sub_question"]
 TOTAL_COLUMNS = [*TOTAL_KEYS, "n", "passes", "n_decided", "agreements"]
@@ -127,3 +134,141 @@ def _rules(rubrics: list[str], keys: list[str], environments: list[str]) -> pd.D
     # the join keys typed as ``verdict_codes`` and ``_item_codes`` type them
     types = ["int8", "int16", "int32", "int8", "int32"]
     return pd.DataFrame(rows, columns=columns).astype(dict(zip(columns, types, strict=True)))
+
+
+def panel_tally(
+    records: Iterable[JudgeVerdictRecord] | JudgeRecords,
+    items: Mapping[str, EnvironmentItem],
+    panel_size: int,
+) -> PanelTally:
+    """``verdicts.tally_panel(verdict_table(records, items), panel_size)``, counted by the
+    engine from the verdicts' codes: the same counts, exclusions and ignored keys in the same
+    order. Records that fail a check of the panel (a duplicate verdict, more judges than the
+    panel, a key under another rubric), or none at all, go the pandas way, which raises its
+    error (or returns the empty tally)."""
+    records = records if isinstance(records, JudgeRecords) else list(records)
+    tally = _engine_tally(verdict_codes(records, items), panel_size)
+    if tally is None:
+        return tally_panel(verdict_table(records, items), panel_size)
+    return tally
+
+
+def _engine_tally(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
+    import polars as pl
+
+    if panel_size < 1 or codes.verdicts.empty:
+        return None
+    items, environments, _ = _item_codes(codes.items)
+    item_of_record = codes.records["item"].to_numpy()
+    answer, _ = group_ids(  # an item x rubric, as ITEM_RUBRIC groups the verdicts
+        [
+            items["group"].to_numpy()[item_of_record],
+            codes.records["model"].to_numpy(),
+            codes.records["sample_index"].to_numpy(),
+            codes.records["rubric"].to_numpy(),
+        ]
+    )
+    records = pl.DataFrame(
+        {
+            "record": np.arange(len(codes.records), dtype="int32"),
+            "answer": answer,
+            "judge": codes.records["judge"].to_numpy(),
+            "rubric": codes.records["rubric"].to_numpy(),
+            "environment": items["environment"].to_numpy()[item_of_record],
+        }
+    )
+    frame = (
+        pl.from_pandas(codes.verdicts)
+        .lazy()
+        .with_row_index("row")
+        .join(records.lazy(), on="record")
+    )
+    repeated = frame.group_by(["answer", "judge", "sub_question"]).len().filter(pl.col("len") > 1)
+    if not repeated.limit(1).collect().is_empty():
+        return None
+    combos = (
+        frame.group_by(["rubric", "sub_question", "environment"])
+        .agg(count=pl.len(), first=pl.col("row").min())
+        .sort("first")
+        .collect()
+    )
+    rules, ignored = [], Counter()
+    for rubric, key, env, count in combos.select(
+        ["rubric", "sub_question", "environment", "count"]
+    ).iter_rows():
+        sq, name, environment = (
+            BY_KEY.get(codes.sub_questions[key]),
+            codes.rubrics[rubric],
+            Environment(environments[env]),
+        )
+        if sq is None:
+            ignored[f"{codes.sub_questions[key]} (not an App. F sub-question)"] += count
+        elif sq.rubric.value != name:
+            return None
+        elif not sq.is_active(environment):
+            ignored[f"{sq.key} (inactive in {environment.value})"] += count
+        else:
+            expected = len(sub_questions(Rubric(name), environment))
+            rules.append((rubric, key, env, int(sq.yes_passes(environment)), expected))
+    if not rules:
+        return None  # nothing scoreable: the pandas way makes the empty tables
+    columns = ["rubric", "sub_question", "environment", "yes_passes", "expected"]
+    types = [pl.Int8, pl.Int16, pl.Int32, pl.Int8, pl.Int32]
+    rule_table = pl.DataFrame(rules, schema=dict(zip(columns, types, strict=True)), orient="row")
+    kept = frame.join(rule_table.lazy(), on=columns[:3])
+    panels = (
+        kept.group_by(["answer", "judge"])
+        .agg(
+            complete=(pl.col("says_yes") >= 0).sum() == pl.col("expected").first(),
+            first=pl.col("row").min(),
+            record=pl.col("record").first(),
+        )
+        .group_by("answer")
+        .agg(
+            judges=pl.len(),
+            n_complete=pl.col("complete").sum().cast(pl.Int64),
+            first=pl.col("first").min(),
+            record=pl.col("record").first(),
+        )
+        .sort("first")
+        .collect()
+    )
+    if (panels["judges"] > panel_size).any():
+        return None
+    full = panels.filter(pl.col("n_complete") >= panel_size).select("answer")
+    counts = (
+        kept.join(full.lazy(), on="answer", how="semi")
+        .group_by(["answer", "sub_question"])
+        .agg(
+            n_pass=(pl.col("says_yes") == pl.col("yes_passes")).sum().cast(pl.Int64),
+            n_votes=pl.len().cast(pl.Int64),
+            first=pl.col("row").min(),
+            record=pl.col("record").first(),
+        )
+        .sort("first")
+        .collect()
+    )
+    short = panels.filter(pl.col("n_complete") < panel_size)
+    excluded = _item_rubric_columns(codes, short["record"].to_numpy())
+    excluded["n_complete_judges"] = short["n_complete"].to_numpy()
+    table = _item_rubric_columns(codes, counts["record"].to_numpy())
+    table["sub_question"] = np.array(codes.sub_questions, dtype=object)[
+        counts["sub_question"].to_numpy()
+    ]
+    table["n_pass"] = counts["n_pass"].to_numpy()
+    table["n_votes"] = counts["n_votes"].to_numpy()
+    return PanelTally(table, excluded, ignored, panel_size, len(codes.verdicts))
+
+
+def _item_rubric_columns(codes: VerdictCodes, records: np.ndarray) -> pd.DataFrame:
+    """``ITEM_RUBRIC`` of these records, as the verdict table has them."""
+    rows = codes.records.iloc[records]
+    items = codes.items.iloc[rows["item"].to_numpy()]
+    columns = {
+        "model": np.array(codes.models, dtype=object)[rows["model"].to_numpy()],
+        **{name: items[name].to_numpy() for name in ("environment", "variant", "observation_id")},
+        "sample_index": rows["sample_index"].to_numpy(),
+        **{name: items[name].to_numpy() for name in ("party_id", "election_id", "language")},
+        "rubric": np.array(codes.rubrics, dtype=object)[rows["rubric"].to_numpy()],
+    }
+    return pd.DataFrame({name: columns[name] for name in ITEM_RUBRIC})

@@ -13,7 +13,7 @@ import pandas as pd
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
 from polistemics.runlog.items import EnvironmentItem
-from polistemics.scoring.verdicts import VERDICT_COLUMNS, MajorityResult, majority
+from polistemics.scoring.verdicts import VERDICT_COLUMNS, MajorityResult, majority_of
 
 # The item's share of a verdict row (ITEM_COLUMNS less the answer's model and sample).
 _ITEM_FIELDS = ("environment", "variant", "observation_id", "party_id", "election_id", "language")
@@ -125,7 +125,9 @@ def score_run(
     countries: dict[str, str],
 ) -> MajorityResult:
     """Majority per sub-question over the panel; items with a failed answer never get cells."""
-    by_key = {item.key: item for item in items}
-    verdicts = verdict_table(records, by_key)
+    # The engine counts the votes from the verdicts' codes: no frame of every verdict (issue 32).
+    from polistemics.scoring.verdict_engine import panel_tally  # it imports this module
+
+    tally = panel_tally(records, {item.key: item for item in items}, panel_size)
     metadata = item_metadata(items, countries) if items else None
-    return majority(verdicts, panel_size=panel_size, metadata=metadata)
+    return majority_of(tally, metadata)

@@ -14,8 +14,8 @@ from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.errors import CellsError, VerdictError
 from polistemics.scoring.judge_analyses import vote_totals
 from polistemics.scoring.verdict_codes import verdict_codes
-from polistemics.scoring.verdict_engine import TOTAL_COLUMNS, judge_vote_totals, panel_tally
-from polistemics.scoring.verdict_table import verdict_table
+from polistemics.scoring.verdict_engine import TOTAL_COLUMNS, judge_vote_totals
+from polistemics.scoring.verdict_table import panel_tally, verdict_table
 from polistemics.scoring.verdicts import panel_votes, tally_panel
 
 

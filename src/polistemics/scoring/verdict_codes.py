@@ -22,7 +22,11 @@ import pandas as pd
 
 from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
 from polistemics.runlog.items import EnvironmentItem
-from polistemics.scoring.verdict_table import UnknownItemError
+
+
+class UnknownItemError(ValueError):
+    """A judge record names an item that is not among the run's items."""
+
 
 # says_yes codes: a parseable Yes or No, or no verdict (None)
 YES, NO, MISSING = 1, 0, -1
@@ -139,4 +143,12 @@ def _item_fields(item: EnvironmentItem) -> tuple:
     )
 
 
-__all__ = ["ITEM_FIELDS", "MISSING", "NO", "YES", "VerdictCodes", "verdict_codes"]
+__all__ = [
+    "ITEM_FIELDS",
+    "MISSING",
+    "NO",
+    "YES",
+    "UnknownItemError",
+    "VerdictCodes",
+    "verdict_codes",
+]

@@ -2,8 +2,12 @@
 
 The engine is Polars (chosen over DuckDB and pandas by ``benchmarks/engine_choice.py`` on the
 4x paper-scale study: docs/benchmarks.md). It takes the integer tables of ``verdict_codes`` and
-groups them lazily, so no frame of every verdict with its strings is made: what comes back has
-one row per judge x variant x environment x rubric x sub-question.
+groups them lazily, so no frame of every verdict with its strings is made.
+
+``engine_tally`` gives the panel's tally (``verdicts.PanelTally``: vote counts per answer x
+rubric x sub-question, the items x rubric left out, the ignored keys), the scores' input, exactly
+as ``verdicts.tally_panel`` makes it from the verdict table (``verdict_table.panel_tally`` uses
+it, and the pandas way when it declines).
 
 ``judge_vote_totals`` gives the inputs of the per-judge analyses (``judge_analyses``): each
 judge's votes and passes, and of them the votes on sub-questions with a strict majority and
@@ -29,8 +33,7 @@ from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
 from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.cells import group_ids
 from polistemics.scoring.verdict_codes import ITEM_FIELDS, VerdictCodes, verdict_codes
-from polistemics.scoring.verdict_table import verdict_table
-from polistemics.scoring.verdicts import ITEM_RUBRIC, PanelTally, tally_panel
+from polistemics.scoring.verdicts import ITEM_RUBRIC, PanelTally
 
 TOTAL_KEYS = ["judge", "variant", "environment", "rubric", "sub_question"]
 TOTAL_COLUMNS = [*TOTAL_KEYS, "n", "passes", "n_decided", "agreements"]
@@ -136,24 +139,18 @@ def _rules(rubrics: list[str], keys: list[str], environments: list[str]) -> pd.D
     return pd.DataFrame(rows, columns=columns).astype(dict(zip(columns, types, strict=True)))
 
 
-def panel_tally(
+def engine_tally(
     records: Iterable[JudgeVerdictRecord] | JudgeRecords,
     items: Mapping[str, EnvironmentItem],
     panel_size: int,
-) -> PanelTally:
-    """``verdicts.tally_panel(verdict_table(records, items), panel_size)``, counted by the
-    engine from the verdicts' codes: the same counts, exclusions and ignored keys in the same
-    order. Records that fail a check of the panel (a duplicate verdict, more judges than the
-    panel, a key under another rubric), or none at all, go the pandas way, which raises its
-    error (or returns the empty tally)."""
-    records = records if isinstance(records, JudgeRecords) else list(records)
-    tally = _engine_tally(verdict_codes(records, items), panel_size)
-    if tally is None:
-        return tally_panel(verdict_table(records, items), panel_size)
-    return tally
+) -> PanelTally | None:
+    """The panel's tally of these records (``verdicts.tally_panel`` of their verdict table),
+    counted from their codes; None when there are no verdicts, nothing to score, or a check of
+    the panel fails (``verdict_table.panel_tally`` then goes the pandas way, for its error)."""
+    return _tally_of_codes(verdict_codes(records, items), panel_size)
 
 
-def _engine_tally(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
+def _tally_of_codes(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
     import polars as pl
 
     if panel_size < 1 or codes.verdicts.empty:

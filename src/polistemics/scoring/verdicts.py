@@ -316,7 +316,7 @@ def majority(
 
 def majority_of(tally: PanelTally, metadata: pd.DataFrame | None = None) -> MajorityResult:
     """``majority`` from the panel's vote counts (``tally_panel``, or the engine's
-    ``verdict_engine.panel_tally``)."""
+    ``verdict_table.panel_tally``)."""
     panel_size = tally.panel_size
     counts = tally.counts
     if counts.empty:

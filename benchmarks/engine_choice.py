@@ -6,8 +6,9 @@ rubric x sub-question (only the items x rubric with a complete panel, only the s
 active in the environment), summed per variant x model x environment x rubric x observation
 (cells, passes). Three ways, each in its own process so that its peak memory is its own:
 
-- ``pandas``: today's path, ``RunDir.read_judge_records`` (records by column), then
-  ``scoring.verdict_table.score_run`` (a frame of every verdict, then the cells), then a groupby;
+- ``pandas``: the path before the engine, ``RunDir.read_judge_records`` (records by column),
+  then ``verdict_table`` and ``verdicts.majority`` (a frame of every verdict, then the cells),
+  then a groupby;
 - ``duckdb``: one SQL query over ``judges.jsonl`` read by DuckDB (its ``says_yes`` a map);
 - ``polars``: the same as a lazy Polars query over ``judges.jsonl``.
 
@@ -72,11 +73,12 @@ def rule_table() -> pd.DataFrame:
 
 
 def pandas_aggregate(run: RunDir, panel_size: int) -> pd.DataFrame:
-    from polistemics.scoring.verdict_table import score_run
+    from polistemics.scoring.verdict_table import verdict_table
+    from polistemics.scoring.verdicts import majority
 
-    items = run.read_items()
+    items = {item.key: item for item in run.read_items()}
     records = run.read_judge_records()
-    cells = score_run(records, items, panel_size=panel_size, countries={}).cells
+    cells = majority(verdict_table(records, items), panel_size).cells  # the frame of every verdict
     table = cells.groupby(KEYS, sort=True)["passed"].agg(n="size", passes="sum").reset_index()
     return table.astype({"n": "int64", "passes": "int64"})
 

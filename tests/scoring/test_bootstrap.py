@@ -99,3 +99,45 @@ def test_thousand_resamples_of_a_full_sized_run():
     assert len(cells) > 100_000
     boot = bootstrap_indices(cells, n_resamples=1000, seed=1)
     assert boot["n_resamples"].eq(1000).all()
+
+
+def cell_level_reference(cells: pd.DataFrame, n_resamples: int, seed: int) -> pd.DataFrame:
+    """The intervals as the bootstrap computed them from the cells themselves before it took
+    per-observation totals: each model's matrix summed cell by cell (np.add.at), the same
+    generator, draws and observation order."""
+    from polistemics.scoring.bootstrap import _indices
+    from polistemics.stats.bootstrap import percentile_ci, resample_weights, stratum_rng
+
+    rows = []
+    for (variant, model), group in cells.groupby(["variant", "model"], sort=True):
+        obs_codes, _ = pd.factorize(group["observation_id"], sort=True)
+        by_column = group.groupby(["environment", "rubric"], sort=True)
+        col_codes = by_column.ngroup().to_numpy()
+        column_envs = list(by_column.size().index.get_level_values("environment"))
+        environments = sorted(set(column_envs))
+        env_of_column = np.array([environments.index(env) for env in column_envs])
+        passes = np.zeros((obs_codes.max() + 1, len(column_envs)))
+        counts = np.zeros_like(passes)
+        np.add.at(passes, (obs_codes, col_codes), group["passed"].to_numpy(dtype=float))
+        np.add.at(counts, (obs_codes, col_codes), 1.0)
+        weights = resample_weights(
+            stratum_rng(seed, f"{variant}/{model}"), len(passes), n_resamples
+        )
+        adherence, emi = _indices(
+            weights @ passes, weights @ counts, env_of_column, len(environments)
+        )
+        low, high = percentile_ci(emi[1:, None])
+        rows.append((variant, model, "emi", None, emi[0], low[0], high[0]))
+        low, high = percentile_ci(adherence[1:])
+        for i, env in enumerate(environments):
+            rows.append((variant, model, "adherence", env, adherence[0, i], low[i], high[i]))
+    columns = ["variant", "model", "measure", "environment", "estimate", "ci_low", "ci_high"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_per_observation_totals_give_the_cell_level_intervals_exactly():
+    cells = synthetic_cells(40, ("m1", "m2"), seed=5)
+    cells = cells.sample(frac=0.8, random_state=1).reset_index(drop=True)  # uneven, shuffled
+    ours = bootstrap_indices(cells, n_resamples=300, seed=7)
+    reference = cell_level_reference(cells, n_resamples=300, seed=7)
+    pd.testing.assert_frame_equal(ours[reference.columns], reference, check_exact=True)

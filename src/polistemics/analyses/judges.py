@@ -13,13 +13,10 @@ import pandas as pd
 from polistemics.analyses.columns import ENVIRONMENT, RUBRIC, SUB_QUESTION, VARIANT, WILSON_CI
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord
-from polistemics.scoring.judge_analyses import (
-    judge_pass_rates,
-    majority_agreement,
-    strictness_ranking,
-)
-from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
-from polistemics.scoring.verdicts import panel_votes
+from polistemics.scoring.judge_analyses import agreement_of, pass_rates_of, ranking_of
+from polistemics.scoring.verdict_codes import verdict_codes
+from polistemics.scoring.verdict_engine import judge_vote_totals
+from polistemics.scoring.verdict_table import UnknownItemError
 
 _JUDGE = TableColumn("judge", "text", "the panel seat and judge model (seat:model)")
 JUDGE_PASS_RATES = TableSchema(
@@ -79,18 +76,21 @@ def judge_analyses(
     items: Sequence[EnvironmentItem],
     panel_size: int,
 ) -> JudgeAnalyses | None:
-    """Per-judge tables from a run's raw verdicts; None without them (an authors' release)."""
+    """Per-judge tables from a run's raw verdicts; None without them (an authors' release).
+
+    From each judge's vote totals per sub-question, which the engine counts from the verdicts
+    as integer codes (``scoring.verdict_engine``), not from a frame of every vote."""
     if not records or not items:
         return None
     try:
-        verdicts = verdict_table(records, {item.key: item for item in items})
+        codes = verdict_codes(records, {item.key: item for item in items})
     except UnknownItemError:
         return None  # the reliability tables report the same problem
-    votes = panel_votes(verdicts, panel_size).votes
-    if votes.empty:
+    totals = judge_vote_totals(codes, panel_size)
+    if totals.empty:
         return None
     return JudgeAnalyses(
-        pass_rates=judge_pass_rates(votes),
-        agreement=majority_agreement(votes, panel_size),
-        ranking=strictness_ranking(votes),
+        pass_rates=pass_rates_of(totals),
+        agreement=agreement_of(totals),
+        ranking=ranking_of(totals),
     )

@@ -5,7 +5,8 @@ Resampling unit: the observation (observation id), drawn with replacement within
 together. Each resample recomputes the pooled Rubric Scores, the Adherence Indices (mean over
 the rubrics scored in the environment) and the EMI exactly as ``indices`` does. The work is
 one matrix product per model: resample counts (B x observations) times per-observation pass
-and cell counts (observations x environment-rubric). Each model's generator is seeded from
+and cell counts (observations x environment-rubric), made from the per-observation totals
+(``observation_totals``), not from the cells themselves. Each model's generator is seeded from
 ``seed`` and its own name, so its interval does not depend on which other models are scored.
 The resampling and the percentiles are ``stats.bootstrap``'s; this module says what is
 resampled (the scoreable cells of one variant x model) and what is computed from it.
@@ -24,12 +25,17 @@ from polistemics.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     check_bootstrap_settings,
+    observation_matrix,
     percentile_ci,
     resample_weights,
+    sorted_codes,
     stratum_rng,
 )
 
-__all__ = ["DEFAULT_RESAMPLES", "bootstrap_indices"]
+__all__ = ["DEFAULT_RESAMPLES", "bootstrap_indices", "bootstrap_of_totals", "observation_totals"]
+
+
+OBSERVATION_KEYS = ["variant", "model", "environment", "rubric", "observation_id"]
 
 
 @dataclass(frozen=True)
@@ -40,18 +46,29 @@ class _ModelMatrix:
     environments: list[str]
 
 
-def _model_matrix(cells: pd.DataFrame) -> _ModelMatrix:
-    obs_codes, _ = pd.factorize(cells["observation_id"], sort=True)
-    by_column = cells.groupby(["environment", "rubric"], sort=True)
-    col_codes = by_column.ngroup().to_numpy()
-    column_envs = list(by_column.size().index.get_level_values("environment"))
+def observation_totals(cells: pd.DataFrame) -> pd.DataFrame:
+    """The bootstrap's input: per variant x model x environment x rubric x observation, the
+    scoreable cells (``n``) and how many passed, sorted by those keys. Resampling needs no more
+    than these per-observation aggregates (an observation's cells always move together)."""
+    kept, _ = scoreable_cells(cells)
+    if kept.empty:
+        return pd.DataFrame(columns=[*OBSERVATION_KEYS, "n", "passes"])
+    table = kept.groupby(OBSERVATION_KEYS, sort=True)["passed"].agg(n="size", passes="sum")
+    return table.reset_index().astype({"n": "int64", "passes": "int64"})
+
+
+def _model_matrix(totals: pd.DataFrame) -> _ModelMatrix:
+    """One model's observations x (environment, rubric) pass and cell totals: observations in
+    sorted order, columns sorted by environment, then rubric."""
+    obs_codes, observations = sorted_codes(totals["observation_id"])
+    columns = pd.MultiIndex.from_frame(totals[["environment", "rubric"]])
+    col_codes, column_keys = sorted_codes(columns)
+    column_envs = [env for env, _ in column_keys]
     environments = sorted(set(column_envs))
     env_of_column = np.array([environments.index(env) for env in column_envs])
-    shape = (obs_codes.max() + 1, len(column_envs))
-    passes = np.zeros(shape)
-    counts = np.zeros(shape)
-    np.add.at(passes, (obs_codes, col_codes), cells["passed"].to_numpy(dtype=float))
-    np.add.at(counts, (obs_codes, col_codes), 1.0)
+    shape = (len(observations), len(column_keys))
+    passes = observation_matrix(obs_codes, col_codes, totals["passes"].to_numpy(), *shape)
+    counts = observation_matrix(obs_codes, col_codes, totals["n"].to_numpy(), *shape)
     return _ModelMatrix(passes, counts, env_of_column, environments)
 
 
@@ -87,9 +104,19 @@ def bootstrap_indices(
     """One row per variant x model x measure: the EMI (environment None) and the Adherence
     Index per environment, with the full-data estimate and the percentile CI."""
     check_bootstrap_settings(n_resamples, confidence)
-    kept, _ = scoreable_cells(cells)
+    return bootstrap_of_totals(observation_totals(cells), n_resamples, seed, confidence)
+
+
+def bootstrap_of_totals(
+    totals: pd.DataFrame,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> pd.DataFrame:
+    """``bootstrap_indices`` from the per-observation totals (``observation_totals``)."""
+    check_bootstrap_settings(n_resamples, confidence)
     rows = []
-    for (variant, model), group in kept.groupby(["variant", "model"], sort=True):
+    for (variant, model), group in totals.groupby(["variant", "model"], sort=True):
         matrix = _model_matrix(group)
         n_obs, n_env = matrix.passes.shape[0], len(matrix.environments)
         # One name "variant/model" (not two names): the generator the intervals always used.

@@ -13,14 +13,18 @@ import pandas as pd
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
 from polistemics.runlog.items import EnvironmentItem
-from polistemics.scoring.verdicts import VERDICT_COLUMNS, MajorityResult, majority
+from polistemics.scoring.verdict_codes import UnknownItemError
+from polistemics.scoring.verdict_engine import engine_tally
+from polistemics.scoring.verdicts import (
+    VERDICT_COLUMNS,
+    MajorityResult,
+    PanelTally,
+    majority_of,
+    tally_panel,
+)
 
 # The item's share of a verdict row (ITEM_COLUMNS less the answer's model and sample).
 _ITEM_FIELDS = ("environment", "variant", "observation_id", "party_id", "election_id", "language")
-
-
-class UnknownItemError(ValueError):
-    """A judge record names an item that is not among the run's items."""
 
 
 def panel_judge_id(record: JudgeVerdictRecord) -> str:
@@ -125,7 +129,21 @@ def score_run(
     countries: dict[str, str],
 ) -> MajorityResult:
     """Majority per sub-question over the panel; items with a failed answer never get cells."""
-    by_key = {item.key: item for item in items}
-    verdicts = verdict_table(records, by_key)
+    tally = panel_tally(records, {item.key: item for item in items}, panel_size)
     metadata = item_metadata(items, countries) if items else None
-    return majority(verdicts, panel_size=panel_size, metadata=metadata)
+    return majority_of(tally, metadata)
+
+
+def panel_tally(
+    records: Iterable[JudgeVerdictRecord] | JudgeRecords,
+    items: Mapping[str, EnvironmentItem],
+    panel_size: int,
+) -> PanelTally:
+    """``tally_panel(verdict_table(records, items), panel_size)``, counted by the engine from the
+    verdicts' codes (``verdict_engine.engine_tally``: no frame of every verdict, issue 32): the
+    same counts, exclusions and ignored keys in the same order. Records that fail a check of the
+    panel (a duplicate verdict, more judges than the panel, a key under another rubric), or none,
+    go the pandas way, which raises its error (or makes the empty tables)."""
+    records = records if isinstance(records, JudgeRecords) else list(records)
+    tally = engine_tally(records, items, panel_size)
+    return tally if tally is not None else tally_panel(verdict_table(records, items), panel_size)

@@ -311,7 +311,13 @@ def majority(
 
     ``metadata`` (optional) fills party_name / country / vague_mode, see ``attach_metadata``.
     """
-    tally = tally_panel(verdicts, panel_size)
+    return majority_of(tally_panel(verdicts, panel_size), metadata)
+
+
+def majority_of(tally: PanelTally, metadata: pd.DataFrame | None = None) -> MajorityResult:
+    """``majority`` from the panel's vote counts (``tally_panel``, or the engine's
+    ``verdict_table.panel_tally``)."""
+    panel_size = tally.panel_size
     counts = tally.counts
     if counts.empty:
         return MajorityResult(empty_cells(), empty_cells(), tally)

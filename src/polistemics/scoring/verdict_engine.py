@@ -1,0 +1,271 @@
+"""Aggregates of a run's judge verdicts, computed by the embedded analytical engine (issue 32).
+
+The engine is Polars (chosen over DuckDB and pandas by ``benchmarks/engine_choice.py`` on the
+4x paper-scale study: docs/benchmarks.md). It takes the integer tables of ``verdict_codes`` and
+groups them lazily, so no frame of every verdict with its strings is made.
+
+``engine_tally`` gives the panel's tally (``verdicts.PanelTally``: vote counts per answer x
+rubric x sub-question, the items x rubric left out, the ignored keys), the scores' input, exactly
+as ``verdicts.tally_panel`` makes it from the verdict table (``verdict_table.panel_tally`` uses
+it, and the pandas way when it declines).
+
+``judge_vote_totals`` gives the inputs of the per-judge analyses (``judge_analyses``): each
+judge's votes and passes, and of them the votes on sub-questions with a strict majority and
+the votes equal to it. It follows ``verdicts.panel_votes`` and ``judge_analyses.vote_totals``:
+only the sub-questions active in their environment, only the items x rubric where at least
+``panel_size`` judges answered every active sub-question, a vote passes by its sub-question's
+rule (Table 10). The records must already have passed the panel's checks (``tally_panel``:
+no duplicate verdicts, no panel larger than ``panel_size``, no key under another rubric): the
+finish scores them before it analyses them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from polistemics.conditions import Environment
+from polistemics.rubrics import BY_KEY, Rubric, sub_questions
+from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
+from polistemics.runlog.items import EnvironmentItem
+from polistemics.scoring.cells import group_ids
+from polistemics.scoring.verdict_codes import ITEM_FIELDS, VerdictCodes, verdict_codes
+from polistemics.scoring.verdicts import ITEM_RUBRIC, PanelTally
+
+TOTAL_KEYS = ["judge", "variant", "environment", "rubric", "sub_question"]
+TOTAL_COLUMNS = [*TOTAL_KEYS, "n", "passes", "n_decided", "agreements"]
+
+
+def judge_vote_totals(codes: VerdictCodes, panel_size: int) -> pd.DataFrame:
+    """``TOTAL_COLUMNS``, one row per judge x variant x environment x rubric x sub-question
+    with votes, sorted by those keys; the counts are int64."""
+    import polars as pl  # on first use: commands that analyse no verdicts do not load it
+
+    items, environments, variants = _item_codes(codes.items)
+    rules = _rules(codes.rubrics, codes.sub_questions, environments)
+    answer = ["item", "model", "sample_index", "rubric"]  # an item x rubric (item: its group)
+    scored = (
+        pl.from_pandas(codes.verdicts)
+        .lazy()
+        .join(
+            pl.from_pandas(codes.records)
+            .lazy()
+            .with_row_index("record")
+            .with_columns(pl.col("record").cast(pl.Int32)),
+            on="record",
+        )
+        .join(pl.from_pandas(items).lazy(), on="item")
+        .drop("item")
+        .rename({"group": "item"})
+        .join(pl.from_pandas(rules).lazy(), on=["rubric", "sub_question", "environment"])
+    )
+    panels = (  # items x rubric where panel_size judges answered every active sub-question
+        scored.group_by([*answer, "judge"])
+        .agg(complete=(pl.col("says_yes") >= 0).sum() == pl.col("expected").first())
+        .group_by(answer)
+        .agg(pl.col("complete").sum())
+        .filter(pl.col("complete") >= panel_size)
+        .select(answer)
+    )
+    cell = [*answer, "sub_question"]
+    n_pass = pl.col("passes").cast(pl.Int64).sum().over(cell)
+    majority = n_pass * 2 > panel_size
+    decided = majority | ((pl.len().over(cell) - n_pass) * 2 > panel_size)
+    totals = (
+        scored.join(panels, on=answer, how="semi")
+        .with_columns(passes=pl.col("says_yes") == pl.col("yes_passes"))
+        .with_columns(decided=decided, agrees=decided & (pl.col("passes") == majority))
+        .group_by(TOTAL_KEYS)
+        .agg(
+            n=pl.len(),
+            passes=pl.col("passes").sum(),
+            n_decided=pl.col("decided").sum(),
+            agreements=pl.col("agrees").sum(),
+        )
+        .collect()
+        .to_pandas()
+    )
+    if totals.empty:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in TOTAL_COLUMNS})
+    decode = {
+        "judge": codes.judges,
+        "variant": variants,
+        "environment": environments,
+        "rubric": codes.rubrics,
+        "sub_question": codes.sub_questions,
+    }
+    for column, values in decode.items():
+        totals[column] = np.array(values, dtype=object)[totals[column].to_numpy()]
+    counts = ["n", "passes", "n_decided", "agreements"]
+    totals[counts] = totals[counts].astype("int64")
+    return totals.sort_values(TOTAL_KEYS, ignore_index=True).loc[:, TOTAL_COLUMNS]
+
+
+def _item_codes(items: pd.DataFrame) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """Each item's environment and variant as codes, and its group: items with the same
+    ``ITEM_FIELDS`` are one item (as ``verdicts.ITEM_COLUMNS`` group them)."""
+    environment, environments = pd.factorize(items["environment"])
+    variant, variants = pd.factorize(items["variant"])
+    group, _ = group_ids([items[c] for c in ITEM_FIELDS])
+    table = pd.DataFrame(
+        {
+            "item": np.arange(len(items), dtype="int32"),
+            "environment": environment.astype("int32"),
+            "variant": variant.astype("int32"),
+            "group": group,
+        }
+    )
+    return table, [str(e) for e in environments], [str(v) for v in variants]
+
+
+def _rules(rubrics: list[str], keys: list[str], environments: list[str]) -> pd.DataFrame:
+    """rubric x sub-question x environment codes where the sub-question is one of the rubric's
+    and active there: whether Yes passes, and how many sub-questions the rubric has there."""
+    rows = []
+    for r, rubric in enumerate(rubrics):
+        for e, name in enumerate(environments):
+            env = Environment(name)
+            expected = len(sub_questions(Rubric(rubric), env))
+            for s, key in enumerate(keys):
+                sq = BY_KEY.get(key)
+                if sq is not None and sq.rubric.value == rubric and sq.is_active(env):
+                    rows.append((r, s, e, int(sq.yes_passes(env)), expected))
+    columns = ["rubric", "sub_question", "environment", "yes_passes", "expected"]
+    # the join keys typed as ``verdict_codes`` and ``_item_codes`` type them
+    types = ["int8", "int16", "int32", "int8", "int32"]
+    return pd.DataFrame(rows, columns=columns).astype(dict(zip(columns, types, strict=True)))
+
+
+def engine_tally(
+    records: Iterable[JudgeVerdictRecord] | JudgeRecords,
+    items: Mapping[str, EnvironmentItem],
+    panel_size: int,
+) -> PanelTally | None:
+    """The panel's tally of these records (``verdicts.tally_panel`` of their verdict table),
+    counted from their codes; None when there are no verdicts, nothing to score, or a check of
+    the panel fails (``verdict_table.panel_tally`` then goes the pandas way, for its error)."""
+    return _tally_of_codes(verdict_codes(records, items), panel_size)
+
+
+def _tally_of_codes(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
+    import polars as pl
+
+    if panel_size < 1 or codes.verdicts.empty:
+        return None
+    items, environments, _ = _item_codes(codes.items)
+    item_of_record = codes.records["item"].to_numpy()
+    answer, _ = group_ids(  # an item x rubric, as ITEM_RUBRIC groups the verdicts
+        [
+            items["group"].to_numpy()[item_of_record],
+            codes.records["model"].to_numpy(),
+            codes.records["sample_index"].to_numpy(),
+            codes.records["rubric"].to_numpy(),
+        ]
+    )
+    records = pl.DataFrame(
+        {
+            "record": np.arange(len(codes.records), dtype="int32"),
+            "answer": answer,
+            "judge": codes.records["judge"].to_numpy(),
+            "rubric": codes.records["rubric"].to_numpy(),
+            "environment": items["environment"].to_numpy()[item_of_record],
+        }
+    )
+    frame = (
+        pl.from_pandas(codes.verdicts)
+        .lazy()
+        .with_row_index("row")
+        .join(records.lazy(), on="record")
+    )
+    repeated = frame.group_by(["answer", "judge", "sub_question"]).len().filter(pl.col("len") > 1)
+    if not repeated.limit(1).collect().is_empty():
+        return None
+    combos = (
+        frame.group_by(["rubric", "sub_question", "environment"])
+        .agg(count=pl.len(), first=pl.col("row").min())
+        .sort("first")
+        .collect()
+    )
+    rules, ignored = [], Counter()
+    for rubric, key, env, count in combos.select(
+        ["rubric", "sub_question", "environment", "count"]
+    ).iter_rows():
+        sq, name, environment = (
+            BY_KEY.get(codes.sub_questions[key]),
+            codes.rubrics[rubric],
+            Environment(environments[env]),
+        )
+        if sq is None:
+            ignored[f"{codes.sub_questions[key]} (not an App. F sub-question)"] += count
+        elif sq.rubric.value != name:
+            return None
+        elif not sq.is_active(environment):
+            ignored[f"{sq.key} (inactive in {environment.value})"] += count
+        else:
+            expected = len(sub_questions(Rubric(name), environment))
+            rules.append((rubric, key, env, int(sq.yes_passes(environment)), expected))
+    if not rules:
+        return None  # nothing scoreable: the pandas way makes the empty tables
+    columns = ["rubric", "sub_question", "environment", "yes_passes", "expected"]
+    types = [pl.Int8, pl.Int16, pl.Int32, pl.Int8, pl.Int32]
+    rule_table = pl.DataFrame(rules, schema=dict(zip(columns, types, strict=True)), orient="row")
+    kept = frame.join(rule_table.lazy(), on=columns[:3])
+    panels = (
+        kept.group_by(["answer", "judge"])
+        .agg(
+            complete=(pl.col("says_yes") >= 0).sum() == pl.col("expected").first(),
+            first=pl.col("row").min(),
+            record=pl.col("record").first(),
+        )
+        .group_by("answer")
+        .agg(
+            judges=pl.len(),
+            n_complete=pl.col("complete").sum().cast(pl.Int64),
+            first=pl.col("first").min(),
+            record=pl.col("record").first(),
+        )
+        .sort("first")
+        .collect()
+    )
+    if (panels["judges"] > panel_size).any():
+        return None
+    full = panels.filter(pl.col("n_complete") >= panel_size).select("answer")
+    counts = (
+        kept.join(full.lazy(), on="answer", how="semi")
+        .group_by(["answer", "sub_question"])
+        .agg(
+            n_pass=(pl.col("says_yes") == pl.col("yes_passes")).sum().cast(pl.Int64),
+            n_votes=pl.len().cast(pl.Int64),
+            first=pl.col("row").min(),
+            record=pl.col("record").first(),
+        )
+        .sort("first")
+        .collect()
+    )
+    short = panels.filter(pl.col("n_complete") < panel_size)
+    excluded = _item_rubric_columns(codes, short["record"].to_numpy())
+    excluded["n_complete_judges"] = short["n_complete"].to_numpy()
+    table = _item_rubric_columns(codes, counts["record"].to_numpy())
+    table["sub_question"] = np.array(codes.sub_questions, dtype=object)[
+        counts["sub_question"].to_numpy()
+    ]
+    table["n_pass"] = counts["n_pass"].to_numpy()
+    table["n_votes"] = counts["n_votes"].to_numpy()
+    return PanelTally(table, excluded, ignored, panel_size, len(codes.verdicts))
+
+
+def _item_rubric_columns(codes: VerdictCodes, records: np.ndarray) -> pd.DataFrame:
+    """``ITEM_RUBRIC`` of these records, as the verdict table has them."""
+    rows = codes.records.iloc[records]
+    items = codes.items.iloc[rows["item"].to_numpy()]
+    columns = {
+        "model": np.array(codes.models, dtype=object)[rows["model"].to_numpy()],
+        **{name: items[name].to_numpy() for name in ("environment", "variant", "observation_id")},
+        "sample_index": rows["sample_index"].to_numpy(),
+        **{name: items[name].to_numpy() for name in ("party_id", "election_id", "language")},
+        "rubric": np.array(codes.rubrics, dtype=object)[rows["rubric"].to_numpy()],
+    }
+    return pd.DataFrame({name: columns[name] for name in ITEM_RUBRIC})

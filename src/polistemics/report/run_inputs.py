@@ -33,8 +33,8 @@ from polistemics.runlog import (
 from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.mechanisms.coded import derived_swap
-from polistemics.scoring.verdict_table import UnknownItemError, verdict_table
-from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally, tally_panel
+from polistemics.scoring.verdict_table import UnknownItemError, panel_tally
+from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally
 
 __all__ = ["is_run_dir", "load_run_inputs", "read_manifest", "run_report_inputs", "with_manifest"]
 
@@ -181,6 +181,6 @@ def _tally(
     records: list[JudgeVerdictRecord], items: dict[str, EnvironmentItem], panel_size: int
 ) -> PanelTally:
     try:
-        return tally_panel(verdict_table(records, items), panel_size)
+        return panel_tally(records, items, panel_size)
     except UnknownItemError as exc:
         raise ReportInputError(f"{JUDGES_FILE}: {exc}") from None

@@ -8,9 +8,9 @@ or one more line would pass the provider's limits (``batch_max_requests``, ``bat
 The file is then uploaded from disk, made a batch, and recorded in the run's ledger at once,
 before it is polled. When a batch ends, its output and error files are downloaded to disk and
 read a line at a time (``wire.read_lines``), and every request gets its line's result, a few
-hundred at a time so that the calls store them before more are read; a request without a usable
-line (expired, cancelled, refused line) gets a *missing* reply, and the client sends it again in
-a later batch.
+thousand at a time (``HANDED_AT_ONCE``), so that their calls take them before more are read; a
+request without a usable line (expired, cancelled, refused line) gets a *missing* reply, and the
+client sends it again in a later batch.
 
 A request whose key is in an open batch of the ledger (a run killed while its batches ran)
 awaits that batch instead of being sent again. Results read for keys no call has asked for yet
@@ -46,7 +46,7 @@ POLL_GROWTH = 1.5
 HOLD_FACTOR = 30  # a queue that keeps growing is sent after this many flush periods anyway
 API_ATTEMPTS = 6  # tries of one upload, create, retrieve or download
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
-HANDED_AT_ONCE = 500  # results handed to their calls before the next ones are read
+HANDED_AT_ONCE = 2000  # results handed to their calls before the next ones are read
 _ANTHROPIC_STATUS = {"in_progress": "in_progress", "canceling": "cancelling", "ended": "completed"}
 
 

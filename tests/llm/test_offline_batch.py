@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
 from polistemics.llm import offline_batch
+from polistemics.llm.keys import messages_json
 from polistemics.llm.offline_batch import PendingCall, read_output
 from polistemics.llm.registry import ModelEndpoint
 
@@ -98,3 +100,17 @@ def test_a_request_line_carries_the_body_the_transport_posts() -> None:
     )
     system = json.loads(marked.request_line())["body"]["messages"][0]
     assert system["content"][0]["cache_control"] == {"type": "ephemeral"}
+
+
+def test_a_batch_endpoint_s_deferred_call_keeps_its_prompt() -> None:
+    """A batch endpoint's call comes to ``_call`` without its prompt's JSON (``LLMClient``
+    keeps none while a batch runs): the deferred call makes it again from the messages."""
+    endpoint = ModelEndpoint(
+        name="b", model="m", base_url="http://127.0.0.1:9/v1", execution="batch"
+    )
+    messages = [{"role": "system", "content": "rules"}, {"role": "user", "content": "q"}]
+    client = offline_batch.DeferringClient(store=None)
+    result = asyncio.run(client.complete(endpoint, messages, stage="answer"))
+    (call,) = client.deferred.values()
+    assert result.key == call.key and call.messages_json == messages_json(messages)
+    assert json.loads(call.request_line())["body"]["messages"] == messages

@@ -36,6 +36,7 @@ from polistemics.llm.batch.wire import error_message, request_line
 from polistemics.llm.call_writer import CallWriter
 from polistemics.llm.grammar import schema_to_gbnf, strict_mode_schema, without_extensions
 from polistemics.llm.keys import CallIdentity, request_params
+from polistemics.llm.keys import messages_json as prompt_json
 from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.redact import Redactor
 from polistemics.llm.registry import ModelEndpoint
@@ -158,10 +159,14 @@ class LLMClient:
             result = replace(await asyncio.shield(self._inflight[key]), cached=True)
             self._account(stage, result)
             return result
+        if endpoint.is_batch:  # it waits for its batch without its prompt's JSON (made again)
+            identity = replace(identity, messages_json="")
         future: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
-            result = await self._call(endpoint, identity, json_schema, grammar, sample_index, stage)
+            result = await self._call(
+                endpoint, identity, json_schema, grammar, sample_index, stage, messages
+            )
             self.spent += self._cost_for_budget(endpoint, result)
             future.set_result(result)
         except BaseException as exc:
@@ -222,6 +227,7 @@ class LLMClient:
         grammar: str | None,
         sample_index: int,
         stage: str,
+        messages: list[Message],
     ) -> CallResult:
         if self.max_cost is not None and self.spent >= self.max_cost:
             raise BudgetExceeded(
@@ -230,7 +236,7 @@ class LLMClient:
             )
         if endpoint.is_batch:
             return await self._batch_call(
-                endpoint, identity, json_schema, grammar, sample_index, stage
+                endpoint, identity, messages, json_schema, grammar, sample_index, stage
             )
         transport = self._transport(endpoint)  # raises MissingApiKey before any call
         local = self._local_servers(endpoint)
@@ -272,13 +278,16 @@ class LLMClient:
         self,
         endpoint: ModelEndpoint,
         identity: CallIdentity,
+        messages: list[Message],
         json_schema: dict | None,
         grammar: str | None,
         sample_index: int,
         stage: str,
     ) -> CallResult:
         """One call of a batch endpoint: sent in a batch (``llm.batch``), retried in a later
-        batch by the online rules, and stored like an online call."""
+        batch by the online rules, and stored like an online call. While it waits, neither its
+        line nor its prompt's JSON is held (``identity`` comes without it): both are made from
+        ``messages`` when they are needed."""
         self._redact.add(endpoint.api_key())  # raises MissingApiKey before any batch
         if self._batches is None:
             ledger = Ledger(self.store.path) if self.store is not None else None
@@ -290,9 +299,8 @@ class LLMClient:
         while True:
             attempts += 1
             # The line is made for each sending and not kept here while the batch runs.
-            line = anthropic_line if endpoint.batch_api == "anthropic" else request_line
             reply = await self._batches.submit(
-                endpoint, identity.key, line(identity.key, body, identity.messages_json)
+                endpoint, identity.key, _batch_line(endpoint, identity.key, body, messages)
             )
             self.network_calls += reply.sent
             outcome = _batch_outcome(reply, endpoint, tool)
@@ -300,7 +308,9 @@ class LLMClient:
             if self._final(outcome, attempts, content_attempts):
                 latency_ms = (time.monotonic() - started) * 1000
                 result = self._result(endpoint, identity, outcome, attempts, latency_ms, started)
-                await self._commit(result, stage, identity, sample_index)
+                del reply, outcome  # the line's parsed body is not held while it is stored
+                stored = replace(identity, messages_json=prompt_json(messages))
+                await self._commit(result, stage, stored, sample_index)
                 self._batches.stored(identity.key)
                 return result
 
@@ -680,6 +690,15 @@ def _usable_cost(value: object) -> float | None:
         return None
     cost = float(value) if not isinstance(value, int) or abs(value) < 2**63 else math.inf
     return cost if math.isfinite(cost) and cost >= 0 else None
+
+
+def _batch_line(endpoint: ModelEndpoint, key: str, body: dict, messages: list[Message]) -> bytes:
+    """A call's line in its endpoint's batch format; Anthropic's with its cache markers in
+    Anthropic's own form (``batch.anthropic``) when ``cache_control`` is on."""
+    if endpoint.batch_api != "anthropic":
+        return request_line(key, body, prompt_json(messages))
+    wire = prompt_json(messages)
+    return anthropic_line(key, body, cache_marked(wire) if endpoint.cache_control else wire)
 
 
 def _batch_outcome(reply: BatchReply, endpoint: ModelEndpoint, tool: str | None) -> _Outcome:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO
 
 from polistemics.llm.client import LLMClient, cache_marked
-from polistemics.llm.keys import CallIdentity
+from polistemics.llm.keys import CallIdentity, messages_json
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.transport import MAX_REPLY_BYTES, request_json
 from polistemics.llm.types import CallResult
@@ -87,6 +87,7 @@ class DeferringClient(LLMClient):
         grammar: str | None,
         sample_index: int,
         stage: str,
+        messages: list[dict],
     ) -> CallResult:
         if self.keep is not None and not self.keep(identity.key, stage, endpoint):
             if identity.key not in self._skipped_keys:  # a call asked twice is one call
@@ -100,7 +101,8 @@ class DeferringClient(LLMClient):
                 stage,
                 endpoint,
                 sample_index,
-                identity.messages_json,
+                # made again: a batch endpoint's identity comes without it (``LLMClient.complete``)
+                identity.messages_json or messages_json(messages),
                 identity.params_json,
                 self._body(endpoint, json_schema, grammar, sample_index),
             ),

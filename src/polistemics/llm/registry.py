@@ -91,6 +91,34 @@ class Reasoning(BaseModel):
         return body
 
 
+# OpenRouter's share of max_tokens for a reasoning effort (its reasoning-tokens guide), and
+# Anthropic's smallest thinking budget: how ``llm.batch.anthropic`` sends ``reasoning``.
+EFFORT_SHARE = {"minimal": 0.1, "low": 0.2, "medium": 0.5, "high": 0.8}
+MIN_THINKING_TOKENS = 1024
+
+
+def thinking_budget(reasoning: object, max_tokens: int) -> int | None:
+    """Anthropic's thinking budget for a request body's ``reasoning`` (None: no thinking):
+    ``max_tokens`` as given, or an ``effort``'s share of the call's ``max_tokens``; at least
+    ``MIN_THINKING_TOKENS``. A ``ValueError`` when it would not stay below ``max_tokens``, as
+    Anthropic requires."""
+    if not isinstance(reasoning, dict):
+        return None
+    if type(reasoning.get("max_tokens")) is int:
+        budget = reasoning["max_tokens"]
+    elif reasoning.get("effort") in EFFORT_SHARE:
+        budget = int(max_tokens * EFFORT_SHARE[reasoning["effort"]])
+    else:
+        return None
+    budget = max(MIN_THINKING_TOKENS, budget)
+    if budget >= max_tokens:
+        raise ValueError(
+            f"Anthropic's thinking budget ({budget} tokens) must be below max_tokens "
+            f"({max_tokens}): raise max_tokens"
+        )
+    return budget
+
+
 class ModelEndpoint(BaseModel):
     """One callable model: where it lives and the generation parameters it is called with."""
 
@@ -216,6 +244,8 @@ class ModelEndpoint(BaseModel):
     def _batch_needs_a_provider(self) -> ModelEndpoint:
         if self.execution == "batch" and self.provider == "local":
             raise ValueError("execution 'batch' needs a provider's batch API, not 'local'")
+        if self.execution == "batch" and self.batch_api == "anthropic" and self.reasoning:
+            thinking_budget(self.reasoning.to_body(), self.max_tokens)  # below max_tokens
         return self
 
     @property

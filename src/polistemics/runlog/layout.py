@@ -3,6 +3,8 @@
 - ``store.sqlite``: the SQLite store (``llm.store``; ``llm.session`` opens it here): every model
   call and, beside them, the human annotation sample and labels (``annotate.store``);
 - ``run.json``: what the run was and what it cost (``run/manifest.py`` writes it);
+- ``batches/``: the files of a run's batches while they are sent and read (``llm.batch.spool``;
+  each is removed once uploaded or read);
 - ``scores/cells.csv``: every majority-voted cell (the input of all scores and the report);
 - ``scores/summary.json``: per model and variant, EMI, Adherence Indices and rubric scores;
 - ``judges.jsonl``, ``answers.jsonl``, ``evidence.jsonl``: raw stage outputs, every judge's
@@ -28,6 +30,7 @@ from polistemics.paths import check_name, inside
 __all__ = [
     "AGGREGATED_SCORES_FILE",
     "ANSWERS_FILE",
+    "BATCH_FOLDER",
     "CELLS_FILE",
     "EVIDENCE_FILE",
     "EXPORTS_FOLDER",
@@ -56,6 +59,7 @@ __all__ = [
 ]
 STORE_FILE = "store.sqlite"
 MANIFEST_FILE = "run.json"
+BATCH_FOLDER = "batches"
 CELLS_FILE = Path("scores") / "cells.csv"
 SUMMARY_FILE = Path("scores") / "summary.json"
 TABLES_FOLDER = "tables"  # the run's analysis and score tables (analyses.run_tables)

@@ -13,6 +13,13 @@ seconds on top of the latency), ``fail`` (the batch fails validation and runs no
 bad output lines ``malformed_line`` (the first line cut in half), ``unknown_custom_id`` (an extra
 line for a request never sent) and ``duplicate_custom_id`` (the first line twice, once with
 another answer).
+
+Message Batches (``/v1/messages/batches``) are kept as their requests came
+(``message_requests``, for tests to read), then answered by the same chat logic. Their results
+are in Anthropic's form: a request that asked for extended thinking gets a thinking block before
+its text, and one whose system prompt carries a ``cache_control`` breakpoint reports the server's
+cached prompt tokens as ``cache_read_input_tokens`` (left out of ``input_tokens``, as Anthropic
+counts them); without a breakpoint nothing is reported cached.
 """
 
 from __future__ import annotations
@@ -91,6 +98,8 @@ class BatchService:
         self.faults = list(faults)
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
+        self.message_requests: list[dict] = []  # every Message Batch request, as received
+        self._message_kinds: dict[str, dict[str, tuple[bool, bool]]] = {}  # (thinking, marked)
         self._received: Counter[str] = Counter()
         self._lines_run = 0
         self._ids = count(1)
@@ -233,6 +242,13 @@ class BatchService:
         requests = body.get("requests") if isinstance(body, dict) else None
         if not isinstance(requests, list) or not requests:
             return _error(400, "requests must be a non-empty list")
+        requests = [r for r in requests if isinstance(r, dict)]
+        self.message_requests.extend(requests)
+        kinds = {
+            r["custom_id"]: _message_kind(r.get("params"))
+            for r in requests
+            if isinstance(r.get("custom_id"), str)
+        }
         # Kept as OpenAI batch lines (the chat body made from the message params), so that the
         # same runner answers them; the results are written back in Anthropic's form.
         lines = [
@@ -244,6 +260,7 @@ class BatchService:
         ]
         file_id = self._file(b"\n".join(lines) + b"\n")
         batch = self._new_batch(file_id, lines, {"endpoint": "/v1/messages"}, anthropic=True)
+        self._message_kinds[batch["id"]] = kinds
         return _json(_message_batch(batch, f"http://{request.host}/v1"))
 
     # -- running a batch -------------------------------------------------------------------------
@@ -280,7 +297,8 @@ class BatchService:
             target.append(_line(custom_id, (status, body), None))
         self._lines_run += run
         if anthropic:  # one results file, every line in Anthropic's form
-            output = [_message_result(json.loads(line)) for line in output + errors]
+            kinds = self._message_kinds.pop(batch["id"], {})
+            output = [_message_result(json.loads(line), kinds) for line in output + errors]
             errors = []
         output = _bad_lines(kind, output)
         counts = batch["request_counts"]
@@ -314,8 +332,11 @@ def _chat_body(params: object) -> dict | None:
     if not isinstance(params, dict) or not isinstance(params.get("messages"), list):
         return None
     messages = list(params["messages"])
-    if isinstance(params.get("system"), str):
-        messages.insert(0, {"role": "system", "content": params["system"]})
+    system = params.get("system")
+    if isinstance(system, list):  # text blocks (a cache breakpoint): their text
+        system = "\n\n".join(b["text"] for b in system if isinstance(b, dict) and "text" in b)
+    if isinstance(system, str):
+        messages.insert(0, {"role": "system", "content": system})
     body = {"model": params.get("model"), "messages": messages}
     for name in ("max_tokens", "temperature", "top_p"):
         if name in params:
@@ -335,9 +356,23 @@ def _chat_body(params: object) -> dict | None:
 _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
 
-def _message_result(line: dict) -> bytes:
+def _message_kind(params: object) -> tuple[bool, bool]:
+    """Whether a Message Batch request asks for extended thinking, and whether its system
+    prompt carries a cache breakpoint."""
+    if not isinstance(params, dict):
+        return False, False
+    thinking = params.get("thinking")
+    system = params.get("system")
+    marked = isinstance(system, list) and any(
+        isinstance(b, dict) and "cache_control" in b for b in system
+    )
+    return isinstance(thinking, dict) and thinking.get("type") == "enabled", marked
+
+
+def _message_result(line: dict, kinds: dict[str, tuple[bool, bool]]) -> bytes:
     """An OpenAI batch output line as a Message Batch result line."""
     custom_id = line.get("custom_id")
+    thinking, marked = kinds.get(custom_id, (False, False))
     error, response = line.get("error"), line.get("response")
     if error and error.get("code") == "batch_expired":
         result: dict = {"type": "expired"}
@@ -354,6 +389,10 @@ def _message_result(line: dict) -> bytes:
         choice = body["choices"][0]
         message = choice["message"]
         content: list[dict] = []
+        if thinking:
+            content.append(
+                {"type": "thinking", "thinking": "Scripted reasoning.", "signature": "sig-fake"}
+            )
         if message.get("content"):
             content.append({"type": "text", "text": message["content"]})
         for call in message.get("tool_calls") or []:
@@ -371,6 +410,13 @@ def _message_result(line: dict) -> bytes:
                 }
             )
         usage = body["usage"]
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+        counts = {
+            "input_tokens": usage["prompt_tokens"] - (cached if marked else 0),
+            "output_tokens": usage["completion_tokens"],
+        }
+        if marked:
+            counts.update(cache_read_input_tokens=cached, cache_creation_input_tokens=0)
         result = {
             "type": "succeeded",
             "message": {
@@ -380,10 +426,7 @@ def _message_result(line: dict) -> bytes:
                 "model": body["model"],
                 "content": content,
                 "stop_reason": _STOP_REASONS.get(choice["finish_reason"], "refusal"),
-                "usage": {
-                    "input_tokens": usage["prompt_tokens"],
-                    "output_tokens": usage["completion_tokens"],
-                },
+                "usage": counts,
             },
         }
     return json.dumps({"custom_id": custom_id, "result": result}).encode() + b"\n"

@@ -11,6 +11,7 @@ import pytest
 
 from polistemics.llm.batch.anthropic import (
     JSON_TOOL,
+    completion_body,
     message_params,
     read_results,
     request_line,
@@ -19,6 +20,7 @@ from polistemics.llm.batch.anthropic import (
 from polistemics.llm.batch.api import AnthropicBatchAPI
 from polistemics.llm.client import LLMClient
 from polistemics.llm.keys import messages_json
+from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
 from polistemics.llm.transport import MalformedBody
 from polistemics.testing import FakeOpenAIServer, Rule
@@ -165,3 +167,133 @@ def test_faulty_message_batches_resend_only_the_missing(
     assert counters.resubmitted == len(again) and all(n <= 2 for n in received.values())
     assert (again == []) == (fault.kind == "unknown_custom_id")
     assert {k: v for k, v in counters.refused_lines.items() if v} == refused
+
+
+RUBRIC = "You judge answers. " * 40  # one system prompt shared by every call
+
+
+def judged(store, endpoint, texts: list[str], **kwargs):
+    """Calls with the shared system prompt, one after another (so the server's prompt cache has
+    seen the prefix before the later calls), through the client."""
+
+    async def go():
+        client = LLMClient(store=store, retry=FAST)
+        try:
+            results = []
+            for text in texts:
+                messages = [
+                    {"role": "system", "content": RUBRIC},
+                    {"role": "user", "content": f"question {text}"},
+                ]
+                results.append(await client.complete(endpoint, messages, stage="judge", **kwargs))
+            return results
+        finally:
+            await client.aclose()
+
+    return asyncio.run(go())
+
+
+def test_cache_control_marks_the_system_prompt_in_anthropics_own_form(tmp_path: Path) -> None:
+    texts = ["one", "two", "three"]
+    with FakeOpenAIServer([Rule("question", response="an answer")]) as server:
+        with RunStore(tmp_path / "marked.sqlite") as store:
+            marked = judged(store, anthropic_endpoint(server, cache_control=True), texts)
+        sent = list(server.batches.message_requests)
+        server.prompt_cache.clear()
+        with RunStore(tmp_path / "plain.sqlite") as store:
+            plain = judged(store, anthropic_endpoint(server), texts)
+    assert [request["params"] for request in sent] == [
+        {
+            "model": "fake-model",
+            "max_tokens": 1024,
+            "messages": [{"role": "user", "content": f"question {text}"}],
+            "system": [{"type": "text", "text": RUBRIC, "cache_control": {"type": "ephemeral"}}],
+            "temperature": 0.0,
+        }
+        for text in texts
+    ]
+    assert [request["custom_id"] for request in sent] == [r.key for r in marked]
+    # The prompt and its cache key stay the same; only what is sent carries the marker.
+    assert [r.key for r in marked] == [r.key for r in plain]
+    assert all(r.ok and r.text == "an answer" for r in marked)
+    # Anthropic's input_tokens leave cache reads out: the prompt tokens are counted whole.
+    assert [r.input_tokens for r in marked] == [r.input_tokens for r in plain]
+    assert marked[0].cached_input_tokens == 0
+    assert all(0 < r.cached_input_tokens < r.input_tokens for r in marked[1:])
+    assert all(r.cached_input_tokens == 0 for r in plain)  # no breakpoint, no cache read
+
+
+@pytest.mark.parametrize(
+    ("reasoning", "budget"), [({"max_tokens": 2000}, 2000), ({"effort": "medium"}, 2048)]
+)
+def test_reasoning_is_sent_as_anthropics_extended_thinking(
+    store: RunStore, reasoning: dict, budget: int
+) -> None:
+    with FakeOpenAIServer([Rule("question", response="an answer")]) as server:
+        endpoint = anthropic_endpoint(server, reasoning=reasoning, max_tokens=4096, top_p=0.9)
+        (result,) = judged(store, endpoint, ["one"])
+        (request,) = server.batches.message_requests
+    # Anthropic refuses thinking with a set temperature (or top_p): neither is sent.
+    assert request["params"] == {
+        "model": "fake-model",
+        "max_tokens": 4096,
+        "messages": [{"role": "user", "content": "question one"}],
+        "system": RUBRIC,
+        "thinking": {"type": "enabled", "budget_tokens": budget},
+    }
+    assert result.ok and result.text == "an answer"  # the thinking block is not the answer
+
+
+def test_thinking_offers_a_structured_output_tool_without_forcing_it() -> None:
+    body = {
+        "model": "claude",
+        "max_tokens": 3000,
+        "temperature": 0.0,
+        "reasoning": {"max_tokens": 1500},
+        "tools": [{"type": "function", "function": {"name": "verdicts", "parameters": SCHEMA}}],
+        "tool_choice": {"type": "function", "function": {"name": "verdicts"}},
+    }
+    assert message_params(body, [{"role": "user", "content": "q"}]) == {
+        "model": "claude",
+        "max_tokens": 3000,
+        "messages": [{"role": "user", "content": "q"}],
+        "thinking": {"type": "enabled", "budget_tokens": 1500},
+        "tools": [{"name": "verdicts", "input_schema": SCHEMA}],
+        "tool_choice": {"type": "auto"},
+    }
+
+
+def test_a_thinking_budget_not_below_max_tokens_is_refused_when_the_registry_is_read() -> None:
+    fields = {"name": "c", "model": "claude", "base_url": "https://api.anthropic.com/v1"}
+    batch = {"execution": "batch", "batch_api": "anthropic", **fields}
+    with pytest.raises(ValueError, match="must be below max_tokens"):
+        ModelEndpoint(**batch, reasoning={"effort": "high"}, max_tokens=1024)
+    assert ModelEndpoint(**batch, reasoning={"effort": "high"}, max_tokens=8000)
+    assert ModelEndpoint(**fields, reasoning={"effort": "high"}, max_tokens=1024)  # online
+
+
+def test_thinking_and_cache_counts_are_read_back() -> None:
+    message = {
+        "content": [
+            {"type": "thinking", "thinking": "Let me see.", "signature": "s"},
+            {"type": "text", "text": "Yes."},
+        ],
+        "stop_reason": "end_turn",
+        "usage": {
+            "input_tokens": 5,
+            "cache_read_input_tokens": 100,
+            "cache_creation_input_tokens": 20,
+            "output_tokens": 9,
+        },
+    }
+    body = completion_body(message)
+    assert body["choices"][0]["message"] == {
+        "role": "assistant",
+        "content": "Yes.",
+        "reasoning": "Let me see.",
+    }
+    assert body["usage"] == {
+        "prompt_tokens": 125,
+        "completion_tokens": 9,
+        "prompt_tokens_details": {"cached_tokens": 100},
+    }

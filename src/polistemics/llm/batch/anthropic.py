@@ -7,12 +7,27 @@ messages become ``system``, the rest ``messages``; ``model``, ``max_tokens``, ``
 (``structured_output = "tool"``) becomes a tool with that ``input_schema`` and
 ``tool_choice = {"type": "tool"}``; a ``json_schema`` response format becomes such a tool too,
 whose input is then read back as the reply's text. Parameters Anthropic has no place for
-(``seed``, ``reasoning``, other extra keys) are not sent.
+(``seed``, other extra keys) are not sent.
+
+Prompt caching: a system message whose content is a list of text parts (``LLMClient`` marks it so
+with ``cache_control = true``, ``client.cache_marked``) becomes ``system`` as Anthropic's list of
+text blocks, each part's ``cache_control`` kept; a plain system message stays a string.
+
+Reasoning (``reasoning`` in the body, OpenRouter's form) becomes Anthropic's extended thinking,
+``thinking = {"type": "enabled", "budget_tokens"}``: ``reasoning.max_tokens`` is the budget, and
+an ``effort`` takes OpenRouter's share of ``max_tokens`` (``registry.thinking_budget``, at least
+1,024 tokens). Anthropic refuses thinking together with a set ``temperature`` or a forced tool, so
+with thinking neither ``temperature`` nor ``top_p`` is sent and a structured-output tool is
+offered with ``tool_choice = {"type": "auto"}``. The budget must stay below ``max_tokens``
+(the registry says so when it is read).
 
 A result line is ``{"custom_id", "result": {"type": "succeeded", "message"} | {"type":
 "errored", "error"} | {"type": "canceled"} | {"type": "expired"}}``. A succeeded message is
 turned into a chat completion body (text, tool call, ``finish_reason``, ``usage``), so the client
-reads it by the same rules as any reply; canceled and expired requests are missing (sent again).
+reads it by the same rules as any reply (its thinking blocks as the message's ``reasoning``, and
+``cache_read_input_tokens`` as cached prompt tokens: Anthropic's ``input_tokens`` leaves out the
+tokens read from or written to its cache, so the prompt tokens are the three summed); canceled
+and expired requests are missing (sent again).
 Refusals follow ``wire.read_output``: unknown, duplicate or malformed lines are counted, never
 used.
 """
@@ -20,9 +35,10 @@ used.
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections.abc import Container
 
-from polistemics.llm.batch.wire import LineResult, ReadOutput
+from polistemics.llm.batch.wire import LineResult, ReadOutput, read_output
+from polistemics.llm.registry import thinking_budget
 
 JSON_TOOL = "json_output"  # the tool a json_schema response format is sent as
 _STOP_REASONS = {
@@ -52,7 +68,7 @@ def requests_body(lines: list[bytes]) -> bytes:
 
 
 def message_params(body: dict, messages: list[dict]) -> dict:
-    system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system")
+    system = _system([m["content"] for m in messages if m.get("role") == "system"])
     params: dict = {
         "model": body["model"],
         "max_tokens": body["max_tokens"],
@@ -64,14 +80,37 @@ def message_params(body: dict, messages: list[dict]) -> dict:
     }
     if system:
         params["system"] = system
-    for name in ("temperature", "top_p"):
-        if name in body:
-            params[name] = body[name]
+    budget = thinking_budget(body.get("reasoning"), body["max_tokens"])
+    if budget is not None:
+        params["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    else:
+        for name in ("temperature", "top_p"):
+            if name in body:
+                params[name] = body[name]
     tool = _tool(body)
     if tool is not None:
         params["tools"] = [tool]
-        params["tool_choice"] = {"type": "tool", "name": tool["name"]}
+        params["tool_choice"] = (
+            {"type": "auto"} if budget is not None else {"type": "tool", "name": tool["name"]}
+        )
     return params
+
+
+def _system(contents: list) -> str | list[dict]:
+    """The system messages as Anthropic's ``system``: one string, or, when one of them comes as
+    text parts (a cache breakpoint), the list of text blocks."""
+    if all(isinstance(content, str) for content in contents):
+        return "\n\n".join(contents)
+    blocks: list[dict] = []
+    for content in contents:
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for part in parts:
+            if isinstance(part, dict) and part.get("type") == "text":
+                block = {"type": "text", "text": part.get("text", "")}
+                if "cache_control" in part:
+                    block["cache_control"] = part["cache_control"]
+                blocks.append(block)
+    return blocks
 
 
 def _tool(body: dict) -> dict | None:
@@ -90,36 +129,22 @@ def _tool(body: dict) -> dict | None:
     return None
 
 
-def read_results(files: list[bytes], sent: set[str]) -> ReadOutput:
-    """A Message Batch's results file read against the ``custom_id``s it was ``sent`` with."""
-    read = ReadOutput()
-    seen: Counter[str] = Counter()
-    parsed: list[tuple[str, LineResult | None]] = []
-    for data in files:
-        for raw in data.splitlines():
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except (UnicodeDecodeError, ValueError, RecursionError):
-                line = None
-            custom_id = line.get("custom_id") if isinstance(line, dict) else None
-            if not isinstance(custom_id, str):
-                read.refused["malformed"] += 1
-                continue
-            if custom_id not in sent:
-                read.refused["unknown"] += 1
-                continue
-            seen[custom_id] += 1
-            parsed.append((custom_id, _result(line.get("result"))))
-    for custom_id, result in parsed:
-        if seen[custom_id] > 1:
-            read.refused["duplicate"] += 1
-        elif result is None:
-            read.refused["malformed"] += 1
-        else:
-            read.results[custom_id] = result
-    return read
+def read_results(files: list[bytes], sent: Container[str]) -> ReadOutput:
+    """A Message Batch's results file (in memory) read against the ``custom_id``s it was
+    ``sent`` with."""
+    return read_output(files, sent, parse_line)
+
+
+def parse_line(raw: bytes) -> tuple[str | None, LineResult | None]:
+    """(custom_id, result) of one results line, as ``wire.parse_line`` reads OpenAI's."""
+    try:
+        line = json.loads(raw)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None, None
+    custom_id = line.get("custom_id") if isinstance(line, dict) else None
+    if not isinstance(custom_id, str):
+        return None, None
+    return custom_id, _result(line.get("result"))
 
 
 def _result(result: object) -> LineResult | None:
@@ -153,7 +178,13 @@ def completion_body(message: dict) -> dict | None:
         return None
     texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"]
     uses = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+    thoughts = [
+        b.get("thinking") for b in content if isinstance(b, dict) and b.get("type") == "thinking"
+    ]
+    thinking = "".join(t for t in thoughts if isinstance(t, str))
     reply: dict = {"role": "assistant", "content": "".join(t for t in texts if isinstance(t, str))}
+    if thinking:
+        reply["reasoning"] = thinking
     calls = []
     for use in uses:
         arguments = json.dumps(use.get("input"), ensure_ascii=False)
@@ -174,10 +205,19 @@ def completion_body(message: dict) -> dict | None:
     if finish == "tool_calls" and not calls:
         finish = "stop"
     usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+    counts = {
+        name: usage[name] if type(usage.get(name)) is int and usage[name] >= 0 else 0
+        for name in ("cache_read_input_tokens", "cache_creation_input_tokens")
+    }
+    chat_usage: dict = {
+        "prompt_tokens": usage.get("input_tokens", 0),
+        "completion_tokens": usage.get("output_tokens", 0),
+    }
+    if any(name in usage for name in counts):  # Anthropic's input_tokens leave the cache out
+        if type(chat_usage["prompt_tokens"]) is int:
+            chat_usage["prompt_tokens"] += sum(counts.values())
+        chat_usage["prompt_tokens_details"] = {"cached_tokens": counts["cache_read_input_tokens"]}
     return {
         "choices": [{"index": 0, "message": reply, "finish_reason": finish}],
-        "usage": {
-            "prompt_tokens": usage.get("input_tokens", 0),
-            "completion_tokens": usage.get("output_tokens", 0),
-        },
+        "usage": chat_usage,
     }

@@ -7,7 +7,11 @@ raises (``HttpStatusError``, ``ConnectionFailed``, ``RequestTimeout``, ``Malform
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import aiohttp
@@ -24,8 +28,9 @@ from polistemics.llm.transport import (
     env_proxy,
 )
 
-MAX_FILE_BYTES = 2 * 2**30  # an output file is read whole: far larger is not one of ours
+MAX_FILE_BYTES = 2 * 2**30  # an output file this large is not one of ours
 _CHUNK = 2**16
+_ERROR_BYTES = 2**16  # of an error reply's body, read for its message
 
 
 class BatchAPI:
@@ -45,12 +50,15 @@ class BatchAPI:
         }
         self._session: aiohttp.ClientSession | None = None
 
-    async def upload(self, data: bytes, filename: str) -> str:
-        """Upload a batch input file; its file id."""
-        form = aiohttp.FormData()
-        form.add_field("purpose", "batch")
-        form.add_field("file", data, filename=filename, content_type="application/jsonl")
-        reply = await self._json("POST", "/files", data=form)
+    async def upload(self, data: bytes | Path, filename: str) -> str:
+        """Upload a batch input file (its bytes, or streamed from its path); its file id."""
+        with contextlib.ExitStack() as stack:
+            if isinstance(data, Path):
+                data = stack.enter_context(data.open("rb"))
+            form = aiohttp.FormData()
+            form.add_field("purpose", "batch")
+            form.add_field("file", data, filename=filename, content_type="application/jsonl")
+            reply = await self._json("POST", "/files", data=form)
         return _text(reply, "id")
 
     async def create(self, input_file_id: str, endpoint: str, window: str, metadata: dict) -> dict:
@@ -72,6 +80,10 @@ class BatchAPI:
 
     async def content(self, file_id: str) -> bytes:
         return await self._raw("GET", f"/files/{quote(file_id, safe='')}/content")
+
+    async def download(self, file_id: str, dest: Path) -> Path:
+        """A file's content streamed into ``dest`` (written as ``dest.part``, then renamed)."""
+        return await self._to_file("GET", f"/files/{quote(file_id, safe='')}/content", dest)
 
     async def close(self) -> None:
         session, self._session = self._session, None
@@ -107,6 +119,35 @@ class BatchAPI:
         json_body: dict | None = None,
         headers: dict | None = None,
     ) -> bytes:
+        body = bytearray()
+        await self._request(
+            method, path, body.extend, data=data, json_body=json_body, headers=headers
+        )
+        return bytes(body)
+
+    async def _to_file(self, method: str, path: str, dest: Path) -> Path:
+        """The reply's body written to ``dest`` as it arrives (an error reply's body is read into
+        memory: it is short, and its message is wanted)."""
+        part = dest.with_name(dest.name + ".part")
+        try:
+            with part.open("wb") as handle:
+                await self._request(method, path, handle.write)
+            os.replace(part, dest)
+        finally:
+            part.unlink(missing_ok=True)
+        return dest
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        sink: Callable[[bytes], object],
+        *,
+        data: object = None,
+        json_body: dict | None = None,
+        headers: dict | None = None,
+    ) -> None:
+        """Send one request and hand a successful reply's body to ``sink`` a chunk at a time."""
         session = self._session_now()
         try:
             async with session.request(
@@ -118,12 +159,18 @@ class BatchAPI:
                 proxy=self._proxy,
                 allow_redirects=False,
             ) as response:
-                body = bytearray()
+                failed = response.status >= 300
+                error = bytearray()
+                size = 0
                 while chunk := await response.content.read(_CHUNK):
-                    body += chunk
-                    if len(body) > MAX_FILE_BYTES:
+                    size += len(chunk)
+                    if size > MAX_FILE_BYTES:
                         response.close()
                         raise ReplyTooLarge(f"{path}: larger than {MAX_FILE_BYTES:,} bytes")
+                    if failed:
+                        error += chunk[: _ERROR_BYTES - len(error)]
+                    else:
+                        sink(chunk)
                 status, headers = response.status, response.headers
         except TimeoutError as exc:
             raise RequestTimeout(f"{method} {path}: timed out after {self._timeout:g}s") from exc
@@ -131,9 +178,8 @@ class BatchAPI:
             raise ConnectionFailed(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
         if status >= 300:
             raise HttpStatusError(
-                status, f"{method} {path}: {_error_message(bytes(body))}", headers
+                status, f"{method} {path}: {_error_message(bytes(error))}", headers
             )
-        return bytes(body)
 
     def _session_now(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -167,11 +213,18 @@ class AnthropicBatchAPI(BatchAPI):
             "User-Agent": f"polistemics/{__version__}",
         }
 
-    async def create_messages(self, data: bytes) -> dict:
-        """Create a Message Batch from its JSON body (``anthropic.requests_body``)."""
-        reply = await self._json(
-            "POST", "/messages/batches", data=data, headers={"Content-Type": "application/json"}
-        )
+    async def create_messages(self, data: bytes | Path) -> dict:
+        """Create a Message Batch from its JSON body (``anthropic.requests_body``), or from the
+        file that holds it (streamed)."""
+        with contextlib.ExitStack() as stack:
+            if isinstance(data, Path):
+                data = stack.enter_context(data.open("rb"))
+            reply = await self._json(
+                "POST",
+                "/messages/batches",
+                data=data,
+                headers={"Content-Type": "application/json"},
+            )
         _text(reply, "id")
         return reply
 
@@ -187,3 +240,9 @@ class AnthropicBatchAPI(BatchAPI):
         if not url.startswith(self.base_url + "/messages/batches/"):
             raise MalformedBody("results_url is not under the API's base URL")
         return await self._raw("GET", url[len(self.base_url) :])
+
+    async def download_results(self, url: str, dest: Path) -> Path:
+        """The results file at ``results_url`` streamed into ``dest`` (as ``results``)."""
+        if not url.startswith(self.base_url + "/messages/batches/"):
+            raise MalformedBody("results_url is not under the API's base URL")
+        return await self._to_file("GET", url[len(self.base_url) :], dest)

@@ -2,13 +2,15 @@
 call its result.
 
 The client layer calls ``submit`` for each request of a batch endpoint and awaits the reply.
-Requests of one endpoint wait in a queue until none has joined it for ``batch_flush_seconds``
-(or the queue holds a batch's worth); the queue is then split at the provider's limits
-(``batch_max_requests``, ``batch_max_bytes``), and each part is uploaded, made a batch, and
-recorded in the run's ledger at once, before it is polled. When a batch ends, its output and
-error files are read (``wire.read_output``) and every request gets its line's result; a request
-without a usable line (expired, cancelled, refused line) gets a *missing* reply, and the client
-sends it again in a later batch.
+Each request's line goes straight into its endpoint's next batch file on disk (``spool``; the
+collector keeps only the request's key), until none has joined it for ``batch_flush_seconds``,
+or one more line would pass the provider's limits (``batch_max_requests``, ``batch_max_bytes``).
+The file is then uploaded from disk, made a batch, and recorded in the run's ledger at once,
+before it is polled. When a batch ends, its output and error files are downloaded to disk and
+read a line at a time (``wire.read_lines``), and every request gets its line's result, a few
+thousand at a time (``HANDED_AT_ONCE``), so that their calls take them before more are read; a
+request without a usable line (expired, cancelled, refused line) gets a *missing* reply, and the
+client sends it again in a later batch.
 
 A request whose key is in an open batch of the ledger (a run killed while its batches ran)
 awaits that batch instead of being sent again. Results read for keys no call has asked for yet
@@ -20,16 +22,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from itertools import count
+from pathlib import Path
 
-from polistemics.llm.batch.anthropic import read_results as anthropic_results
-from polistemics.llm.batch.anthropic import requests_body
+from polistemics.llm.batch import spool
+from polistemics.llm.batch.anthropic import parse_line as anthropic_line
 from polistemics.llm.batch.api import AnthropicBatchAPI, BatchAPI
 from polistemics.llm.batch.ledger import TERMINAL, Ledger
-from polistemics.llm.batch.wire import CHAT_PATH, LineResult, read_output, split
+from polistemics.llm.batch.wire import CHAT_PATH, LineResult, parse_line, read_lines
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.transport import HttpStatusError, TransportError
 
@@ -39,6 +46,7 @@ POLL_GROWTH = 1.5
 HOLD_FACTOR = 30  # a queue that keeps growing is sent after this many flush periods anyway
 API_ATTEMPTS = 6  # tries of one upload, create, retrieve or download
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+HANDED_AT_ONCE = 2000  # results handed to their calls before the next ones are read
 _ANTHROPIC_STATUS = {"in_progress": "in_progress", "canceling": "cancelling", "ended": "completed"}
 
 
@@ -73,9 +81,11 @@ class BatchCounters:
 
 @dataclass
 class _Queue:
+    """An endpoint's next batch: its file being written, and the keys of its lines."""
+
     endpoint: ModelEndpoint
-    items: list[tuple[str, bytes]] = field(default_factory=list)
-    size: int = 0
+    file: spool.SpoolFile | None = None
+    keys: list[str] = field(default_factory=list)
     first: float = 0.0
     last: float = 0.0
     task: asyncio.Task | None = None
@@ -90,10 +100,23 @@ def _default_api(endpoint: ModelEndpoint, api_key: str, timeout: float) -> Batch
 
 
 class BatchCollector:
-    """See the module doc. ``ledger`` None: nothing is recorded (a client without a store)."""
+    """See the module doc. ``ledger`` None: nothing is recorded (a client without a store).
+    The batches' files go to ``folder``: by default the run directory's ``batches/`` (beside
+    the ledger's store), or a temporary folder without a ledger."""
 
-    def __init__(self, ledger: Ledger | None, api_factory: ApiFactory = _default_api):
+    def __init__(
+        self,
+        ledger: Ledger | None,
+        api_factory: ApiFactory = _default_api,
+        folder: Path | None = None,
+    ):
         self.ledger = ledger
+        if folder is None and ledger is not None:
+            folder = ledger.path.parent / spool.BATCH_FOLDER
+        self._own_folder = folder is None  # a temporary folder, removed at the end
+        self._folder = folder
+        self._files = count(1)
+        self._cleared = False
         self.counters = BatchCounters()
         self._api_factory = api_factory
         self._apis: dict[tuple[str, str, str], BatchAPI] = {}
@@ -143,6 +166,13 @@ class BatchCollector:
         for api in self._apis.values():
             await api.close()
         self._apis.clear()
+        for queue in self._queues.values():
+            if queue.file is not None:
+                queue.file.discard()
+                queue.file = None
+        if self._own_folder and self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
         if self.ledger is not None:
             self.ledger.close()
 
@@ -158,6 +188,17 @@ class BatchCollector:
         self._open = self.ledger.open_requests()
         self._sent = self.ledger.sent_keys()
 
+    def _path(self, kind: str, suffix: str = "") -> Path:
+        """A new file name in the batches' folder (made, and emptied of a killed run's files,
+        on first use)."""
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="polistemics-batches-"))
+        elif not self._cleared:
+            spool.clear(self._folder)
+            self._folder.mkdir(parents=True, exist_ok=True)
+        self._cleared = True
+        return self._folder / f"{kind}-{os.getpid()}-{next(self._files)}{suffix}"
+
     def _enqueue(self, endpoint: ModelEndpoint, key: str, line: bytes) -> None:
         if key in self._sent:
             self.counters.resubmitted += 1
@@ -166,14 +207,16 @@ class BatchCollector:
             self._settle(earlier, key)
         now = asyncio.get_running_loop().time()
         queue = self._queues.setdefault(endpoint.name, _Queue(endpoint))
-        if queue.items and queue.size + len(line) > endpoint.batch_max_bytes:
-            self._flush(queue)  # the queue is a batch's worth: it goes before this line joins
-        if not queue.items:
+        if queue.file is not None and queue.file.size + len(line) > endpoint.batch_max_bytes:
+            self._flush(queue)  # the file is a batch's worth: it goes before this line joins
+        if queue.file is None:
+            anthropic = endpoint.batch_api == "anthropic"
+            queue.file = spool.SpoolFile(self._path("input"), anthropic=anthropic)
             queue.first = now
-        queue.items.append((key, line))
-        queue.size += len(line)
+        queue.file.add(line)
+        queue.keys.append(key)
         queue.last = now
-        if len(queue.items) >= endpoint.batch_max_requests:
+        if queue.file.lines >= endpoint.batch_max_requests:
             self._flush(queue)
         elif queue.task is None or queue.task.done():
             queue.task = self._spawn(self._flush_when_idle(queue))
@@ -181,7 +224,7 @@ class BatchCollector:
     async def _flush_when_idle(self, queue: _Queue) -> None:
         loop = asyncio.get_running_loop()
         period = queue.endpoint.batch_flush_seconds
-        while queue.items:
+        while queue.file is not None:
             due = min(queue.last + period, queue.first + period * HOLD_FACTOR)
             wait = due - loop.time()
             if wait > 0:
@@ -190,11 +233,10 @@ class BatchCollector:
             self._flush(queue)
 
     def _flush(self, queue: _Queue) -> None:
-        items, queue.items, queue.size = queue.items, [], 0
-        endpoint = queue.endpoint
-        lines = [line for _, line in items]
-        for part in split(lines, endpoint.batch_max_requests, endpoint.batch_max_bytes):
-            self._spawn(self._send(endpoint, [items[i][0] for i in part], [lines[i] for i in part]))
+        file, keys = queue.file, queue.keys
+        queue.file, queue.keys = None, []
+        if file is not None:
+            self._spawn(self._send(queue.endpoint, keys, file.finish()))
 
     def _spawn(self, coroutine) -> asyncio.Task:
         task = asyncio.ensure_future(coroutine)
@@ -204,20 +246,19 @@ class BatchCollector:
 
     # -- one batch -----------------------------------------------------------------------------
 
-    async def _send(self, endpoint: ModelEndpoint, keys: list[str], lines: list[bytes]) -> None:
+    async def _send(self, endpoint: ModelEndpoint, keys: list[str], path: Path) -> None:
+        """Upload the batch file at ``path`` (removed once sent), create the batch, record it,
+        and poll it until its results are handed out."""
         try:
             api = self._api(endpoint)
-            anthropic = isinstance(api, AnthropicBatchAPI)
-            data = requests_body(lines) if anthropic else b"".join(lines)
-            lines.clear()  # a batch's prompts are held once (and not at all once uploaded)
             try:
                 base = _base_delay(endpoint)
                 if isinstance(api, AnthropicBatchAPI):  # no file: the requests go in the body
                     file_id = ""
-                    batch = await _retried(lambda: api.create_messages(data), base)
+                    batch = await _retried(lambda: api.create_messages(path), base)
                 else:
                     file_id = await _retried(
-                        lambda: api.upload(data, "polistemics-batch.jsonl"), base
+                        lambda: api.upload(path, "polistemics-batch.jsonl"), base
                     )
                     batch = await _retried(
                         lambda: api.create(
@@ -234,7 +275,8 @@ class BatchCollector:
                 return
             except TransportError as exc:
                 raise _unavailable(endpoint, exc) from exc
-            data = b""  # uploaded: not held while the batch runs
+            finally:
+                path.unlink(missing_ok=True)
             batch_id = batch["id"]
             # Recorded before anything else: a run killed from here on polls this batch again.
             if self.ledger is not None:
@@ -303,38 +345,78 @@ class BatchCollector:
         self, api: BatchAPI, endpoint: ModelEndpoint, batch_id: str, keys: list[str], batch: dict
     ) -> None:
         status = _status(batch)
-        files = []
-        if isinstance(api, AnthropicBatchAPI):
-            url = batch.get("results_url")
-            if isinstance(url, str) and url:
-                files.append(await _persistently(endpoint, lambda: api.results(url)))
-            read = anthropic_results(files, set(keys))
-        else:
-            for name in ("output_file_id", "error_file_id"):
-                file_id = batch.get(name)
-                if isinstance(file_id, str) and file_id:
-                    files.append(await _persistently(endpoint, lambda f=file_id: api.content(f)))
-            read = read_output(files, set(keys))
+        files: list[Path] = []
+        try:
+            if isinstance(api, AnthropicBatchAPI):
+                parse = anthropic_line
+                url = batch.get("results_url")
+                if isinstance(url, str) and url:
+                    dest = self._path("results", ".jsonl")
+                    files.append(
+                        await _persistently(endpoint, lambda: api.download_results(url, dest))
+                    )
+            else:
+                parse = parse_line
+                for name in ("output_file_id", "error_file_id"):
+                    file_id = batch.get(name)
+                    if isinstance(file_id, str) and file_id:
+                        dest = self._path("output", ".jsonl")
+                        files.append(
+                            await _persistently(
+                                endpoint, lambda f=file_id, d=dest: api.download(f, d)
+                            )
+                        )
+            await self._hand_out(batch_id, keys, status, batch, files, parse)
+        finally:
+            for path in files:
+                path.unlink(missing_ok=True)
+
+    async def _hand_out(
+        self,
+        batch_id: str,
+        keys: list[str],
+        status: str,
+        batch: dict,
+        files: list[Path],
+        parse,
+    ) -> None:
+        """Hand each request of the batch its result from ``files``, read a line at a time,
+        ``HANDED_AT_ONCE`` results before the calls that got them run (and store them)."""
         failed = status == "failed"
         why = f"batch {batch_id} {status}: " + (
             _batch_errors(batch) if failed else "no usable result line for this request"
         )
         missing = 0
         wanted = self._pending.get(batch_id, set())
-        for key in keys:
+        refused: Counter[str] = Counter()
+        answered: set[str] = set()
+        results = read_lines(
+            lambda: (raw for path in files for _, raw in spool.lines(path)),
+            set(keys),
+            refused,
+            parse,
+        )
+        for handed, (key, result) in enumerate(results, 1):
+            answered.add(key)
             if key not in wanted and key not in self._waiting:
                 continue  # stored by an earlier run
-            result = read.results.get(key)
-            if result is None or not result.ran:
+            if not result.ran:
                 missing += 1
-                text = why if result is None else f"batch {batch_id}: {result.error_code}"
+                text = f"batch {batch_id}: {result.error_code}"
                 self._deliver(key, BatchReply(why=text, retryable=not failed, batch_id=batch_id))
             else:
                 self._deliver(key, BatchReply(result, batch_id=batch_id))
-        self.counters.refused_lines.update(read.refused)
+            if handed % HANDED_AT_ONCE == 0:
+                await asyncio.sleep(0)  # the calls handed results run up to their commit
+        for key in keys:
+            if key in answered or (key not in wanted and key not in self._waiting):
+                continue
+            missing += 1
+            self._deliver(key, BatchReply(why=why, retryable=not failed, batch_id=batch_id))
+        self.counters.refused_lines.update(refused)
         self.counters.missing += missing
         if self.ledger is not None:
-            self.ledger.record_read(batch_id, read.refused, missing)
+            self.ledger.record_read(batch_id, refused, missing)
 
     # -- handing results out -------------------------------------------------------------------
 

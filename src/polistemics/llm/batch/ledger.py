@@ -60,8 +60,9 @@ class Ledger:
     """Reads and writes the batch tables of one run store (thread-safe, its own connection)."""
 
     def __init__(self, store_path: Path | str):
+        self.path = Path(store_path)
         self._lock = threading.Lock()
-        self._db = connect(Path(store_path))
+        self._db = connect(self.path)
         self._db.executescript(SCHEMA)
 
     def close(self) -> None:

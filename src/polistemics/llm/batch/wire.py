@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
 CHAT_PATH = "/v1/chat/completions"
@@ -74,37 +74,72 @@ class ReadOutput:
     refused: Counter[str] = field(default_factory=Counter)
 
 
-def read_output(files: Iterable[bytes], sent: set[str]) -> ReadOutput:
-    """Read a batch's output and error files against the ``custom_id``s it was ``sent`` with."""
-    read = ReadOutput()
+LineParser = Callable[[bytes], tuple[str | None, LineResult | None]]
+
+
+def read_lines(
+    lines: Callable[[], Iterable[bytes]],
+    sent: Container[str],
+    refused: Counter[str],
+    parse: LineParser | None = None,
+) -> Iterator[tuple[str, LineResult]]:
+    """(custom_id, result) of each usable line, read against the ``custom_id``s the batch was
+    ``sent`` with; refused lines are counted in ``refused`` by kind as they are met.
+
+    ``lines()`` gives the raw lines afresh each time it is called: they are read twice, first
+    for the ``custom_id``s alone (a duplicate is known only once every line has been seen), then
+    for the results, so that no more than one line is held at a time. ``parse`` reads one line
+    (OpenAI's form by default)."""
+    parse = parse or parse_line
     seen: Counter[str] = Counter()
-    parsed: list[tuple[str, LineResult | None]] = []
-    for data in files:
-        for raw in data.splitlines():
-            if not raw.strip():
-                continue
-            custom_id, result = _line(raw)
-            if custom_id is None:
-                read.refused["malformed"] += 1
-                continue
-            if custom_id not in sent:
-                read.refused["unknown"] += 1
-                continue
+    for raw in lines():  # the first pass only finds each line's custom_id
+        custom_id = line_id(raw)
+        if custom_id is not None and custom_id in sent:
             seen[custom_id] += 1
-            parsed.append((custom_id, result))
-    for custom_id, result in parsed:
-        if seen[custom_id] > 1:  # which line is the request's cannot be told: none is used
-            read.refused["duplicate"] += 1
+    for raw in lines():
+        if not raw.strip():
+            continue
+        custom_id, result = parse(raw)
+        if custom_id is None:
+            refused["malformed"] += 1
+        elif custom_id not in sent:
+            refused["unknown"] += 1
+        elif seen[custom_id] > 1:  # which line is the request's cannot be told: none is used
+            refused["duplicate"] += 1
         elif result is None:
-            read.refused["malformed"] += 1
+            refused["malformed"] += 1
         else:
-            read.results[custom_id] = result
+            yield custom_id, result
+
+
+def read_output(
+    files: Iterable[bytes], sent: Container[str], parse: LineParser | None = None
+) -> ReadOutput:
+    """Read a batch's output and error files (in memory) against the ``custom_id``s it was
+    ``sent`` with."""
+    files = list(files)
+    read = ReadOutput()
+    for custom_id, result in read_lines(
+        lambda: (raw for data in files for raw in data.splitlines()), sent, read.refused, parse
+    ):
+        read.results[custom_id] = result
     return read
 
 
-def _line(raw: bytes) -> tuple[str | None, LineResult | None]:
-    """(custom_id, result) of one line; custom_id None when unreadable, result None when the
-    custom_id is readable but the rest of the line is not a result."""
+def line_id(raw: bytes) -> str | None:
+    """The ``custom_id`` of one output line; None when the line is no JSON object with one."""
+    try:
+        line = json.loads(raw)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    custom_id = line.get("custom_id") if isinstance(line, dict) else None
+    return custom_id if isinstance(custom_id, str) else None
+
+
+def parse_line(raw: bytes) -> tuple[str | None, LineResult | None]:
+    """(custom_id, result) of one line of OpenAI's output or error file; custom_id None when
+    unreadable (as ``line_id``), result None when the custom_id is readable but the rest of the
+    line is not a result."""
     try:
         line = json.loads(raw)
     except (UnicodeDecodeError, ValueError, RecursionError):

@@ -206,11 +206,19 @@ class AnswersAndJudges(BaseStage):
         assert client is not None
         # Answers being judged at once: enough to keep every judge's slots busy, few enough
         # that prompts are built shortly before their calls.
-        # A batch judge takes a batch's worth at once (``LLMClient.calls_at_once``).
+        # A batch judge takes a batch's worth of calls at once (``LLMClient.calls_at_once``):
+        # as many answers as fill it, each answer being one call per rubric.
+        rubrics = min(
+            (len(active_rubrics(item.environment)) for item in by_key.values()), default=1
+        )
         workers = 2 * max(
-            client.calls_at_once(judge) if judge.is_batch else judge.max_concurrency
+            -(-client.calls_at_once(judge) // max(1, rubrics))
+            if judge.is_batch
+            else judge.max_concurrency
             for judge in judges
         )
+        if any(judge.is_batch for judge in judges):  # no more workers than answers to judge
+            workers = min(workers, max(1, len(by_key) * len(targets) * config.samples))
         queue: asyncio.Queue[Answer | None] = asyncio.Queue(maxsize=workers)
 
         async def judge_from_queue() -> None:

@@ -45,6 +45,8 @@ TASK_TEMPLATE_NAMES = (
     "navigation_coder_user",
     "navigation_judge_system",
     "navigation_judge_user",
+    "issue_mapping_user",
+    "issue_mapping_judge_system",
 )
 
 

@@ -199,7 +199,7 @@ class NavigationConfig(BaseModel):
 
 
 # Issue 29: the tasks a run can ask (polistemics.tasks); the paper's is the default.
-TASK_NAMES = ("party_position", "navigation")
+TASK_NAMES = ("party_position", "navigation", "issue_mapping")
 DEFAULT_TASKS = ["party_position"]
 
 
@@ -271,7 +271,8 @@ class RunConfig(BaseModel):
 
     tasks: list[str] = Field(
         default_factory=lambda: list(DEFAULT_TASKS),
-        description="The tasks asked (issue 29): party_position (the paper's) and navigation.",
+        description="The tasks asked (issue 29): party_position (the paper's), navigation and "
+        "issue_mapping.",
     )
     navigation: NavigationConfig = Field(
         default_factory=NavigationConfig, description="Settings of the navigation task."
@@ -300,11 +301,12 @@ class RunConfig(BaseModel):
 
     @model_validator(mode="after")
     def _navigation_needs_a_coder(self) -> RunConfig:
-        if "navigation" in self.tasks and not self.stance_coder:
-            raise ValueError(
-                "tasks: navigation reads its answers' per-party stances with the stance coder; "
-                "set stance_coder"
-            )
+        for task in ("navigation", "issue_mapping"):
+            if task in self.tasks and not self.stance_coder:
+                raise ValueError(
+                    f"tasks: {task} reads its answers' per-party stances with the stance "
+                    "coder; set stance_coder"
+                )
         return self
 
     @model_serializer(mode="wrap")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from polistemics.run.stages.answers import AnswersAndJudges
 from polistemics.run.stages.base import Stage
 from polistemics.run.stages.environments import Environments
+from polistemics.run.stages.issue_mapping import IssueMapping
 from polistemics.run.stages.judge_repeats import JudgeRepeats
 from polistemics.run.stages.navigation import Navigation
 from polistemics.run.stages.prior_probe import PriorProbe
@@ -25,5 +26,6 @@ STAGES: list[Stage] = [
     PriorProbe(),
     StanceCode(),
     Navigation(),
+    IssueMapping(),
     PushbackTurns(),
 ]

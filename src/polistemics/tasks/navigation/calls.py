@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from polistemics.conditions import Environment
 from polistemics.judging.panel import call_index, read_verdicts
 from polistemics.judging.planted import planted_verdicts
 from polistemics.judging.prompt import (
@@ -15,7 +16,7 @@ from polistemics.judging.prompt import (
 )
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.tasks import gather_or_cancel
-from polistemics.llm.types import Completer
+from polistemics.llm.types import Completer, Message
 from polistemics.rubrics import Rubric
 from polistemics.runlog import Answer, JudgeVerdictRecord
 from polistemics.runlog.navigation import NavigationItem
@@ -30,12 +31,24 @@ POSSIBLY_PLANTED = "possibly planted"
 async def answer_one(
     completer: Completer, target: ModelEndpoint, item: NavigationItem, sample_index: int
 ) -> Answer:
-    result = await completer.complete(
-        target, navigation_messages(item), stage=ANSWER_STAGE, sample_index=sample_index
+    return await answer_with(
+        completer, target, item.key, navigation_messages(item), sample_index, ANSWER_STAGE
     )
+
+
+async def answer_with(
+    completer: Completer,
+    target: ModelEndpoint,
+    item_key: str,
+    messages: list[Message],
+    sample_index: int,
+    stage: str,
+) -> Answer:
+    """One answer of a task's item (its messages built by the task), recorded as ``Answer``."""
+    result = await completer.complete(target, messages, stage=stage, sample_index=sample_index)
     text = result.text if result.ok else None
     return Answer(
-        item_key=item.key,
+        item_key=item_key,
         model=target.name,
         sample_index=sample_index,
         status="ok" if result.ok else "error",
@@ -71,8 +84,28 @@ async def judge_one(
     answer: Answer,
     rubric: Rubric,
 ) -> JudgeVerdictRecord:
+    messages, keys = judge_messages(item, answer.text or "", rubric)
+    return await judge_with(
+        completer, judge, position, (item.key, item.environment), messages, keys, answer, rubric
+    )
+
+
+async def judge_with(
+    completer: Completer,
+    judge: ModelEndpoint,
+    position: int,
+    item: tuple[str, Environment],
+    messages: list[Message],
+    keys: tuple[str, ...],
+    answer: Answer,
+    rubric: Rubric,
+    stage: str = JUDGE_STAGE,
+) -> JudgeVerdictRecord:
+    """One judge seat's verdicts on one answer of a task's item (``item``: its key and
+    environment) under one rubric, its messages built by the task; one retry for an unreadable
+    reply, and a reply repeating verdicts planted in the answer refused."""
     text = answer.text or ""
-    messages, keys = judge_messages(item, text, rubric)
+    item_key, environment = item
     shaped = judge.structured_output in VERDICT_SCHEMA_MODES
     if judge.structured_output == "none":
         schema = None
@@ -87,7 +120,7 @@ async def judge_one(
         result = await completer.complete(
             judge,
             messages,
-            stage=JUDGE_STAGE,
+            stage=stage,
             sample_index=call_index(0, attempts),
             json_schema=schema,
         )
@@ -107,8 +140,8 @@ async def judge_one(
     assert result is not None
     error = None if result.ok else (result.error or "call failed")
     return JudgeVerdictRecord(
-        item_key=item.key,
-        environment=item.environment,
+        item_key=item_key,
+        environment=environment,
         model=answer.model,
         sample_index=answer.sample_index,
         rubric=rubric,

@@ -93,7 +93,12 @@ async def code_answer(
     position: int,
     item: NavigationItem,
     answer: Answer,
+    *,
+    stage: str = STAGE,
+    item_key: str | None = None,
 ) -> NavigationCodeRecord:
+    """One coder seat's reading of one answer on ``item``'s statement; ``stage`` and
+    ``item_key`` (default: the navigation task's) let another task read its answers with it."""
     text = answer.text or ""
     messages = coder_messages(item, text)
     schema = None if coder.structured_output == "none" else navigation_code_schema()
@@ -102,7 +107,7 @@ async def code_answer(
     attempts = 0
     while text.strip() and attempts < MAX_ATTEMPTS:
         result = await completer.complete(
-            coder, messages, stage=STAGE, sample_index=attempts, json_schema=schema
+            coder, messages, stage=stage, sample_index=attempts, json_schema=schema
         )
         attempts += 1
         if not result.ok:
@@ -112,7 +117,7 @@ async def code_answer(
         if reading.named is not None:
             break
     return NavigationCodeRecord(
-        item_key=item.key,
+        item_key=item.key if item_key is None else item_key,
         model=answer.model,
         sample_index=answer.sample_index,
         coder=coder.name,

@@ -8,12 +8,13 @@ environments (``scoring.indices.geometric_mean``)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
 from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.indices import geometric_mean
+from polistemics.tasks.definition import TaskSubQuestion
 from polistemics.tasks.navigation.questions import NAVIGATION_QUESTIONS
 
 BY_KEY = {sq.key: sq for sq in NAVIGATION_QUESTIONS}
@@ -31,10 +32,13 @@ CELL_COLUMNS = [
 
 
 def majority_cells(
-    verdicts: Iterable[JudgeVerdictRecord], panel_size: int
+    verdicts: Iterable[JudgeVerdictRecord],
+    panel_size: int,
+    questions: Mapping[str, TaskSubQuestion] = BY_KEY,
 ) -> tuple[pd.DataFrame, int]:
     """One row per answer x sub-question with a strict panel majority; and the cells excluded
-    (no strict majority: missing verdicts or a split panel)."""
+    (no strict majority: missing verdicts or a split panel). ``questions``: the task's
+    sub-questions by key (the navigation task's by default)."""
     votes: dict[tuple, list[bool]] = defaultdict(list)
     meta: dict[tuple, tuple] = {}
     for record in verdicts:
@@ -57,7 +61,7 @@ def majority_cells(
             excluded += 1
             continue
         environment, rubric = meta[cell]
-        sq = BY_KEY[cell[3]]
+        sq = questions[cell[3]]
         rows.append(
             (
                 *cell[:3],

@@ -14,7 +14,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from study_helpers import write_study
+from typer.testing import CliRunner
 
+from polistemics.annotate.sample import SampleOptions, draw_task_samples
+from polistemics.cli import app
+from polistemics.compare import CompareOptions, compare_pair, load_side
 from polistemics.records import Stance
 from polistemics.report.content import ReportOptions
 from polistemics.run.config import load_config
@@ -155,3 +159,38 @@ def test_a_source_without_themes_skips_the_task_with_a_note(runs) -> None:
         "demo_en: issue mapping skipped: the source groups no two statements under one theme "
         "(it has no themes, or one per statement)"
     ]
+
+
+def test_compare_and_the_annotation_app_read_the_task_through_its_definition(runs) -> None:
+    comparison = compare_pair(
+        load_side(str(runs["correct"])),
+        load_side(str(runs["drop"]), label="drop"),
+        CompareOptions(resamples=100),
+    )
+    assert [t.task for t in comparison.tasks] == ["issue_mapping"]
+    metrics = comparison.tasks[0].metrics.set_index("metric")
+    assert metrics.loc["coverage", "value_a"] == 1
+    assert metrics.loc["coverage", "delta"] == pytest.approx(-4 / 16)
+    assert bool(metrics.loc["coverage", "paired"])
+    items, _ = draw_task_samples(
+        runs["correct"], SampleOptions(n=3, overlap_share=0.0), ["issue_mapping"]
+    )
+    assert len(items) == 3 and {i.task for i in items} == {"issue_mapping"}
+    codes = {sq.code for i in items for sq in i.sub_questions}
+    assert codes <= {"IF1", "IF2", "IF3", "II1", "IEC1"}
+
+
+def test_the_report_and_score_json_show_the_task(runs) -> None:
+    html = (runs["invent"] / "report" / "report.html").read_text(encoding="utf-8")
+    assert '<section class="report-section" id="issue-mapping"' in html
+    assert '<a href="#issue-mapping">Issue-mapping task</a>' in html
+    for table_id in ("leaderboard", "checks", "sub-questions", "build"):
+        assert f'id="issue-mapping-{table_id}"' in html
+    assert INVENTED in html
+    skipped = (runs["no_themes"] / "report" / "report.html").read_text(encoding="utf-8")
+    assert "demo_en: issue mapping skipped" in skipped
+    result = CliRunner().invoke(app, ["score", str(runs["correct"]), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [row["task"] for row in rows] == ["party_position", "issue_mapping"]
+    assert rows[1]["emi"] == 1 and set(rows[1]["adherence"]) == {"baseline"}

@@ -24,6 +24,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from polistemics.analyses.issue_mapping import read_issue_mapping_tables
 from polistemics.analyses.model_scores import mechanism_rates_of, model_scores_of
 from polistemics.analyses.navigation import read_navigation_tables
 from polistemics.analyses.run_tables import run_score_tables
@@ -36,7 +37,7 @@ from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
 from polistemics.scoring.summary import ModelScores, score_cells
-from polistemics.tasks import NAVIGATION, PARTY_POSITION
+from polistemics.tasks import ISSUE_MAPPING, NAVIGATION, PARTY_POSITION
 
 
 @dataclass
@@ -109,12 +110,21 @@ def navigation_rows(run_dir: Path) -> list[dict]:
     """A run's navigation scores (issue 29), one row per model with ``task`` "navigation", read
     from its ``tables/``; none for a run without the task or a release folder."""
     tables = read_navigation_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
-    if tables is None:
-        return []
+    return [] if tables is None else task_rows(tables, NAVIGATION)
+
+
+def issue_mapping_rows(run_dir: Path) -> list[dict]:
+    """A run's issue-mapping scores (issue 29), as ``navigation_rows``."""
+    tables = read_issue_mapping_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
+    return [] if tables is None else task_rows(tables, ISSUE_MAPPING)
+
+
+def task_rows(tables: dict, task: str) -> list[dict]:
+    """One row per model of a task's ``<task>_emi`` / ``_adherence`` / ``_scores`` tables."""
     rows = []
-    for model, emi in tables["navigation_emi"].groupby("model", sort=True)["emi"]:
-        adherence = tables["navigation_adherence"].query("model == @model")
-        rubrics = tables["navigation_scores"].query("model == @model")
+    for model, emi in tables[f"{task}_emi"].groupby("model", sort=True)["emi"]:
+        adherence = tables[f"{task}_adherence"].query("model == @model")
+        rubrics = tables[f"{task}_scores"].query("model == @model")
         rows.append(
             {
                 "model": model,
@@ -127,7 +137,7 @@ def navigation_rows(run_dir: Path) -> list[dict]:
                     env: dict(zip(group.rubric, group.score.astype(float), strict=True))
                     for env, group in rubrics.groupby("environment", sort=False)
                 },
-                "task": NAVIGATION,
+                "task": task,
             }
         )
     return rows
@@ -192,6 +202,7 @@ def score(
         rows = json_rows(scores, loaded.mechanisms)
         if loaded.variant is Variant.FULL:
             rows += navigation_rows(loaded.source)
+            rows += issue_mapping_rows(loaded.source)
         typer.echo(json.dumps(rows, indent=2))
         return
     render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", stdout_console())

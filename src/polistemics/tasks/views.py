@@ -19,7 +19,8 @@ always have (scores/cells.csv, judges.jsonl and the exported items).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -28,7 +29,7 @@ import pandas as pd
 
 from polistemics.conditions import Environment
 from polistemics.rubrics import Rubric
-from polistemics.runlog import RunDir, RunFileError
+from polistemics.runlog import JudgeVerdictRecord, RunDir, RunFileError
 
 # The columns of a task's judged cells (the scored-cells columns compare reads).
 CELL_FRAME_COLUMNS: tuple[str, ...] = (
@@ -129,3 +130,24 @@ def judge_panel_size(run_dir: Path, seats: int) -> int:
         return max(seats, 1)
     judges = manifest.panel_judges if manifest is not None else []
     return len(judges) if judges else max(seats, 1)
+
+
+def verdict_groups(verdicts: Iterable[JudgeVerdictRecord]) -> dict[tuple, list[JudgeVerdictRecord]]:
+    """A task's judge records per answer x rubric: (item key, model, sample, rubric) -> the
+    seats' records, in key order."""
+    grouped: dict[tuple, list[JudgeVerdictRecord]] = defaultdict(list)
+    for record in verdicts:
+        grouped[(record.item_key, record.model, record.sample_index, record.rubric.value)].append(
+            record
+        )
+    return dict(sorted(grouped.items()))
+
+
+def seats_by_code(
+    records: Iterable[JudgeVerdictRecord], codes: dict[str, str]
+) -> dict[str, dict[str, bool | None]]:
+    """Each seat's verdicts ("position:judge" -> sub-question code -> Yes / No / missing)."""
+    return {
+        f"{r.panel_position}:{r.judge}": {codes.get(k, k): v for k, v in r.says_yes.items()}
+        for r in sorted(records, key=lambda r: r.panel_position)
+    }

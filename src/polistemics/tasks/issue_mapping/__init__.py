@@ -10,6 +10,7 @@ from polistemics.tasks.issue_mapping.questions import (
     ISSUE_MAPPING_ENVIRONMENTS,
     ISSUE_MAPPING_QUESTIONS,
 )
+from polistemics.tasks.issue_mapping.views import ISSUE_MAPPING_VIEWS
 
 ISSUE_MAPPING = "issue_mapping"
 
@@ -34,4 +35,5 @@ ISSUE_MAPPING_TASK = Task(
         "conflicts covered on both sides; parties invented (exact names, never the nearest)",
     ),
     build_items=build_issue_mapping_items,
+    views=ISSUE_MAPPING_VIEWS,
 )

@@ -27,8 +27,8 @@ ISSUE_MAPPING_QUESTIONS: tuple[TaskSubQuestion, ...] = (
         "conflict_omission",
         Rubric.FAITHFULNESS,
         "Conflict Omission",
-        "Does the output leave out any of the conflicts named in the property of the context, "
-        "saying nothing about where the parties stand on it?",
+        "Does the output leave out any of the conflicts listed in the instructions, saying "
+        "nothing about where the parties stand on it?",
         BASELINE,
         NONE,
     ),

@@ -4,7 +4,6 @@ All are read from the run's ``tasks/navigation/`` files; a run without the task 
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
@@ -28,6 +27,8 @@ from polistemics.tasks.views import (
     TaskViews,
     coder_panel_size,
     judge_panel_size,
+    seats_by_code,
+    verdict_groups,
 )
 
 TASK = "navigation"
@@ -112,14 +113,9 @@ def judged_cells(run_dir: Path) -> pd.DataFrame | None:
     return frame.loc[:, list(CELL_FRAME_COLUMNS)]
 
 
-def _unit(item: NavigationItem, answer_text: str, record_group: list, model: str, sample: int):
-    rubric = record_group[0].rubric
+def _unit(item: NavigationItem, answer_text: str, records: list, model: str, sample: int):
+    rubric = records[0].rubric
     questions = filled_questions(item, rubric)
-    codes = {sq.key: sq.code for sq in questions}
-    seats = {
-        f"{r.panel_position}:{r.judge}": {codes.get(k, k): v for k, v in r.says_yes.items()}
-        for r in sorted(record_group, key=lambda r: r.panel_position)
-    }
     chunks = tuple(
         ShownChunk(role=chunk.role, label=label, text=chunk.text)
         for label, chunk in labelled_chunks(item)
@@ -139,7 +135,7 @@ def _unit(item: NavigationItem, answer_text: str, record_group: list, model: str
         property_of_context=property_text(item),
         answer=answer_text,
         questions=tuple(ShownQuestion(sq.code, sq.key, sq.title, sq.question) for sq in questions),
-        seats=seats,
+        seats=seats_by_code(records, {sq.key: sq.code for sq in questions}),
     )
 
 
@@ -150,13 +146,8 @@ def judged_units(run_dir: Path) -> list[JudgedUnit] | None:
         return None
     items = {item.key: item for item in files.items}
     answers = {(a.item_key, a.model, a.sample_index): a for a in files.answers if a.ok}
-    grouped: dict[tuple, list] = defaultdict(list)
-    for record in files.verdicts:
-        grouped[(record.item_key, record.model, record.sample_index, record.rubric.value)].append(
-            record
-        )
     units = []
-    for (key, model, sample, _), records in sorted(grouped.items()):
+    for (key, model, sample, _), records in verdict_groups(files.verdicts).items():
         item, answer = items.get(key), answers.get((key, model, sample))
         if item is None or answer is None:
             continue

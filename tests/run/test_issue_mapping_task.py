@@ -29,6 +29,7 @@ from polistemics.runlog.issue_mapping import read_issue_mapping_files
 from polistemics.sources.demo import demo_path
 from polistemics.testing import FakeOpenAIServer
 from polistemics.testing.responders import NavigationResponder
+from report.test_page_in_chromium import Opened, browser  # noqa: F401 (the Chromium fixture)
 
 INVENTED = "Phantom Party"
 QUALITIES = {"correct": {}, "drop": {"drop": True}, "invent": {"invent": INVENTED}}
@@ -194,3 +195,13 @@ def test_the_report_and_score_json_show_the_task(runs) -> None:
     rows = json.loads(result.output)
     assert [row["task"] for row in rows] == ["party_position", "issue_mapping"]
     assert rows[1]["emi"] == 1 and set(rows[1]["adherence"]) == {"baseline"}
+
+
+def test_the_report_section_renders_in_chromium_without_errors(runs, browser) -> None:  # noqa: F811
+    opened = Opened(browser, runs["invent"] / "report" / "report.html")
+    section = opened.page.locator("section#issue-mapping")
+    assert section.count() == 1 and section.is_visible()
+    assert opened.page.locator("#issue-mapping-checks tbody tr").count() == 1
+    assert INVENTED in section.inner_text()
+    assert opened.errors == [] and opened.dialogs == []
+    opened.page.close()

@@ -110,5 +110,6 @@ def test_the_dry_run_plans_the_task_per_task(tmp_path) -> None:
     # the demo names each statement its own theme: no item, and the line says why
     assert "issue_mapping: about 0 items" in result.output
     assert "an election without such themes is skipped" in result.output
+    assert "issue_mapping: demo_en skipped: the source groups no two statements" in result.output
     assert "task issue_mapping: 0 calls" in result.output
     assert "task party_position:" in result.output

@@ -108,6 +108,7 @@ class IssueMapping(BaseStage):
         if not self.enabled(config):
             return []
         items = conflicts = parties_per_item = 0
+        skipped: list[str] = []
         for scoped in plan.elections:
             by_theme: dict[str, set[str]] = {}
             parties: dict[str, set[str]] = {}
@@ -117,6 +118,8 @@ class IssueMapping(BaseStage):
                     by_theme.setdefault(theme, set()).add(position.statement.id)
                     parties.setdefault(theme, set()).add(position.party.id)
             themes = grouping_themes_of(by_theme)
+            if not themes:
+                skipped.append(scoped.election.id)
             items += len(themes)
             conflicts += sum(len(by_theme[t]) for t in themes)  # at most: before conflicts
             for theme in themes:
@@ -159,7 +162,7 @@ class IssueMapping(BaseStage):
                     OUTPUT_TOKENS[JUDGE_STAGE],
                 )
             )
-        plan.details["issue_mapping"] = {"items": items}
+        plan.details["issue_mapping"] = {"items": items, "skipped": skipped}
         return rows
 
     def plan_notes(self, details: dict) -> list[str]:
@@ -171,6 +174,11 @@ class IssueMapping(BaseStage):
             "statements; before themes without a conflict and budget refusals; an election "
             "without such themes is skipped)"
         ]
+        for election in found.get("skipped", []):
+            lines.append(
+                f"issue_mapping: {election} skipped: the source groups no two statements under "
+                "one theme"
+            )
         if "navigation" not in details:  # the navigation stage prints the per-task lines
             for task, totals in details.get("per_task", {}).items():
                 lines.append(

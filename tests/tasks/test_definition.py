@@ -11,6 +11,10 @@ from polistemics.conditions import ALL_ENVIRONMENTS, Environment
 from polistemics.rubrics import SUB_QUESTIONS
 from polistemics.run.config import TASK_NAMES, ConfigError, load_config, parse_config
 from polistemics.tasks import DEFAULT_TASKS, TASKS
+from polistemics.tasks.issue_mapping.questions import (
+    ISSUE_MAPPING_ENVIRONMENTS,
+    ISSUE_MAPPING_QUESTIONS,
+)
 from polistemics.tasks.navigation.questions import NAVIGATION_ENVIRONMENTS, NAVIGATION_QUESTIONS
 
 B, A, V, C, N = (
@@ -105,3 +109,12 @@ def test_the_task_keys_stay_out_of_a_default_configs_dump() -> None:
 def test_bad_task_settings_are_refused_with_the_key(extra: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_config(_config(**extra), "x")
+
+
+def test_docs_page_holds_the_issue_mapping_table() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "tasks.md").read_text(encoding="utf-8")
+    assert list(ISSUE_MAPPING_ENVIRONMENTS) == [B]
+    for sq in ISSUE_MAPPING_QUESTIONS:
+        assert sq.pass_rule(B) == "No" and not sq.yes_passes(B)
+        row = f"| {sq.code} | {sq.title} | {sq.question} | {sq.pass_rule(B)} |"
+        assert row in page, row

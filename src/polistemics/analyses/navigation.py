@@ -28,12 +28,11 @@ import pandas as pd
 
 from polistemics.runlog.navigation import NavigationFiles
 from polistemics.stats import percentile_ci, resample_weights, stratum_rng, wilson_intervals
-from polistemics.tasks.navigation.coder import panel_reading
 from polistemics.tasks.navigation.metrics import (
     FOCUS_OUTCOMES,
     STANCES,
     AnswerCheck,
-    check_answer,
+    checked_answers,
     f1,
 )
 from polistemics.tasks.navigation.scores import (
@@ -62,24 +61,14 @@ def answer_checks(
     files: NavigationFiles, coder_panel: int
 ) -> tuple[dict[tuple[str, str], list[AnswerCheck]], dict[tuple[str, str], int]]:
     """Per (model, environment): every readable answer's checks, and the unread answers."""
-    items = {item.key: item for item in files.items}
-    records = defaultdict(list)
-    for record in files.codes:
-        records[(record.item_key, record.model, record.sample_index)].append(record)
     checks: dict[tuple[str, str], list[AnswerCheck]] = defaultdict(list)
     unread: dict[tuple[str, str], int] = defaultdict(int)
-    for answer in files.answers:
-        item = items.get(answer.item_key)
-        if item is None or not answer.ok:
-            continue
+    for answer, item, check in checked_answers(files, coder_panel):
         where = (answer.model, item.environment.value)
-        reading = panel_reading(
-            records.get((answer.item_key, answer.model, answer.sample_index), []), coder_panel
-        )
-        if reading is None:
+        if check is None:
             unread[where] += 1
-            continue
-        checks[where].append(check_answer(item, reading))
+        else:
+            checks[where].append(check)
     return checks, unread
 
 

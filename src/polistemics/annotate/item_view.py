@@ -37,6 +37,8 @@ from polistemics.conditions import ABSENT_SENTINEL, Environment
 from polistemics.judging.prompt import judge_query, property_of_context
 from polistemics.runlog import RunDir
 from polistemics.runlog.items import EnvironmentItem
+from polistemics.tasks import PARTY_POSITION, PARTY_POSITION_TASK, TASKS
+from polistemics.tasks.views import JudgedUnit, judge_panel_size
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +85,9 @@ class ItemContent(BaseModel):
     context_placeholder: str | None  # Absent: what the answerer saw instead of evidence
     answer: str
     sub_questions: list[SubQuestionView]
+    # The task of the answer (issue 29): the paper's unless the sample drew another's.
+    task: str = PARTY_POSITION
+    task_label: str = PARTY_POSITION_TASK.label
 
 
 class SeatVerdicts(BaseModel):
@@ -160,6 +165,70 @@ def build_item_view(
     return ItemView(content=content, reveal=reveal)
 
 
+def build_task_item_view(sample_item: SampleItem, unit: JudgedUnit, panel_size: int) -> ItemView:
+    """The view of a sample item of a task beyond the paper's, from the task's judged unit
+    (``Task.views.judged_units``: the judge prompt's query, labelled context, property of
+    context and the task's sub-questions as the judges were asked them)."""
+    content = ItemContent(
+        sample_id=sample_item.sample_id,
+        rubric=unit.rubric.value,
+        rubric_label=unit.rubric.label,
+        rubric_definition=unit.rubric.definition,
+        environment=unit.environment.value,
+        environment_label=unit.environment.label,
+        language=unit.language,
+        output_language=unit.output_language,
+        property_of_context=unit.property_of_context,
+        query=unit.query,
+        context=[
+            ContextChunk(number=i, role=chunk.role, label=chunk.label, text=chunk.text)
+            for i, chunk in enumerate(unit.context, start=1)
+        ],
+        context_placeholder=unit.context_placeholder,
+        answer=unit.answer,
+        sub_questions=[
+            SubQuestionView(
+                number=i, code=sq.code, key=sq.key, title=sq.title, question=sq.question
+            )
+            for i, sq in enumerate(unit.questions, start=1)
+        ],
+        task=unit.task,
+        task_label=TASKS[unit.task].label,
+    )
+    verdicts = PanelVerdicts(
+        _unit(sample_item),
+        unit.environment.value,
+        unit.seats,
+        complete=True,
+    )
+    reveal = PanelReveal(
+        model=sample_item.model,
+        sample_index=sample_item.sample_index,
+        judges=[
+            SeatVerdicts(seat=seat, judge=seat.split(":", 1)[1], says_yes=says)
+            for seat, says in unit.seats.items()
+        ],
+        majority=verdicts.majority(panel_size),
+        judges_agreed=verdicts.agreed,
+    )
+    return ItemView(content=content, reveal=reveal)
+
+
+def _task_units(
+    run_dir: Path, sample: Sequence[SampleItem]
+) -> tuple[dict[AnswerRubric, JudgedUnit], int]:
+    """The judged units of the sample's items of tasks beyond the paper's, and the panel size."""
+    units: dict[AnswerRubric, JudgedUnit] = {}
+    seats: set[str] = set()
+    for task in sorted({s.task for s in sample} - {PARTY_POSITION}):
+        views = TASKS[task].views if task in TASKS else None
+        found = views.judged_units(run_dir) if views is not None else None
+        for unit in found or []:
+            units[AnswerRubric(unit.item_key, unit.model, unit.sample_index, unit.rubric)] = unit
+            seats.update(unit.seats)
+    return units, judge_panel_size(run_dir, len(seats))
+
+
 def _unit(sample_item: SampleItem) -> AnswerRubric:
     return AnswerRubric(
         sample_item.item_key, sample_item.model, sample_item.sample_index, sample_item.rubric
@@ -176,26 +245,37 @@ class RunViews:
         answers: dict[tuple, str],
         verdicts: dict[AnswerRubric, PanelVerdicts],
         panel_size: int,
+        task_units: dict[AnswerRubric, JudgedUnit] | None = None,
+        task_panel_size: int = 1,
     ):
         self.run_dir = Path(run_dir)
         self._items = items
         self._answers = answers
         self._verdicts = verdicts
         self.panel_size = panel_size
+        self._task_units = task_units or {}
+        self._task_panel_size = task_panel_size
 
     @classmethod
     def load(cls, run_dir: Path | str, sample: Sequence[SampleItem]) -> RunViews:
-        """Read what ``sample`` needs of ``run_dir``: its items, answers and panel verdicts."""
+        """Read what ``sample`` needs of ``run_dir``: its items, answers and panel verdicts;
+        for the items of tasks beyond the paper's, the tasks' judged units."""
         run_dir = Path(run_dir)
+        task_units, task_panel = _task_units(run_dir, sample)
+        sample = [s for s in sample if s.task == PARTY_POSITION]
         keys = {s.item_key for s in sample}
         verdicts, size = panel_verdicts(run_dir, {_unit(s) for s in sample})
         wanted = {(s.item_key, s.model, s.sample_index) for s in sample}
         found = answers_for(run_dir, wanted)
         # A failed or empty answer was never judged: there is nothing to label.
         answers = {key: answer.text or "" for key, answer in found.items() if answer.ok}
-        return cls(run_dir, items_for(run_dir, keys), answers, verdicts, size)
+        return cls(
+            run_dir, items_for(run_dir, keys), answers, verdicts, size, task_units, task_panel
+        )
 
     def covers(self, sample_item: SampleItem) -> bool:
+        if sample_item.task != PARTY_POSITION:
+            return _unit(sample_item) in self._task_units
         return (
             sample_item.item_key in self._items
             and (sample_item.item_key, sample_item.model, sample_item.sample_index) in self._answers
@@ -203,6 +283,14 @@ class RunViews:
         )
 
     def view(self, sample_item: SampleItem) -> ItemView:
+        if sample_item.task != PARTY_POSITION:
+            unit = self._task_units.get(_unit(sample_item))
+            if unit is None:
+                raise ItemViewError(
+                    f"sample item {sample_item.sample_id}: the run's {sample_item.task} files "
+                    "hold no judged answer for it"
+                )
+            return build_task_item_view(sample_item, unit, self._task_panel_size)
         item = self._items.get(sample_item.item_key)
         if item is None:
             raise ItemViewError(
@@ -266,7 +354,14 @@ def run_fingerprint(run_dir: Path) -> str:
     """Names, sizes and modification times of the run files a view is read from."""
     run = RunDir(run_dir)
     parts = []
-    for path in [run.judges, run.answers, run.manifest, *run.release_item_files()]:
+    task_files = sorted((Path(run_dir) / "tasks").glob("*/*.jsonl"))  # issue 29's tasks
+    for path in [
+        run.judges,
+        run.answers,
+        run.manifest,
+        *run.release_item_files(),
+        *task_files,
+    ]:
         stat = path.stat() if path.is_file() else None
         parts.append(
             f"{path.relative_to(run_dir)}:{stat and stat.st_size}:{stat and stat.st_mtime_ns}"

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from polistemics.annotate.item_view import RunViews
 from polistemics.annotate.store import AnnotationStore, Label, LabelRefused, SampleItem
+from polistemics.tasks import PARTY_POSITION
 
 FORMAT_VERSION = 2  # 2: item lines hold nothing derived from the panel (no stratum, no weight)
 _LABEL_FIELDS = {"type", "annotator", "sample_id", "sub_question", "says_yes", "note", "given_at"}
@@ -54,12 +55,16 @@ def item_line(sample_item: SampleItem, views: RunViews) -> dict:
     and how many annotators it wants (drawn at random, independent of the panel). No stratum,
     weight, model or verdict."""
     content = views.view(sample_item).content
+    # An item of the paper's task is exported as before tasks existed (issue 29).
+    paper = content.task == PARTY_POSITION
     return {
         "type": "item",
         "format": FORMAT_VERSION,
         "sample_id": sample_item.sample_id,
         "annotators_wanted": sample_item.annotators_wanted,
-        **content.model_dump(mode="json", exclude={"sample_id"}),
+        **content.model_dump(
+            mode="json", exclude={"sample_id", *(("task", "task_label") if paper else ())}
+        ),
     }
 
 

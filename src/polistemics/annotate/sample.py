@@ -23,14 +23,18 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from polistemics.annotate.run_data import AnswerRubric, PanelVerdicts, items_for, panel_verdicts
+from polistemics.annotate.run_data import AnswerRubric, items_for, panel_verdicts
 from polistemics.annotate.store import SampleItem, sample_id_for
 from polistemics.conditions import Environment
 from polistemics.rubrics import Rubric
+from polistemics.tasks import PARTY_POSITION, TASKS
+from polistemics.tasks.views import judge_panel_size
 
 DEFAULT_SPLIT_SHARE = 0.5
 DEFAULT_OVERLAP = 2
@@ -118,24 +122,86 @@ def _split_agreed_counts(n: int, split: int, agreed: int, share: float) -> tuple
     return n - n_agreed, n_agreed
 
 
-def draw_sample(
-    run_dir: Path | str, options: SampleOptions
-) -> tuple[list[SampleItem], SampleDesign]:
-    """The sample items in draw order, and the design that produced them."""
-    run_dir = Path(run_dir)
+@dataclass(frozen=True)
+class JudgedPopulation:
+    """The units the whole panel judged, with what a sample item records of each."""
+
+    agreed: dict[AnswerRubric, bool]  # every seat gave the same verdicts
+    environment: dict[AnswerRubric, str]  # the item's environment
+    language: dict[AnswerRubric, str]  # the language the answer was asked in
+    panel_environment: dict[AnswerRubric, str]  # as the judge records say (the strata's)
+
+
+def _paper_population(run_dir: Path) -> JudgedPopulation:
     verdicts, _ = panel_verdicts(run_dir)
     judged = {unit: v for unit, v in verdicts.items() if v.complete}
     if not judged:
         raise SampleError(f"{run_dir}: no answer was judged by the whole panel; nothing to sample")
     items = items_for(run_dir, {unit.item_key for unit in judged})
+    return JudgedPopulation(
+        agreed={unit: v.agreed for unit, v in judged.items()},
+        environment={
+            unit: items[unit.item_key].environment.value
+            for unit in judged
+            if unit.item_key in items
+        },
+        language={
+            unit: items[unit.item_key].output_language for unit in judged if unit.item_key in items
+        },
+        panel_environment={unit: v.environment for unit, v in judged.items()},
+    )
+
+
+def _task_population(run_dir: Path, task: str) -> JudgedPopulation:
+    """A further task's judged answers x rubric (``Task.views.judged_units``)."""
+    views = TASKS[task].views
+    units = views.judged_units(run_dir) if views is not None else None
+    if units is None:
+        raise SampleError(f"{run_dir}: the run did not ask the {task} task; nothing to sample")
+    seats = {seat for unit in units for seat in unit.seats}
+    size = judge_panel_size(run_dir, len(seats))
+    population = JudgedPopulation({}, {}, {}, {})
+    for unit in units:
+        complete = len(unit.seats) >= size and all(
+            v is not None for seat in unit.seats.values() for v in seat.values()
+        )
+        if not complete:
+            continue
+        key = AnswerRubric(unit.item_key, unit.model, unit.sample_index, unit.rubric)
+        verdicts = list(unit.seats.values())
+        population.agreed[key] = all(v == verdicts[0] for v in verdicts)
+        population.environment[key] = unit.environment.value
+        population.panel_environment[key] = unit.environment.value
+        population.language[key] = unit.output_language
+    if not population.agreed:
+        raise SampleError(f"{run_dir}: no {task} answer was judged by the whole panel")
+    return population
+
+
+def stratum_of(environment: str, rubric: str, agreed: bool, task: str) -> str:
+    """The stratum's name; a task beyond the paper's is named last (``...|agreed|navigation``)."""
+    name = stratum_name(environment, rubric, agreed)
+    return name if task == PARTY_POSITION else f"{name}|{task}"
+
+
+def draw_sample(
+    run_dir: Path | str, options: SampleOptions, task: str = PARTY_POSITION
+) -> tuple[list[SampleItem], SampleDesign]:
+    """The sample items in draw order, and the design that produced them (of one task: the
+    paper's by default)."""
+    run_dir = Path(run_dir)
+    population = (
+        _paper_population(run_dir) if task == PARTY_POSITION else _task_population(run_dir, task)
+    )
     strata: dict[str, list[AnswerRubric]] = defaultdict(list)
-    for unit, v in judged.items():
-        strata[stratum_name(v.environment, unit.rubric.value, v.agreed)].append(unit)
+    for unit, agreed in population.agreed.items():
+        name = stratum_of(population.panel_environment[unit], unit.rubric.value, agreed, task)
+        strata[name].append(unit)
     for units in strata.values():
         units.sort(key=lambda u: (u.item_key, u.model, u.sample_index))
     sizes = {name: len(units) for name, units in strata.items()}
-    split_sizes = {name: size for name, size in sizes.items() if name.endswith("|split")}
-    agreed_sizes = {name: size for name, size in sizes.items() if name.endswith("|agreed")}
+    split_sizes = {name: size for name, size in sizes.items() if _is_split(name)}
+    agreed_sizes = {name: size for name, size in sizes.items() if not _is_split(name)}
     n_split, n_agreed = _split_agreed_counts(
         options.n, sum(split_sizes.values()), sum(agreed_sizes.values()), options.split_share
     )
@@ -150,9 +216,7 @@ def draw_sample(
 
     sample = []
     for number, (name, unit) in enumerate(drawn, start=1):
-        panel: PanelVerdicts = judged[unit]
-        item = items.get(unit.item_key)
-        if item is None:
+        if unit not in population.language:
             raise SampleError(
                 f"{run_dir}: judged item {unit.item_key!r} is not among the run's exported items"
             )
@@ -163,13 +227,14 @@ def draw_sample(
                 model=unit.model,
                 sample_index=unit.sample_index,
                 rubric=unit.rubric,
-                environment=item.environment,
-                language=item.output_language,
+                environment=Environment(population.environment[unit]),
+                language=population.language[unit],
                 stratum=name,
-                judges_agreed=panel.agreed,
+                judges_agreed=population.agreed[unit],
                 weight=sizes[name] / counts[name],
                 annotators_wanted=options.overlap if number - 1 in overlapping else 1,
                 seed=options.seed,
+                task=task,
             )
         )
     design = SampleDesign(
@@ -188,8 +253,32 @@ def draw_sample(
     return sample, design
 
 
+def draw_task_samples(
+    run_dir: Path | str, options: SampleOptions, tasks: Sequence[str]
+) -> tuple[list[SampleItem], list[SampleDesign]]:
+    """One sample of ``options.n`` items per task (issue 29), drawn as ``draw_sample`` draws
+    each, in the order of ``tasks``; the ids run on across tasks, so that an annotator who
+    filters by task sees each task's items in draw order. With one task it is ``draw_sample``."""
+    items: list[SampleItem] = []
+    designs = []
+    for task in dict.fromkeys(tasks):
+        drawn, design = draw_sample(run_dir, options, task)
+        items.extend(drawn)
+        designs.append(design)
+    if len(designs) > 1:
+        items = [
+            item.model_copy(update={"sample_id": sample_id_for(number, len(items))})
+            for number, item in enumerate(items, start=1)
+        ]
+    return items, designs
+
+
+def _is_split(name: str) -> bool:
+    return name.split("|")[2] == "split"
+
+
 def _stratum_design(name: str, size: int, drawn: int) -> StratumDesign:
-    environment, rubric, agreement = name.split("|")
+    environment, rubric, agreement = name.split("|")[:3]
     return StratumDesign(
         stratum=name,
         environment=Environment(environment),

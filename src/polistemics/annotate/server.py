@@ -3,8 +3,9 @@
 One page (``templates/app.html`` with ``static/app.js`` and ``static/app.css``, no CDN) and a
 small JSON API:
 
-- ``GET /api/next?annotator=NAME[&after=ID]``: the annotator's next item (the first one in draw
-  order they have not finished, after ``after`` when skipping, wrapping round), blind;
+- ``GET /api/next?annotator=NAME[&after=ID][&task=TASK]``: the annotator's next item (the first
+  one in draw order they have not finished, after ``after`` when skipping, wrapping round; only
+  items of ``task`` when given, issue 29), blind;
 - ``GET /api/item/ID?annotator=NAME``: one item, blind;
 - ``POST /api/label`` (JSON ``annotator, sample_id, sub_question, says_yes, note``): one label,
   committed to the run's store before the answer; a refusal comes back as 400 with its reason;
@@ -53,6 +54,7 @@ from polistemics.annotate.store import (
 )
 from polistemics.annotate.views import blind_item, is_complete, reveal_verdicts
 from polistemics.html_templates import page_environment
+from polistemics.tasks import PARTY_POSITION, TASKS
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -180,6 +182,24 @@ def _view(app: web.Application, item: SampleItem) -> ItemView:
     return item_view(app[RUN_DIR], item)
 
 
+def _task_choices(store: AnnotationStore) -> list[tuple[str, str, int]]:
+    """(task, label, items) of each task in the sample; the page offers a filter when the
+    sample holds an item of a task beyond the paper's (issue 29)."""
+    counts = store.task_counts()
+    if set(counts) <= {PARTY_POSITION}:
+        return []
+    return [(task, TASKS[task].label if task in TASKS else task, n) for task, n in counts.items()]
+
+
+def _task_filter(request: web.Request) -> str | None:
+    task = request.query.get("task") or None
+    if task is not None and task not in TASKS:
+        raise web.HTTPBadRequest(
+            text=json.dumps({"error": f"unknown task {task!r}"}), content_type="application/json"
+        )
+    return task
+
+
 async def page(request: web.Request) -> web.Response:
     store = request.app[STORE]
     html = (
@@ -190,6 +210,7 @@ async def page(request: web.Request) -> web.Response:
             run_name=request.app[RUN_DIR].name,
             shows_verdicts=request.app[REVEAL],
             sample_size=len(store.sample()),
+            tasks=_task_choices(store),
         )
     )
     return web.Response(text=html, content_type="text/html")
@@ -199,9 +220,10 @@ async def next_item(request: web.Request) -> web.Response:
     store = request.app[STORE]
     annotator = _annotator(request)
     after = request.query.get("after") or None
-    item = store.next_for(annotator, after=after)
+    task = _task_filter(request)
+    item = store.next_for(annotator, after=after, task=task)
     if item is None and after is not None:  # wrap round to the items skipped before
-        item = store.next_for(annotator)
+        item = store.next_for(annotator, task=task)
     return web.json_response(_item_payload(request.app, item, annotator))
 
 
@@ -260,6 +282,7 @@ async def reveals(request: web.Request) -> web.Response:
                 "sample_id": item.sample_id,
                 "rubric_label": content.rubric_label,
                 "environment_label": content.environment_label,
+                "task_label": content.task_label,
                 "reveal": _reveal_of(app, item, annotator, allowed),
             }
         )

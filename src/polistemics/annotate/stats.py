@@ -48,6 +48,7 @@ from polistemics.runlog import CELLS_FILE, JudgeVerdictRecord, RunDir, RunFileEr
 from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.cells import ITEM_COLUMNS
 from polistemics.scoring.verdict_table import panel_judge_id
+from polistemics.tasks import PARTY_POSITION
 
 NO_LABELS = (
     "No human labels yet: label the drawn sample with `polistemics annotate serve RUN` (or "
@@ -167,6 +168,12 @@ def annotation_stats(
     run_dir = Path(run_dir)
     sample, labels, not_blind = _read_store(run_dir)
     notes: list[str] = []
+    sample, labels, other_tasks = _paper_task_only(sample, labels)
+    if other_tasks:
+        notes.append(
+            f"{other_tasks} labels on items of tasks beyond the paper's (issue 29) are not in "
+            "these figures: they validate the paper's task's judges"
+        )
     if not_blind:
         notes.append(
             f"{not_blind} labels given after the panel's verdicts were shown (to their annotator, "
@@ -226,6 +233,18 @@ def _read_store(run_dir: Path) -> tuple[list[SampleItem], list[Label], int]:
         return [], [], 0
     with AnnotationStore.open(run_dir) as store:
         return store.sample(), store.counted_labels(), store.labels_after_a_reveal()
+
+
+def _paper_task_only(
+    sample: list[SampleItem], labels: list[Label]
+) -> tuple[list[SampleItem], list[Label], int]:
+    """The sample items and labels of the paper's task, and how many labels are left out."""
+    kept = [item for item in sample if item.task == PARTY_POSITION]
+    if len(kept) == len(sample):
+        return sample, labels, 0
+    ids = {item.sample_id for item in kept}
+    counted = [label for label in labels if label.sample_id in ids]
+    return kept, counted, len(labels) - len(counted)
 
 
 def _sample_frame(sample: list[SampleItem]) -> pd.DataFrame:

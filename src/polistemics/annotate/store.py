@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from polistemics.conditions import Environment
 from polistemics.rubrics import BY_CODE, BY_KEY, Rubric, SubQuestion, sub_questions
 from polistemics.runlog import RunDir
+from polistemics.tasks import PARTY_POSITION, TASKS, TaskSubQuestion
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS annotation_sample (
@@ -46,7 +47,8 @@ CREATE TABLE IF NOT EXISTS annotation_sample (
     judges_agreed INTEGER NOT NULL,
     weight REAL NOT NULL,
     annotators_wanted INTEGER NOT NULL,
-    seed INTEGER NOT NULL
+    seed INTEGER NOT NULL,
+    task TEXT NOT NULL DEFAULT 'party_position'
 );
 CREATE TABLE IF NOT EXISTS annotation_labels (
     annotator TEXT NOT NULL,
@@ -90,6 +92,7 @@ SAMPLE_COLUMNS = (
     "weight",
     "annotators_wanted",
     "seed",
+    "task",
 )
 # A label is not blind when it was stored after its annotator saw any verdict, or after anyone
 # saw its item's verdicts (names are not authentication: another name may be the same person).
@@ -134,11 +137,15 @@ class SampleItem(BaseModel):
     weight: float  # inverse inclusion probability: stratum size / drawn
     annotators_wanted: int  # overlap: how many annotators should label it
     seed: int
+    task: str = PARTY_POSITION  # the task of the answer (issue 29; polistemics.tasks)
 
     @property
-    def sub_questions(self) -> list[SubQuestion]:
-        """The sub-questions the judges answered on this item, in App. F order."""
-        return sub_questions(self.rubric, self.environment)
+    def sub_questions(self) -> list[SubQuestion] | list[TaskSubQuestion]:
+        """The sub-questions the judges answered on this item: App. F's, in App. F order, for
+        the paper's task; the task's own table (docs/tasks.md) for another."""
+        if self.task == PARTY_POSITION:
+            return sub_questions(self.rubric, self.environment)
+        return list(TASKS[self.task].active_questions(self.environment, self.rubric))
 
 
 class Label(BaseModel):
@@ -194,9 +201,28 @@ def _sub_question_code(item: SampleItem, sub_question: object) -> str:
     """The code of an active sub-question of the item (a release key is accepted too)."""
     if not isinstance(sub_question, str):
         raise LabelRefused("the sub-question must be text, e.g. 'F1'")
+    if item.task != PARTY_POSITION:
+        return _task_sub_question_code(item, sub_question.strip())
     found = BY_CODE.get(sub_question.strip()) or BY_KEY.get(sub_question.strip())
     if found is None:
         raise LabelRefused(f"unknown sub-question {sub_question!r}")
+    active = item.sub_questions
+    if found not in active:
+        codes = ", ".join(sq.code for sq in active)
+        raise LabelRefused(
+            f"sub-question {found.code} is not asked for {item.rubric.label} in "
+            f"{item.environment.label} (item {item.sample_id} asks {codes})"
+        )
+    return found.code
+
+
+def _task_sub_question_code(item: SampleItem, sub_question: str) -> str:
+    """The code of an active sub-question of an item of a task beyond the paper's (by its code
+    or key in the task's table)."""
+    task = TASKS[item.task]
+    found = next((sq for sq in task.sub_questions if sub_question in (sq.code, sq.key)), None)
+    if found is None:
+        raise LabelRefused(f"unknown sub-question {sub_question!r} of the {task.label} task")
     active = item.sub_questions
     if found not in active:
         codes = ", ".join(sq.code for sq in active)
@@ -217,6 +243,16 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+def _add_task_column(db: sqlite3.Connection) -> None:
+    """A store made before tasks (issue 29) gets the ``task`` column; its items are the paper's
+    task's."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(annotation_sample)")}
+    if "task" not in columns:
+        db.execute(
+            "ALTER TABLE annotation_sample ADD COLUMN task TEXT NOT NULL DEFAULT 'party_position'"
+        )
+
+
 class AnnotationStore:
     """The annotation tables of one run; thread-safe, and safe to open from several processes."""
 
@@ -225,6 +261,7 @@ class AnnotationStore:
         self._lock = threading.Lock()
         self._db = _connect(self.path)
         self._db.executescript(SCHEMA)
+        _add_task_column(self._db)
         self._sample_cache: tuple[int, list[SampleItem], dict[str, SampleItem]] | None = None
 
     @classmethod
@@ -477,14 +514,26 @@ class AnnotationStore:
                 open_items.append((item, False))
         return open_items
 
-    def next_for(self, annotator: str, *, after: str | None = None) -> SampleItem | None:
+    def next_for(
+        self, annotator: str, *, after: str | None = None, task: str | None = None
+    ) -> SampleItem | None:
         """The first item in draw order that ``annotator`` has not fully labelled among those
-        open to them; with ``after`` (a sample id, for skipping) the first one after it."""
+        open to them; with ``after`` (a sample id, for skipping) the first one after it; with
+        ``task``, only that task's items (issue 29)."""
         for item, done in self.available_for(annotator):
             # Ids share one width within a sample, so they compare in draw order.
+            if task is not None and item.task != task:
+                continue
             if not done and (after is None or item.sample_id > after):
                 return item
         return None
+
+    def task_counts(self) -> dict[str, int]:
+        """The sample's items per task, in the order the tasks are first drawn."""
+        counts: dict[str, int] = {}
+        for item in self.sample():
+            counts[item.task] = counts.get(item.task, 0) + 1
+        return counts
 
     def progress(self, annotator: str) -> tuple[int, int]:
         """(items this annotator fully labelled, items open to them)."""

@@ -30,13 +30,14 @@ from polistemics.annotate.sample import (
     SampleDesign,
     SampleError,
     SampleOptions,
-    draw_sample,
+    draw_task_samples,
 )
 from polistemics.annotate.store import AnnotationStore, SampleExistsError
 from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import fail, user_errors
 from polistemics.cli.groups import add_group
 from polistemics.runlog import RunFileError, is_run_dir
+from polistemics.tasks import PARTY_POSITION, TASKS
 
 RunArgument = Annotated[Path, typer.Argument(help="A finished run directory.")]
 
@@ -116,21 +117,43 @@ def sample(
         bool, typer.Option("--replace", help="Replace a sample that has no labels yet.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the design as JSON.")] = False,
+    task: Annotated[
+        list[str],
+        typer.Option(
+            "--task",
+            help="Draw --n items of this task (repeatable; issue 29): party_position (the "
+            "paper's) or another task the run asked, e.g. navigation.",
+        ),
+    ] = [PARTY_POSITION],  # noqa: B006 (typer needs a list default for repeatable options)
 ) -> None:
     """Draw a stratified sample of judged answer x rubric items into the run's store."""
     run = _finished_run(run)
+    unknown = [name for name in task if name not in TASKS]
+    if unknown:
+        fail(f"--task {unknown[0]}: unknown task (known: {', '.join(TASKS)})")
     options = SampleOptions(
         n=n, seed=seed, overlap=overlap, overlap_share=overlap_share, split_share=split_share
     )
+    tasks = list(dict.fromkeys(task))
     with user_errors(SampleError, SampleExistsError, RunDataError, RunFileError):
-        items, design = draw_sample(run, options)
+        items, designs = draw_task_samples(run, options, tasks)
         with AnnotationStore.open(run) as store:
             store.write_sample(items, replace=replace)
         cached = prepare_views(run)
     if as_json:
-        typer.echo(json.dumps(design.model_dump(mode="json"), indent=2))
+        if len(designs) == 1:
+            typer.echo(json.dumps(designs[0].model_dump(mode="json"), indent=2))
+        else:
+            shown = [
+                {"task": name, **design.model_dump(mode="json")}
+                for name, design in zip(tasks, designs, strict=True)
+            ]
+            typer.echo(json.dumps(shown, indent=2))
     else:
-        _print_design(design)
+        for name, design in zip(tasks, designs, strict=True):
+            if len(designs) > 1:
+                print(f"task {name}:")
+            _print_design(design)
         print(f"item views prepared for the app: {cached}")
 
 

@@ -107,6 +107,7 @@ def _print_summary(comparison: Comparison, console: Console, labels: ModelLabels
             markup=False,
             highlight=False,
         )
+    _print_tasks(comparison, console, labels)
     if comparison.paired:
         console.print(
             f"  significant after Holm (exact McNemar): {comparison.n_significant()} tests",
@@ -119,6 +120,31 @@ def _print_summary(comparison: Comparison, console: Console, labels: ModelLabels
         console.print(
             f"  95% interval excludes 0: {excluding} of {rows} rows; significant after Holm "
             f"(bootstrap z, each table one family): {comparison.n_significant()}",
+            markup=False,
+            highlight=False,
+        )
+
+
+def _print_tasks(comparison: Comparison, console: Console, labels: ModelLabels) -> None:
+    """The tasks beyond the paper's (issue 29): each compared task's EMI difference per model,
+    and the tasks only one side asked. Nothing for runs of the paper's task alone."""
+    for note in comparison.task_notes:
+        console.print(f"  task: {note}", markup=False, highlight=False)
+    for task in comparison.tasks:
+        for note in task.notes:
+            console.print(f"  task {task.task}: {note}", markup=False, highlight=False)
+        emi = task.deltas.emi if task.deltas is not None else None
+        for row in [] if emi is None else emi.itertuples():
+            console.print(
+                f"  task {task.task}, {labels(row.model)}: EMI {100 * row.value_a:.1f} -> "
+                f"{100 * row.value_b:.1f} ({signed_points(row.delta)} pp, 95% CI "
+                f"[{signed_points(row.ci_low)}, {signed_points(row.ci_high)}])",
+                markup=False,
+                highlight=False,
+            )
+        console.print(
+            f"  task {task.task}: {task.n_significant()} differences significant after Holm "
+            "(sub-questions and checks)",
             markup=False,
             highlight=False,
         )

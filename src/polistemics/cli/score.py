@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from polistemics.analyses.comparison import read_comparison_tables
+from polistemics.analyses.issue_mapping import read_issue_mapping_tables
 from polistemics.analyses.model_scores import mechanism_rates_of, model_scores_of
 from polistemics.analyses.navigation import read_navigation_tables
 from polistemics.analyses.run_tables import run_score_tables
@@ -37,7 +38,7 @@ from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
 from polistemics.scoring.summary import ModelScores, score_cells
-from polistemics.tasks import COMPARISON, NAVIGATION, PARTY_POSITION
+from polistemics.tasks import COMPARISON, ISSUE_MAPPING, NAVIGATION, PARTY_POSITION
 
 
 @dataclass
@@ -117,6 +118,12 @@ def comparison_rows(run_dir: Path) -> list[dict]:
     """A run's comparison scores (issue 29), one row per model with ``task`` "comparison"."""
     tables = read_comparison_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
     return task_rows(tables, COMPARISON) if tables is not None else []
+
+
+def issue_mapping_rows(run_dir: Path) -> list[dict]:
+    """A run's issue-mapping scores (issue 29), as ``navigation_rows``."""
+    tables = read_issue_mapping_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
+    return [] if tables is None else task_rows(tables, ISSUE_MAPPING)
 
 
 def task_rows(tables: dict[str, pd.DataFrame], task: str) -> list[dict]:
@@ -203,6 +210,7 @@ def score(
         if loaded.variant is Variant.FULL:
             rows += navigation_rows(loaded.source)
             rows += comparison_rows(loaded.source)
+            rows += issue_mapping_rows(loaded.source)
         typer.echo(json.dumps(rows, indent=2))
         return
     render_table(scores, f"{loaded.source.name} ({loaded.variant.value})", stdout_console())

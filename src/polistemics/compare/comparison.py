@@ -14,33 +14,39 @@ import numpy as np
 import pandas as pd
 
 from polistemics.compare.conversations import conversation_deltas
-from polistemics.compare.deltas import UNIT_COLUMNS, DeltaTables, delta_tables
-from polistemics.compare.matching import PAIRED, Matched, match_sides
-from polistemics.compare.paired import with_tests
+from polistemics.compare.deltas import DeltaTables
+from polistemics.compare.judged import (
+    CORRECTION,
+    PAIRED_TEST,
+    SMALL_SAMPLE_UNITS,
+    TESTED,
+    UNPAIRED_TEST,
+    CompareOptions,
+    judged_deltas,
+    tested_tables,
+    with_small_sample_flags,
+)
+from polistemics.compare.matching import PAIRED, Matched
+from polistemics.compare.per_task import TaskComparison, compare_tasks
 from polistemics.compare.ranks import rank_agreement
 from polistemics.compare.sides import Side
-from polistemics.compare.unpaired import with_bootstrap_tests
-from polistemics.stats import DEFAULT_ALPHA, DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 
-TESTED = {
-    "sub_questions": ["variant", "model", "environment", "rubric", "sub_question"],
-    "sub_questions_pooled": ["variant", "model", "rubric", "sub_question"],
-    "parties": ["variant", "party_id", "environment", "rubric", "sub_question"],
-}
 RANK_ORDERINGS = ("leaderboard", "environment_difficulty", "dispersion")
-# An interval resting on fewer observations than this on either side is flagged (issue 27).
-SMALL_SAMPLE_UNITS = 30
-PAIRED_TEST = "exact McNemar (two-sided)"
-UNPAIRED_TEST = "bootstrap z (difference / bootstrap SE, two-sided)"
-CORRECTION = "Holm, each table one family"
-
-
-@dataclass(frozen=True)
-class CompareOptions:
-    resamples: int = DEFAULT_RESAMPLES
-    seed: int = 0
-    confidence: float = DEFAULT_CONFIDENCE
-    alpha: float = DEFAULT_ALPHA
+# Re-exported: the judged part of a comparison lives in ``judged`` (shared with ``per_task``).
+__all__ = [
+    "CORRECTION",
+    "PAIRED_TEST",
+    "SMALL_SAMPLE_UNITS",
+    "TESTED",
+    "UNPAIRED_TEST",
+    "CompareOptions",
+    "Comparison",
+    "compare_pair",
+    "compare_sides",
+    "comparisons_json",
+    "records",
+    "with_small_sample_flags",
+]
 
 
 @dataclass
@@ -52,6 +58,10 @@ class Comparison:
     # pushback and self-consistency between runs (compare.conversations); empty: neither side
     # has them, and nothing of the comparison changes
     conversations: dict[str, pd.DataFrame] = field(default_factory=dict)
+    # The tasks beyond the paper's (issue 29), compared where both sides asked them; notes say
+    # which task only one side asked. Both empty for runs of the paper's task alone.
+    tasks: list[TaskComparison] = field(default_factory=list)
+    task_notes: list[str] = field(default_factory=list)
 
     @property
     def paired(self) -> bool:
@@ -67,9 +77,7 @@ class Comparison:
     def tested(self) -> list[tuple[str, pd.DataFrame]]:
         """The tables with tests: paired, the pass-rate tables (McNemar); unpaired, every
         table (bootstrap z)."""
-        if not self.paired:
-            return self.deltas.items()
-        return [(name, getattr(self.deltas, name)) for name in TESTED]
+        return tested_tables(self.paired, self.deltas)
 
     def to_json(self) -> dict:
         m = self.matched
@@ -107,11 +115,24 @@ class Comparison:
             ),
             "rank_agreement": self.ranks,
             "deltas": {name: records(table) for name, table in self.deltas.items()},
+            **self._tasks_json(),
         } | (
             {"conversations": {n: records(t) for n, t in self.conversations.items()}}
             if self.conversations
             else {}
         )
+
+    def _tasks_json(self) -> dict:
+        """The ``tasks`` key: only when a side asked a task beyond the paper's (a comparison
+        of the paper's task alone is unchanged)."""
+        if not self.tasks and not self.task_notes:
+            return {}
+        return {
+            "tasks": {
+                "notes": list(self.task_notes),
+                "compared": {t.task: t.to_json(records) for t in self.tasks},
+            }
+        }
 
     def csv_tables(self, prefix: str = "") -> dict[str, pd.DataFrame]:
         tables = {f"{prefix}delta_{name}": table for name, table in self.deltas.items()}
@@ -130,6 +151,8 @@ class Comparison:
                 for what in RANK_ORDERINGS
             ]
         )
+        for task in self.tasks:
+            tables.update(task.csv_tables(prefix))
         return tables
 
 
@@ -167,18 +190,8 @@ def records(table: pd.DataFrame) -> list[dict]:
 
 def compare_pair(a: Side, b: Side, options: CompareOptions | None = None) -> Comparison:
     options = options or CompareOptions()
-    matched = match_sides(a, b)
-    deltas = delta_tables(matched, options.resamples, options.seed, options.confidence)
-    if matched.mode == PAIRED and matched.pairs is not None:
-        for name, keys in TESTED.items():
-            setattr(
-                deltas, name, with_tests(getattr(deltas, name), matched.pairs, keys, options.alpha)
-            )
-    else:
-        for name, table in deltas.items():
-            setattr(deltas, name, with_bootstrap_tests(table, options.alpha))
-    for name, table in deltas.items():
-        setattr(deltas, name, with_small_sample_flags(table))
+    matched, deltas = judged_deltas(a, b, options)
+    tasks, task_notes = compare_tasks(a, b, options)
     conversations = conversation_deltas(
         a,
         b,
@@ -187,19 +200,15 @@ def compare_pair(a: Side, b: Side, options: CompareOptions | None = None) -> Com
         confidence=options.confidence,
         alpha=options.alpha,
     )
-    ranks = rank_agreement(matched.cells_a, matched.cells_b)
-    return Comparison(matched, deltas, ranks, options, conversations)
-
-
-def with_small_sample_flags(table: pd.DataFrame) -> pd.DataFrame:
-    """The units columns moved last (after the tests, so the earlier columns keep their order)
-    and ``small_sample``: fewer than ``SMALL_SAMPLE_UNITS`` observations on either side."""
-    units = table.loc[:, UNIT_COLUMNS]
-    out = table.drop(columns=UNIT_COLUMNS)
-    out[UNIT_COLUMNS] = units
-    fewest = units.min(axis=1) if len(units) else pd.Series(dtype="int64")
-    out["small_sample"] = (fewest < SMALL_SAMPLE_UNITS).astype(bool)
-    return out
+    return Comparison(
+        matched,
+        deltas,
+        rank_agreement(matched.cells_a, matched.cells_b),
+        options,
+        conversations,
+        tasks,
+        task_notes,
+    )
 
 
 def compare_sides(sides: list[Side], options: CompareOptions | None = None) -> list[Comparison]:

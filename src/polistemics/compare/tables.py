@@ -66,6 +66,8 @@ _OWN: dict[str, tuple[ColumnType, str]] = {
     "kendall_p": ("float", "two-sided p of tau-b (exact below 10 items)"),
     "reason": ("text", "why the coefficients are missing; empty: none"),
     "p_method": ("text", "exact or asymptotic p-values; empty: no coefficients"),
+    "metric": ("text", "a task's check, as its definition names it (docs/compare.md)"),
+    "paired": ("bool", "the task's answers pair across the sides (one resample for both)"),
 }
 MISSING_IS_NONE = {"reason", "p_method"}
 COLUMNS: dict[str, TableColumn] = _SHARED | {
@@ -137,7 +139,10 @@ def _with_tables(comparison: Comparison, tables: dict[str, pd.DataFrame], prefix
         ]
         ranks[what] = found
     conversations = {name: tables[f"{prefix}{name}"] for name in comparison.conversations}
-    return dataclasses.replace(comparison, deltas=deltas, ranks=ranks, conversations=conversations)
+    tasks = [task.with_tables(tables, prefix) for task in comparison.tasks]
+    return dataclasses.replace(
+        comparison, deltas=deltas, ranks=ranks, conversations=conversations, tasks=tasks
+    )
 
 
 def _plain(value: object) -> object:

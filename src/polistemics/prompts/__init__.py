@@ -50,6 +50,8 @@ TASK_TEMPLATE_NAMES = (
     "comparison_coder_user",
     "comparison_judge_system",
     "comparison_judge_user",
+    "issue_mapping_user",
+    "issue_mapping_judge_system",
 )
 
 

@@ -24,6 +24,7 @@ from markupsafe import Markup
 from polistemics import __version__
 from polistemics.compare.comparison import Comparison
 from polistemics.compare.errors import CompareError
+from polistemics.compare.per_task import TaskComparison
 from polistemics.compare.tables import (
     comparison_tables,
     read_comparison_tables,
@@ -52,6 +53,7 @@ from polistemics.report.labels import (
 )
 from polistemics.report.page import asset, environment
 from polistemics.report.view import Column, figure_view, table_view
+from polistemics.tasks import TASKS
 
 COMPARE_FILE = "compare.html"
 COMPARE_SECTIONS: tuple[tuple[str, str], ...] = (
@@ -63,6 +65,7 @@ COMPARE_SECTIONS: tuple[tuple[str, str], ...] = (
     ("sub-questions", "Sub-questions"),
     ("parties", "Parties"),
 )
+TASKS_SECTION = ("tasks", "Tasks")  # only for sides that asked a task beyond the paper's
 MAX_LISTED_ROWS = 50
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -193,7 +196,73 @@ def _part_view(part: ComparisonPart, labels: ModelLabels) -> dict:
         ),
         "prefix": part.prefix,
         "conversations": conversation_views(c, labels),  # issue 30; none: no section
+        "task_notes": list(c.task_notes),
+        "tasks": [_task_view(t, labels) for t in c.tasks],
     }
+
+
+def _task_view(t: TaskComparison, labels: ModelLabels) -> dict:
+    """One task's comparison: its judged deltas (as the party-position tables) and its checks."""
+    titles = {sq.key: f"{sq.code} {sq.title}" for sq in TASKS[t.task].sub_questions}
+    model = Column("Model", lambda r: labels(r["model"]))
+    env = Column("Environment", lambda r: environment_label(r["environment"]))
+    rubric = Column("Rubric", lambda r: rubric_label(r["rubric"]))
+    sq = Column("Sub-question", lambda r: titles.get(r["sub_question"], r["sub_question"]))
+    metric = Column("Check", "metric", title="docs/compare.md lists each check of the task")
+    view: dict = {
+        "id": t.task,
+        "label": t.label,
+        "mode": None if t.matched is None else t.matched.mode,
+        "notes": [*([] if t.matched is None else t.matched.notes), *t.notes],
+        "left_out": [] if t.matched is None else list(t.matched.left_out),
+        "n_significant": t.n_significant(),
+        "tables": [],
+    }
+    paired = t.paired
+    if t.deltas is not None:
+        d = t.deltas
+        sub_rows, sub_note = _shown(d.sub_questions, paired)
+        view["tables"] += [
+            table_view(
+                d.emi,
+                [model, *delta_columns(paired, tests=not paired)],
+                caption=f"{t.label}: EMI (B − A)",
+                table_id=f"{t.task}-compare-emi",
+            ),
+            table_view(
+                d.adherence,
+                [model, env, *delta_columns(paired, tests=not paired)],
+                caption=f"{t.label}: Adherence Index (B − A)",
+                table_id=f"{t.task}-compare-adherence",
+            ),
+            table_view(
+                d.rubrics,
+                [model, env, rubric, *delta_columns(paired, tests=not paired)],
+                caption=f"{t.label}: Rubric Score (B − A)",
+                table_id=f"{t.task}-compare-rubrics",
+            ),
+            table_view(
+                sub_rows,
+                [model, env, sq, *delta_columns(paired)],
+                caption=f"{t.label}: sub-question pass rate per environment: {sub_note}",
+                table_id=f"{t.task}-compare-sub-questions",
+            ),
+        ]
+    metric_rows, metric_note = _shown(t.metrics, paired=False)
+    view["tables"].append(
+        table_view(
+            metric_rows,
+            [model, env, metric, *delta_columns(False)],
+            caption=f"{t.label}: checks against the ground truth (B − A; bootstrap over "
+            f"answers, paired where the answers pair): {metric_note}",
+            table_id=f"{t.task}-compare-metrics",
+        )
+    )
+    return view
+
+
+def _has_tasks(c: Comparison) -> bool:
+    return bool(c.tasks or c.task_notes)
 
 
 def render_compare_page(
@@ -212,7 +281,10 @@ def render_compare_page(
             title=title,
             generated=datetime.now(UTC).isoformat(timespec="seconds"),
             version=__version__,
-            nav=COMPARE_SECTIONS + ((CONVERSATIONS,) if with_conversations else ()),
+            nav=COMPARE_SECTIONS
+            + ((TASKS_SECTION,) if any(_has_tasks(p.comparison) for p in parts) else ())
+            + ((CONVERSATIONS,) if with_conversations else ()),
+            has_tasks=any(_has_tasks(p.comparison) for p in parts),
             several=len(parts) > 1,
             parts=views,
             with_conversations=with_conversations,

@@ -45,6 +45,11 @@ from polistemics.report.formatting import (
 from polistemics.report.human_validation import SECTION as HUMAN_VALIDATION
 from polistemics.report.human_validation import SECTION_TITLE as HUMAN_VALIDATION_TITLE
 from polistemics.report.human_validation import human_validation_view
+from polistemics.report.issue_mapping import (
+    ISSUE_MAPPING_SECTION,
+    ISSUE_MAPPING_TITLE,
+    issue_mapping_view,
+)
 from polistemics.report.labels import (
     RUBRIC_ORDER,
     VARIANT_COLUMN,
@@ -94,7 +99,11 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     SELF_CONSISTENCY_SECTION,
 )
 # Issue 29: the sections of the tasks beyond the paper's, shown only for a run that asked them.
-TASK_SECTIONS: tuple[tuple[str, str], ...] = (NAVIGATION_SECTION, COMPARISON_SECTION)
+TASK_SECTIONS: tuple[tuple[str, str], ...] = (
+    NAVIGATION_SECTION,
+    COMPARISON_SECTION,
+    ISSUE_MAPPING_SECTION,
+)
 MAX_LISTED_ROWS = 50  # long lists (flags, exclusions) show this many; the CSV has them all
 NO_CELLS = "the source has no scored cells"
 
@@ -890,6 +899,7 @@ ALL_SECTIONS = (
     # Issue 29: a task's section; its view is None (no section) for a run without the task.
     Section(NAVIGATION_SECTION[0], NAVIGATION_TITLE, navigation_view),
     Section(COMPARISON_SECTION[0], COMPARISON_TITLE, comparison_view),
+    Section(ISSUE_MAPPING_SECTION[0], ISSUE_MAPPING_TITLE, issue_mapping_view),
     Section(PUSHBACK_SECTION[0], PUSHBACK_TITLE, pushback_view),
     Section(SELF_CONSISTENCY_SECTION[0], SELF_CONSISTENCY_TITLE, self_consistency_view),
 )

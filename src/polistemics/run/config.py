@@ -218,7 +218,7 @@ class ComparisonConfig(BaseModel):
 
 
 # Issue 29: the tasks a run can ask (polistemics.tasks); the paper's is the default.
-TASK_NAMES = ("party_position", "navigation", "comparison")
+TASK_NAMES = ("party_position", "navigation", "comparison", "issue_mapping")
 DEFAULT_TASKS = ["party_position"]
 
 
@@ -290,8 +290,8 @@ class RunConfig(BaseModel):
 
     tasks: list[str] = Field(
         default_factory=lambda: list(DEFAULT_TASKS),
-        description="The tasks asked (issue 29): party_position (the paper's), navigation and "
-        "comparison.",
+        description="The tasks asked (issue 29): party_position (the paper's), navigation, "
+        "comparison and issue_mapping.",
     )
     navigation: NavigationConfig = Field(
         default_factory=NavigationConfig, description="Settings of the navigation task."
@@ -323,7 +323,7 @@ class RunConfig(BaseModel):
 
     @model_validator(mode="after")
     def _navigation_needs_a_coder(self) -> RunConfig:
-        for task in ("navigation", "comparison"):
+        for task in ("navigation", "comparison", "issue_mapping"):
             if task in self.tasks and not self.stance_coder:
                 raise ValueError(
                     f"tasks: {task} reads its answers' per-party stances with the stance coder; "

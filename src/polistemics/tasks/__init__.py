@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from polistemics.tasks.comparison import COMPARISON, COMPARISON_TASK
 from polistemics.tasks.definition import Task, TaskSubQuestion
+from polistemics.tasks.issue_mapping import ISSUE_MAPPING, ISSUE_MAPPING_TASK
 from polistemics.tasks.navigation import NAVIGATION, NAVIGATION_TASK
 from polistemics.tasks.party_position import PARTY_POSITION, PARTY_POSITION_TASK
 
@@ -16,6 +17,7 @@ TASKS: dict[str, Task] = {
     PARTY_POSITION: PARTY_POSITION_TASK,
     NAVIGATION: NAVIGATION_TASK,
     COMPARISON: COMPARISON_TASK,
+    ISSUE_MAPPING: ISSUE_MAPPING_TASK,
 }
 DEFAULT_TASKS = (PARTY_POSITION,)
 
@@ -33,6 +35,7 @@ def task_of_call_stage(stage: str) -> str:
 __all__ = [
     "COMPARISON",
     "DEFAULT_TASKS",
+    "ISSUE_MAPPING",
     "NAVIGATION",
     "PARTY_POSITION",
     "TASKS",

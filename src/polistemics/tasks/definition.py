@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from polistemics.conditions import Environment
 from polistemics.rubrics import Rubric
+from polistemics.tasks.views import TaskViews
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ class Task:
     checks: tuple[str, ...]  # the deterministic checks against the ground truth
     build_items: Callable[..., object]
     paper: bool = False  # the paper's own task (its prompts transcribed, not ours)
+    # What compare and the annotation app read of the task (None: the paper's task, read as
+    # it always was from the run's scored cells and judge records).
+    views: TaskViews | None = None
 
     def active_questions(
         self, environment: Environment, rubric: Rubric | None = None

@@ -83,8 +83,10 @@ async def code_call(
     answer: Answer,
     *,
     stage: str,
+    item_key: str | None = None,
 ) -> NavigationCodeRecord:
-    """One coder seat's reading of one answer (``messages``: the task's coder prompt)."""
+    """One coder seat's reading of one answer (``messages``: the task's coder prompt), recorded
+    under ``item_key`` (default: the answer's item)."""
     text = answer.text or ""
     schema = None if coder.structured_output == "none" else navigation_code_schema()
     reading = PartiesReading(None, "empty answer: nothing to code")
@@ -102,7 +104,7 @@ async def code_call(
         if reading.named is not None:
             break
     return NavigationCodeRecord(
-        item_key=answer.item_key,
+        item_key=answer.item_key if item_key is None else item_key,
         model=answer.model,
         sample_index=answer.sample_index,
         coder=coder.name,

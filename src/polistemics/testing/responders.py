@@ -38,6 +38,13 @@ from polistemics.testing.comparison import (
 )
 from polistemics.testing.completions import content_text, forced_tool_parameters
 from polistemics.testing.faults import stable_fraction
+from polistemics.testing.issue_mapping import (
+    ISSUE_MAPPING_JUDGE_MARKER,
+    ISSUE_MAPPING_QUESTION,
+    issue_mapping_answer,
+    issue_mapping_coder_reply,
+    issue_mapping_judge_verdicts,
+)
 from polistemics.testing.navigation import (
     NAVIGATION_CODER_MARKER,
     NAVIGATION_JUDGE_MARKER,
@@ -243,16 +250,22 @@ def polistemic_responder(request_json: dict) -> str:
         return judge_reply(request_json, full, instructions, navigation_judge_verdicts)
     if JUDGE_MARKER in instructions and COMPARISON_JUDGE_MARKER in instructions:
         return judge_reply(request_json, full, instructions, comparison_judge_verdicts)
+    if JUDGE_MARKER in instructions and ISSUE_MAPPING_JUDGE_MARKER in instructions:
+        return judge_reply(request_json, full, instructions, issue_mapping_judge_verdicts)
     if JUDGE_MARKER in instructions:
         return judge_reply(request_json, full, instructions)
     if STANCE_CODER_MARKER in instructions:
         return stance_coder_reply(user)
-    if NAVIGATION_CODER_MARKER in instructions or COMPARISON_CODER_MARKER in instructions:
+    if COMPARISON_CODER_MARKER in instructions:
         return navigation_coder_reply(user)
+    if NAVIGATION_CODER_MARKER in instructions:
+        return issue_mapping_coder_reply(user) or navigation_coder_reply(user)
     if NAVIGATION_QUESTION.search(user):
         return navigation_answer(full)
     if COMPARISON_QUESTION.search(user):
         return comparison_answer(full)
+    if ISSUE_MAPPING_QUESTION.search(user):
+        return issue_mapping_answer(full)
     answer = task_answer(full)
     model = request_json.get("model")
     # Different target models answer differently, so their answers are judged separately.
@@ -534,12 +547,15 @@ def _fraction(text: str, salt: str) -> float:
 
 
 class NavigationResponder:
-    """``polistemic_responder``, except that navigation answers are of a chosen quality: every
-    party placed from the context (the default), the first party dropped (``drop``), or a party
-    that is in no election added as agreeing (``invent``)."""
+    """``polistemic_responder``, except that navigation and issue-mapping answers are of a
+    chosen quality: every party placed from the context (the default), the first party dropped
+    (``drop``), a party that is in no election added as agreeing (``invent``), or (issue
+    mapping) a statement without a conflict mapped as one (``false_conflict``)."""
 
-    def __init__(self, *, drop: bool = False, invent: str | None = None) -> None:
-        self.drop, self.invent = drop, invent
+    def __init__(
+        self, *, drop: bool = False, invent: str | None = None, false_conflict: bool = False
+    ) -> None:
+        self.drop, self.invent, self.false_conflict = drop, invent, false_conflict
 
     def __call__(self, request_json: dict) -> str:
         messages = [m for m in request_json.get("messages", []) if isinstance(m, dict)]
@@ -547,6 +563,10 @@ class NavigationResponder:
         # The answerer's prompt only: judges and coders quote the question too.
         if ANSWERER_MARKER in text and NAVIGATION_QUESTION.search(text):
             return navigation_answer(text, drop=self.drop, invent=self.invent)
+        if ANSWERER_MARKER in text and ISSUE_MAPPING_QUESTION.search(text):
+            return issue_mapping_answer(
+                text, drop=self.drop, invent=self.invent, false_conflict=self.false_conflict
+            )
         return polistemic_responder(request_json)
 
 

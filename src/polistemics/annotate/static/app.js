@@ -162,7 +162,7 @@
       const article = element("article", "revealed");
       article.dataset.sampleId = entry.sample_id;
       article.append(
-        element("h3", "", `${entry.sample_id}: ${entry.rubric_label} (${entry.environment_label})`),
+        element("h3", "", `${entry.sample_id}: ${entry.task_label}, ${entry.rubric_label} (${entry.environment_label})`),
         element("p", "", `Target model: ${entry.reveal.model}`),
       );
       const table = element("table");
@@ -194,6 +194,7 @@
     $("item").dataset.sampleId = item.sample_id;
     text($("item-id"), item.sample_id);
     text($("item-rubric"), item.rubric_label);
+    text($("item-task"), item.task_label);
     text($("item-environment"), item.environment_label);
     text($("item-language"), item.language);
     text($("item-question"), item.query);
@@ -251,9 +252,16 @@
     return render(data);
   }
 
+  // The task filter (issue 29): only items of the chosen task; "" is every task.
+  function chosenTask() {
+    const select = $("task-filter");
+    return select ? select.value : "";
+  }
+
   function nextItem() {
     const params = { annotator: state.annotator };
     if (state.item) params.after = state.item.sample_id;
+    if (chosenTask()) params.task = chosenTask();
     return load(`/api/next?${query(params)}`, true);
   }
 
@@ -360,6 +368,15 @@
       start(name);
     });
     document.addEventListener("keydown", onKey);
+    const filter = $("task-filter");
+    if (filter) {
+      filter.addEventListener("change", () => {
+        filter.blur();
+        if (!state.annotator) return;
+        state.item = null; // the next item of the chosen task, from the first in draw order
+        enqueue(nextItem);
+      });
+    }
     const saved = localStorage.getItem(NAME_KEY);
     if (saved) {
       $("annotator").value = saved;

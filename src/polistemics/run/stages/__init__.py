@@ -11,6 +11,7 @@ from polistemics.run.stages.answers import AnswersAndJudges
 from polistemics.run.stages.base import Stage
 from polistemics.run.stages.comparison import Comparison
 from polistemics.run.stages.environments import Environments
+from polistemics.run.stages.issue_mapping import IssueMapping
 from polistemics.run.stages.judge_repeats import JudgeRepeats
 from polistemics.run.stages.navigation import Navigation
 from polistemics.run.stages.prior_probe import PriorProbe
@@ -27,5 +28,6 @@ STAGES: list[Stage] = [
     StanceCode(),
     Navigation(),
     Comparison(),
+    IssueMapping(),
     PushbackTurns(),
 ]

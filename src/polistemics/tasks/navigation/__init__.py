@@ -7,6 +7,7 @@ from __future__ import annotations
 from polistemics.tasks.definition import Task
 from polistemics.tasks.navigation.items import build_navigation_items
 from polistemics.tasks.navigation.questions import NAVIGATION_ENVIRONMENTS, NAVIGATION_QUESTIONS
+from polistemics.tasks.navigation.views import NAVIGATION_VIEWS
 
 NAVIGATION = "navigation"
 
@@ -31,4 +32,5 @@ NAVIGATION_TASK = Task(
         "the focus party's handling: flagged, placed on its side or another, omitted",
     ),
     build_items=build_navigation_items,
+    views=NAVIGATION_VIEWS,
 )

@@ -53,9 +53,16 @@ async def code_answer(
     position: int,
     item: NavigationItem,
     answer: Answer,
+    *,
+    stage: str = STAGE,
+    item_key: str | None = None,
 ) -> NavigationCodeRecord:
+    """One coder seat's reading of one answer on ``item``'s statement; ``stage`` and
+    ``item_key`` (default: the navigation task's) let another task read its answers with it."""
     messages = coder_messages(item, answer.text or "")
-    return await code_call(completer, coder, position, messages, answer, stage=STAGE)
+    return await code_call(
+        completer, coder, position, messages, answer, stage=stage, item_key=item_key
+    )
 
 
 async def code_answers(

@@ -17,12 +17,13 @@ to the nearest name. From there, per answer:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from polistemics.runlog import CodedStance
-from polistemics.runlog.navigation import NavigationItem
-from polistemics.tasks.party_coder import PanelReading, name_key
+from polistemics.runlog import Answer, CodedStance
+from polistemics.runlog.navigation import NavigationFiles, NavigationItem
+from polistemics.tasks.party_coder import PanelReading, name_key, panel_reading
 
 STANCES = (CodedStance.AGREE, CodedStance.DISAGREE, CodedStance.NEUTRAL)
 FOCUS_OUTCOMES = (
@@ -131,3 +132,22 @@ def pooled(checks: Iterable[AnswerCheck], stance: CodedStance) -> tuple[int, int
     for check in checks:
         tp, fp, fn = tp + check.tp[stance], fp + check.fp[stance], fn + check.fn[stance]
     return tp, fp, fn
+
+
+def checked_answers(
+    files: NavigationFiles, coder_panel: int
+) -> Iterator[tuple[Answer, NavigationItem, AnswerCheck | None]]:
+    """Every answer that came back (``ok``) with its item and its checks; None for an answer
+    the coder panel could not read (no strict majority of readable seats)."""
+    items = {item.key: item for item in files.items}
+    records = defaultdict(list)
+    for record in files.codes:
+        records[(record.item_key, record.model, record.sample_index)].append(record)
+    for answer in files.answers:
+        item = items.get(answer.item_key)
+        if item is None or not answer.ok:
+            continue
+        reading = panel_reading(
+            records.get((answer.item_key, answer.model, answer.sample_index), []), coder_panel
+        )
+        yield answer, item, (None if reading is None else check_answer(item, reading))

@@ -9,6 +9,7 @@ from polistemics.conditions import ABSENT_SENTINEL
 from polistemics.judging.prompt import numbered_questions, shown_answer
 from polistemics.llm.types import Message
 from polistemics.rubrics import Rubric
+from polistemics.runlog.items import Chunk
 from polistemics.runlog.navigation import NavigationItem
 from polistemics.tasks.definition import TaskSubQuestion
 from polistemics.tasks.navigation.context import context_text, party_list
@@ -43,29 +44,35 @@ def judged_rubrics(item: NavigationItem) -> tuple[Rubric, ...]:
     )
 
 
-def judge_context(item: NavigationItem) -> str:
-    """The context as the judge sees it: each chunk labelled with its role and party."""
+def labelled_chunks(item: NavigationItem) -> list[tuple[str, Chunk]]:
+    """Each chunk of the context with the label the judge sees on it."""
     names = {p.party_id: p.party_name for p in item.parties}
     focus = item.focus.party_name
-    lines = []
-    for n, (chunk, party_id) in enumerate(zip(item.chunks, item.chunk_parties(), strict=True), 1):
+    labelled = []
+    for chunk, party_id in zip(item.chunks, item.chunk_parties(), strict=True):
         if chunk.role == "distractor":
             label = "[DISTRACTOR]"
         else:
             # Labelled by whose evidence the passage presents: Contradictory's opposing passage,
             # borrowed from another party, is about the focus party (its text says so).
             label = f"[TARGET: {names.get(party_id, focus)}]"
-        lines.append(f"[{n}] {label} {chunk.text}")
+        labelled.append((label, chunk))
+    return labelled
+
+
+def judge_context(item: NavigationItem) -> str:
+    """The context as the judge sees it: each chunk labelled with its role and party."""
+    lines = [
+        f"[{n}] {label} {chunk.text}"
+        for n, (label, chunk) in enumerate(labelled_chunks(item), start=1)
+    ]
     return "\n".join(lines) if lines else ABSENT_SENTINEL
 
 
-def judge_messages(
-    item: NavigationItem, answer_text: str, rubric: Rubric
-) -> tuple[list[Message], tuple[str, ...]]:
-    """The messages of one judge call and the sub-question keys its verdicts map back to."""
+def filled_questions(item: NavigationItem, rubric: Rubric) -> list[TaskSubQuestion]:
+    """The rubric's sub-questions active for the item, the focus party named in them."""
     focus = item.focus.party_name
-    questions = active_questions(item, rubric)
-    filled = [
+    return [
         TaskSubQuestion(
             sq.code,
             sq.key,
@@ -75,15 +82,27 @@ def judge_messages(
             sq.active_in,
             sq.yes_passes_in,
         )
-        for sq in questions
+        for sq in active_questions(item, rubric)
     ]
+
+
+def property_text(item: NavigationItem) -> str:
+    """What the judge is told about the item's context (the focus party named)."""
+    return NAVIGATION_PROPERTY_OF_CONTEXT[item.environment].replace(
+        "{focus_party}", item.focus.party_name
+    )
+
+
+def judge_messages(
+    item: NavigationItem, answer_text: str, rubric: Rubric
+) -> tuple[list[Message], tuple[str, ...]]:
+    """The messages of one judge call and the sub-question keys its verdicts map back to."""
+    filled = filled_questions(item, rubric)
     system = prompts.render(
         "navigation_judge_system",
         dimension_name=rubric.label,
         dimension_definition=rubric.definition,
-        property_of_context=NAVIGATION_PROPERTY_OF_CONTEXT[item.environment].replace(
-            "{focus_party}", focus
-        ),
+        property_of_context=property_text(item),
         questions=numbered_questions(filled),
     )
     user = prompts.render(
@@ -96,4 +115,4 @@ def judge_messages(
         {"role": "system", "content": system},
         {"role": "user", "content": user},
     ]
-    return messages, tuple(sq.key for sq in questions)
+    return messages, tuple(sq.key for sq in filled)

@@ -4,12 +4,13 @@ navigation sub-questions' pass rules (``questions``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
 from polistemics.runlog import JudgeVerdictRecord
 from polistemics.tasks import panel_scores
+from polistemics.tasks.definition import TaskSubQuestion
 from polistemics.tasks.navigation.questions import NAVIGATION_QUESTIONS
 from polistemics.tasks.panel_scores import (
     CELL_COLUMNS,
@@ -32,6 +33,11 @@ __all__ = [
 
 
 def majority_cells(
-    verdicts: Iterable[JudgeVerdictRecord], panel_size: int
+    verdicts: Iterable[JudgeVerdictRecord],
+    panel_size: int,
+    questions: Mapping[str, TaskSubQuestion] = BY_KEY,
 ) -> tuple[pd.DataFrame, int]:
-    return panel_scores.majority_cells(verdicts, panel_size, NAVIGATION_QUESTIONS)
+    """One row per answer x sub-question with a strict panel majority, and the cells excluded
+    (``tasks.panel_scores.majority_cells``); ``questions``: the task's sub-questions by key (the
+    navigation task's by default)."""
+    return panel_scores.majority_cells(verdicts, panel_size, questions.values())

@@ -1,0 +1,236 @@
+"""The issue-mapping task's stage (issue 29, item 4), entered only when a config's ``tasks``
+names ``issue_mapping``: it builds the task's items from each election's evidence
+(``tasks.issue_mapping.items``: one per theme that groups statements and holds a conflict), has
+every target answer them, the coder panel read each answer on each conflict and the judge panel
+judge it on the task's sub-questions. An election whose source groups no statements by theme is
+skipped with a note in the run log, run.json (``tasks.issue_mapping.notes``) and the tables.
+Writes ``tasks/issue_mapping/*.jsonl`` and ``tables/issue_mapping_*.csv``. A run without the task
+writes and records nothing of it (and removes what an earlier run of the directory wrote)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from polistemics.analyses.issue_mapping import (
+    issue_mapping_tables,
+    remove_issue_mapping_tables,
+    write_issue_mapping_tables,
+)
+from polistemics.conditions import Environment
+from polistemics.llm.progress import declare_total
+from polistemics.prompts import load, task_template_hashes
+from polistemics.run.config import RunConfig
+from polistemics.run.stages.base import BaseStage, StudyState
+from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, same_calls, tokens
+from polistemics.runlog import RunDir
+from polistemics.runlog.issue_mapping import (
+    IssueMappingFiles,
+    remove_issue_mapping_files,
+    write_issue_mapping_files,
+)
+from polistemics.tasks import ISSUE_MAPPING, TASKS
+from polistemics.tasks.issue_mapping.calls import (
+    ANSWER_STAGE,
+    CODE_STAGE,
+    JUDGE_STAGE,
+    answer_items,
+    code_answers,
+    judge_answers,
+)
+from polistemics.tasks.issue_mapping.items import build_issue_mapping_items
+from polistemics.tasks.issue_mapping.prompt import judged_rubrics
+
+OUTPUT_TOKENS = {ANSWER_STAGE: 350, CODE_STAGE: 80, JUDGE_STAGE: 20}
+
+
+@dataclass
+class IssueMappingOutput:
+    files: IssueMappingFiles
+    build_counts: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+class IssueMapping(BaseStage):
+    name = "issue_mapping"
+
+    def enabled(self, config: RunConfig) -> bool:
+        return ISSUE_MAPPING in config.tasks and Environment.BASELINE in config.environment_list
+
+    async def run(self, state: StudyState) -> None:
+        client, config = state.client, state.config
+        assert client is not None
+        items, counts, notes = [], {}, []
+        for run in state.elections:
+            election = run.scoped.election
+            built = build_issue_mapping_items(
+                run.evidence,
+                election_id=election.id,
+                election_party_names=sorted({p.party.name for p in election.positions}),
+            )
+            items.extend(built.items)
+            notes.extend(built.notes)
+            for what, n in built.counts.items():
+                counts[what] = counts.get(what, 0) + n
+        for note in notes:
+            state.log(note)
+        targets = [state.endpoints[name] for name in config.targets]
+        judges = [state.endpoints[name] for name in config.judges]
+        coders = [state.endpoints[name] for name in config.stance_coder]
+        declare_total(client.listeners, ANSWER_STAGE, len(items) * len(targets) * config.samples)
+        answers = await answer_items(client, targets, items, config.samples)
+        by_key = {item.key: item for item in items}
+        pairs = [(by_key[a.item_key], a) for a in answers if a.ok]
+        declare_total(
+            client.listeners,
+            CODE_STAGE,
+            sum(len(item.conflicts) for item, _ in pairs) * len(coders),
+        )
+        codes = await code_answers(client, coders, pairs)
+        declare_total(
+            client.listeners,
+            JUDGE_STAGE,
+            sum(len(judged_rubrics(item)) for item, _ in pairs) * len(judges),
+            retries=True,
+        )
+        verdicts = await judge_answers(client, judges, pairs)
+        verdicts.sort(
+            key=lambda r: (r.item_key, r.model, r.sample_index, r.panel_position, r.rubric.value)
+        )
+        files = IssueMappingFiles(items=items, answers=answers, codes=codes, verdicts=verdicts)
+        state.outputs[self.name] = IssueMappingOutput(files, counts, notes)
+        state.log(
+            f"issue mapping: {len(items)} items, {sum(a.ok for a in answers)} answers ok, "
+            f"{len(codes)} coder readings, {len(verdicts)} judge records"
+        )
+
+    def plan(self, plan: PlanState) -> list[PlanRow]:
+        config = plan.config
+        if not self.enabled(config):
+            return []
+        items = conflicts = parties_per_item = 0
+        skipped: list[str] = []
+        for scoped in plan.elections:
+            by_theme: dict[str, set[str]] = {}
+            parties: dict[str, set[str]] = {}
+            for position in scoped.observations:
+                theme = (position.statement.theme or "").strip()
+                if theme:
+                    by_theme.setdefault(theme, set()).add(position.statement.id)
+                    parties.setdefault(theme, set()).add(position.party.id)
+            themes = grouping_themes_of(by_theme)
+            if not themes:
+                skipped.append(scoped.election.id)
+            items += len(themes)
+            conflicts += sum(len(by_theme[t]) for t in themes)  # at most: before conflicts
+            for theme in themes:
+                parties_per_item = max(parties_per_item, len(parties[theme]) * len(by_theme[theme]))
+        answers = items * config.samples
+        answer_in = tokens(load("task_system")) + 60 + parties_per_item * EVIDENCE_TOKENS
+        rows = [
+            plan.row(
+                ANSWER_STAGE,
+                plan.endpoints[name],
+                answers,
+                plan.cached(ANSWER_STAGE, [name]),
+                answer_in,
+                OUTPUT_TOKENS[ANSWER_STAGE],
+            )
+            for name in config.targets
+        ]
+        code_in = tokens(load("navigation_coder_system")) + 100 + OUTPUT_TOKENS[ANSWER_STAGE]
+        for names in same_calls(config.stance_coder, plan.endpoints):
+            rows.append(
+                plan.row(
+                    CODE_STAGE,
+                    plan.endpoints[names[0]],
+                    conflicts * config.samples * len(config.targets),
+                    plan.cached(CODE_STAGE, names),
+                    code_in,
+                    OUTPUT_TOKENS[CODE_STAGE],
+                )
+            )
+        rubrics = len(TASKS[ISSUE_MAPPING].rubrics(Environment.BASELINE))
+        judge_in = tokens(load("issue_mapping_judge_system")) + answer_in + 300
+        for names in same_calls(config.judges, plan.endpoints):
+            rows.append(
+                plan.row(
+                    JUDGE_STAGE,
+                    plan.endpoints[names[0]],
+                    answers * len(config.targets) * rubrics,
+                    plan.cached(JUDGE_STAGE, names),
+                    judge_in,
+                    OUTPUT_TOKENS[JUDGE_STAGE],
+                )
+            )
+        plan.details["issue_mapping"] = {"items": items, "skipped": skipped}
+        return rows
+
+    def plan_notes(self, details: dict) -> list[str]:
+        found = details.get("issue_mapping")
+        if found is None:
+            return []
+        lines = [
+            f"issue_mapping: about {found['items']:,} items (one per theme of two or more "
+            "statements; before themes without a conflict and budget refusals; an election "
+            "without such themes is skipped)"
+        ]
+        for election in found.get("skipped", []):
+            lines.append(
+                f"issue_mapping: {election} skipped: the source groups no two statements under "
+                "one theme"
+            )
+        if "navigation" not in details:  # the navigation stage prints the per-task lines
+            for task, totals in details.get("per_task", {}).items():
+                lines.append(
+                    f"task {task}: {totals['calls']:,} calls ({totals['new']:,} new), "
+                    f"${totals['cost']:.2f} at the listed prices"
+                )
+        return lines
+
+    def write(self, state: StudyState, run: RunDir) -> None:
+        output = state.outputs.get(self.name)
+        if not isinstance(output, IssueMappingOutput):
+            remove_issue_mapping_files(run.root)
+            remove_issue_mapping_tables(run.tables)
+            return
+        write_issue_mapping_files(run.root, output.files)
+        tables = issue_mapping_tables(
+            output.files,
+            judge_panel=len(state.config.judges),
+            coder_panel=len(state.config.stance_coder),
+            build_counts=output.build_counts,
+        )
+        write_issue_mapping_tables(tables, run.tables)
+
+    def manifest(self, state: StudyState) -> dict:
+        output = state.outputs.get(self.name)
+        if not isinstance(output, IssueMappingOutput):
+            return {}
+        files = output.files
+        return {
+            "tasks": {
+                ISSUE_MAPPING: {
+                    "environments": [Environment.BASELINE.value],
+                    "items": len(files.items),
+                    "build": dict(sorted(output.build_counts.items())),
+                    "notes": list(output.notes),
+                    "answers": len(files.answers),
+                    "answers_failed": sum(not a.ok for a in files.answers),
+                    "coder_readings": len(files.codes),
+                    "coder_missing": sum(c.named is None for c in files.codes),
+                    "judge_records": len(files.verdicts),
+                    "judge_unparsed": sum(not v.parsed for v in files.verdicts),
+                    "rubrics": list(
+                        dict.fromkeys(sq.rubric.value for sq in TASKS[ISSUE_MAPPING].sub_questions)
+                    ),
+                    "prompt_template_sha256": task_template_hashes(
+                        TASKS[ISSUE_MAPPING].prompt_templates[1:]
+                    ),
+                }
+            }
+        }
+
+
+def grouping_themes_of(by_theme: dict[str, set[str]]) -> list[str]:
+    """The themes of two or more statements (as ``items.grouping_themes`` counts them)."""
+    return sorted(theme for theme, ids in by_theme.items() if len(ids) >= 2)

@@ -107,3 +107,49 @@ def test_a_replacing_write_replaces_a_link_and_leaves_its_target_alone(tmp_path:
         assert not path.is_symlink() and path.read_text() == "<p>report</p>"
     assert victim.read_text() == "precious"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_replacing_renames_a_new_file_into_place_or_leaves_the_same_bytes_alone(
+    tmp_path: Path,
+) -> None:
+    from polistemics.paths import replacing
+
+    path = tmp_path / "sub" / "records.jsonl"
+    with replacing(path) as temporary:
+        assert temporary.parent == path.parent and temporary != path
+        temporary.write_text("one\n")
+    assert path.read_text() == "one\n"
+    os.utime(path, ns=(1, 1))  # a time no write would give
+    with replacing(path) as temporary:
+        temporary.write_text("one\n")
+    assert path.stat().st_mtime_ns == 1  # the same bytes: left untouched
+    with replacing(path) as temporary:
+        temporary.write_text("two\n")
+    assert path.read_text() == "two\n" and path.stat().st_mtime_ns != 1
+    assert sorted(p.name for p in path.parent.iterdir()) == ["records.jsonl"]
+
+
+def test_replacing_interrupted_leaves_the_old_file_whole_and_no_temporary_file(
+    tmp_path: Path,
+) -> None:
+    from polistemics.paths import replacing
+
+    path = tmp_path / "records.jsonl"
+    path.write_text("whole\n")
+    with pytest.raises(KeyboardInterrupt), replacing(path) as temporary:
+        temporary.write_text("half")
+        raise KeyboardInterrupt
+    assert path.read_text() == "whole\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["records.jsonl"]
+
+
+def test_replacing_replaces_a_link_and_leaves_its_target_alone(tmp_path: Path) -> None:
+    from polistemics.paths import replacing
+
+    target = tmp_path / "target.txt"
+    target.write_text("same\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    with replacing(link) as temporary:
+        temporary.write_text("same\n")
+    assert not link.is_symlink() and target.read_text() == "same\n"

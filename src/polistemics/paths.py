@@ -14,10 +14,12 @@ renamed into place, so even a link made meanwhile is replaced, never written thr
 
 from __future__ import annotations
 
+import filecmp
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -86,6 +88,36 @@ def write_text_replacing(path: Path | str, text: str) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return path
+
+
+@contextmanager
+def replacing(path: Path | str) -> Iterator[Path]:
+    """A new file beside ``path`` for the block to write; when the block ends it is renamed over
+    ``path`` (a reader, or a run interrupted meanwhile, never sees a torn file), unless ``path``
+    already holds the same bytes: then ``path`` is left as it was, its modification time too
+    (``run.incremental`` sees an unchanged file). Removed when the block raises."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    temporary = Path(name)
+    try:
+        yield temporary
+        if _same_bytes(temporary, path):
+            temporary.unlink()
+        else:
+            os.chmod(temporary, 0o666 & ~_umask())
+            os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _same_bytes(new: Path, old: Path) -> bool:
+    """Whether ``old`` is a regular file (not a link) with the bytes of ``new``."""
+    if old.is_symlink() or not old.is_file() or old.stat().st_size != new.stat().st_size:
+        return False
+    return filecmp.cmp(new, old, shallow=False)
 
 
 def _umask() -> int:

@@ -107,7 +107,11 @@ def run(
             try:
                 result = asyncio.run(
                     study.execute(
-                        max_cost=max_cost, retry_errors=retry_errors, quiet=quiet, keep_lock=True
+                        max_cost=max_cost,
+                        retry_errors=retry_errors,
+                        quiet=quiet,
+                        keep_lock=True,
+                        skip_unchanged=True,
                     )
                 )
             except (BudgetExceeded, BatchUnavailable) as exc:

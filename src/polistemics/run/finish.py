@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,12 +11,31 @@ import pandas as pd
 from polistemics.analyses.pushback import PushbackRecords
 from polistemics.llm.batch.ledger import ledger_report
 from polistemics.llm.store import RunStore
-from polistemics.report.build import RUN_REPORT_FOLDER, write_report, write_run_tables
+from polistemics.report.build import (
+    REPORT_FILE,
+    RUN_REPORT_FOLDER,
+    write_report,
+    write_run_tables,
+)
 from polistemics.report.content import ReportOptions, score_content
 from polistemics.report.inputs import ReportInputs
-from polistemics.report.run_inputs import read_manifest, run_report_inputs, with_manifest
+from polistemics.report.run_inputs import (
+    load_run_inputs,
+    read_manifest,
+    run_report_inputs,
+    with_manifest,
+)
 from polistemics.run.collector import cyclic_gc_paused
-from polistemics.run.manifest import write_manifest
+from polistemics.run.incremental import (
+    RECORDS,
+    REPORT,
+    Ledger,
+    record_files,
+    records_key,
+    report_files,
+    report_key,
+)
+from polistemics.run.manifest import MANIFEST_OWN_KEYS, write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
@@ -28,8 +48,12 @@ from polistemics.scoring.verdicts import MajorityResult
 def finish_run(
     study: Study, result: StudyResult, report_options: ReportOptions | None = None
 ) -> dict[str, Path]:
-    """Write every result file of the run directory; returns the important paths."""
+    """Write every result file of the run directory; returns the important paths. When the
+    stages did not run because their records are current (``StudyState.unchanged_records``),
+    only ``run.json`` is written, and the report only when it is not current itself."""
     with cyclic_gc_paused():
+        if result.unchanged_records is not None:
+            return _finish_unchanged(study, result, report_options)
         return _finish(study, result, report_options)
 
 
@@ -42,6 +66,9 @@ def _finish(
     items = result.items
     panel = list(study.config.judges)
     report_options = with_run_names(report_options or ReportOptions(), study, result)
+    ledger = Ledger(run_dir)
+    for step in (RECORDS, REPORT):  # stale until rewritten: an interrupted finish is redone
+        ledger.forget(step)
     with study.stage("scores"):
         scored = score_study(result, study.config)
         result.scored = scored
@@ -69,10 +96,60 @@ def _finish(
         extra=_manifest_extra(study, result),
     )
     with study.stage("report"):
+        records = _record_records(study, result)  # after run.json's part read the store
         inputs = with_manifest(inputs, read_manifest(run_dir))
         paths["report"] = write_report(
             inputs, run_dir / RUN_REPORT_FOLDER, report_options, scores=report_scores
         )
+        _record_report(run_dir, records, report_options)
+    return paths
+
+
+def _record_records(study: Study, state: StudyState) -> str:
+    """The ``records`` step recorded as current: the key of what the stages read now (the store
+    holds this run's calls) and every file written so far."""
+    run = RunDir(state.run_dir)
+    key = records_key(study.config, study.endpoints, [r.scoped for r in state.elections], run.store)
+    Ledger(run.root).record(RECORDS, key, record_files(run.root, RUN_REPORT_FOLDER))
+    return key
+
+
+def _record_report(run_dir: Path, records: str, options: ReportOptions) -> None:
+    folder = run_dir / RUN_REPORT_FOLDER
+    Ledger(run_dir).record(REPORT, report_key(records, options), report_files(folder))
+
+
+def _finish_unchanged(
+    study: Study, state: StudyState, report_options: ReportOptions | None
+) -> dict[str, Path]:
+    """A finish whose records are current: ``run.json`` gets this invocation (no call made;
+    everything else as the last finish recorded it) and the report is drawn from the run's files
+    only when it is not current (other options, a file changed or missing)."""
+    run = RunDir(state.run_dir)
+    records = state.unchanged_records
+    assert records is not None
+    report_options = with_run_names(report_options or ReportOptions(), study, state)
+    last = json.loads(run.manifest.read_text(encoding="utf-8"))
+    paths: dict[str, Path] = {"scores": run.summary, "cells": run.cells}
+    paths["manifest"] = write_manifest(
+        run.root,
+        study.config,
+        study.endpoints,
+        last["calls"],
+        started=study.started,
+        stage_seconds=dict(state.stage_seconds),
+        calls_made=0,
+        extra={k: v for k, v in last.items() if k not in MANIFEST_OWN_KEYS},
+    )
+    folder = run.root / RUN_REPORT_FOLDER
+    paths["report"] = folder / REPORT_FILE
+    if Ledger(run.root).is_current(REPORT, report_key(records, report_options)):
+        state.log("report: current")
+        return paths
+    with study.stage("report"):
+        Ledger(run.root).forget(REPORT)
+        paths["report"] = write_report(load_run_inputs(run.root), folder, report_options)
+        _record_report(run.root, records, report_options)
     return paths
 
 

@@ -66,6 +66,26 @@ def previous_invocations(path: Path) -> list[Invocation]:
     return old.invocations if old is not None else []
 
 
+# The keys ``write_manifest`` writes itself; the others are its caller's ``extra``.
+MANIFEST_OWN_KEYS = frozenset(
+    {
+        "polistemics_version",
+        "git_revision",
+        "started",
+        "finished",
+        "config",
+        "prompt_template_sha256",
+        "models",
+        "seed",
+        "stage_seconds",
+        "calls_made_this_run",
+        "invocations",
+        "calls",
+        "totals",
+    }
+)
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 

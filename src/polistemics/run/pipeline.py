@@ -23,10 +23,12 @@ from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_regis
 from polistemics.llm.session import open_client
 from polistemics.llm.transport import env_proxy
 from polistemics.run.config import RunConfig
+from polistemics.run.incremental import RECORDS, Ledger, records_key
 from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
 from polistemics.run.stages import STAGES
 from polistemics.run.stages.base import ElectionRun, Log, Stage, StudyState, run_stages
+from polistemics.runlog import RunDir
 from polistemics.runlog.layout import release_folder
 from polistemics.scoring.verdict_table import score_run
 from polistemics.sources.load import load_election
@@ -108,10 +110,14 @@ class Study:
         retry_errors: bool = False,
         quiet: bool = False,
         keep_lock: bool = False,
+        skip_unchanged: bool = False,
     ) -> StudyResult:
         """The model stages. The run directory's lock is taken before the store opens (another
         process running this directory stops this one with ``RunLocked``); ``keep_lock`` leaves
-        it held for the caller's later stages, which then call ``self.lock.release()``."""
+        it held for the caller's later stages, which then call ``self.lock.release()``.
+        ``skip_unchanged``: when the records of the last finish are current (``run.incremental``:
+        same store, config, data and code, files as written), no stage runs and the state says
+        so (``unchanged_records``; ``run.finish`` then rebuilds nothing it need not)."""
         self.started = now()
         check_keys(self.endpoints)
         with self.stage("data"):
@@ -127,13 +133,36 @@ class Study:
         # lock creates it).
         self.lock.acquire()
         try:
-            result = await self._model_stages(elections, max_cost, retry_errors, quiet)
+            unchanged = self._unchanged(elections) if skip_unchanged and not retry_errors else None
+            result = unchanged or await self._model_stages(elections, max_cost, retry_errors, quiet)
         except BaseException:
             self.lock.release()
             raise
         if not keep_lock:
             self.lock.release()
         return result
+
+    def _unchanged(self, elections: list[ElectionRun]) -> StudyResult | None:
+        """The state of a run whose records are current (no stage runs), else None."""
+        key = records_key(
+            self.config,
+            self.endpoints,
+            [run.scoped for run in elections],
+            RunDir(self.run_dir).store,
+        )
+        if not Ledger(self.run_dir).is_current(RECORDS, key):
+            return None
+        self.log("records: as the last finish left them (same store, config, data and code)")
+        state = StudyState(
+            self.config,
+            self.endpoints,
+            self.run_dir,
+            elections,
+            log=self.log,
+            stage_seconds=self.stage_seconds,
+        )
+        state.unchanged_records = key
+        return state
 
     async def _model_stages(
         self,

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from polistemics.conditions import Environment, Variant
 from polistemics.jsonl import json_objects
+from polistemics.paths import replacing
 from polistemics.records import (
     LANGUAGE_NAMES,
     PARTY_PLACEHOLDER,
@@ -421,8 +422,7 @@ def dumps_row(row: dict) -> str:
 
 def write_items(items: Iterable[EnvironmentItem], path: Path | str) -> int:
     """Write items as JSONL rows in the release format; returns the number of rows."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     lines = [dumps_row(item_to_row(item)) for item in items]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    with replacing(path) as temporary:  # never torn; untouched when the same
+        temporary.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return len(lines)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.csv_tables import read_csv_table, write_csv_table
+from polistemics.paths import replacing
 from polistemics.runlog.read import RunFileError
 
 _ID_COLUMNS = ("observation_id", "party_id", "election_id")
@@ -58,5 +59,7 @@ def read_cells(path: Path) -> pd.DataFrame:
 
 
 def write_cells(path: Path, cells: pd.DataFrame) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return write_csv_table(cells, path)
+    """Written to a new file renamed into place (``paths.replacing``)."""
+    with replacing(path) as temporary:
+        write_csv_table(cells, temporary)
+    return path

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from polistemics.conditions import Environment, Variant
+from polistemics.paths import replacing
 from polistemics.rubrics import Rubric
 from polistemics.runlog.answers import Answer, ProbeAnswer
 from polistemics.runlog.codes import StanceCodeRecord
@@ -42,10 +43,10 @@ def write_jsonl(path: Path, rows: Iterable[dict]) -> int:
 
 
 def write_lines(path: Path, lines: Iterable[str]) -> int:
-    """One line per item of ``lines`` (without their newline); returns how many."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """One line per item of ``lines`` (without their newline); returns how many. Written to a
+    new file renamed into place (``paths.replacing``: never torn, untouched when the same)."""
     count = 0
-    with path.open("w", encoding="utf-8") as handle:
+    with replacing(path) as temporary, temporary.open("w", encoding="utf-8") as handle:
         for line in lines:
             handle.write(line + "\n")
             count += 1
@@ -102,8 +103,8 @@ def _optional(text: str | None) -> str:
 
 def write_summary(path: Path, summaries: list[dict]) -> Path:
     """``scores/summary.json``: the given per model x variant scores, as one indented list."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(summaries, indent=2), encoding="utf-8")
+    with replacing(path) as temporary:
+        temporary.write_text(json.dumps(summaries, indent=2), encoding="utf-8")
     return path
 
 

@@ -86,6 +86,9 @@ class StudyState:
     # Set by the finish step.
     scored: MajorityResult | None = None
     call_stats: list[dict] = field(default_factory=list)
+    # Set instead of running the stages when their records are current (``run.incremental``):
+    # the key of the store, config, data and code they were made from.
+    unchanged_records: str | None = None
 
     @property
     def items(self) -> list[EnvironmentItem]:

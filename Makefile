@@ -19,8 +19,9 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(BIN)/polistemics run
 
+# Each file on one worker, costliest files first (tests/file_costs.py), in that order.
 test: setup
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import file_costs  # tests/ is on sys.path
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -55,3 +57,23 @@ def wahlomat_election() -> tuple[Path, str, str | None]:
     if shared is not None and (shared / "data" / "wahlomat" / "bundestagswahl2025").is_dir():
         return shared / "data", "wahlomat:bundestagswahl2025", "de-btw2025"
     return FIXTURES / "sources" / "data", "wahlomat:teststadt2099", None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--record-file-costs",
+        metavar="PATH",
+        help="write each test file's CPU seconds to PATH (JSON), as tests/file_costs.json holds",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("--record-file-costs")
+    if path:
+        recorder = file_costs.CostRecorder(Path(path), file_costs.is_xdist_worker())
+        config.pluginmanager.register(recorder, "file-costs-recorder")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The costliest files first (see tests/file_costs.py): `make test` keeps this order."""
+    file_costs.order_by_cost(items, file_costs.read_costs())

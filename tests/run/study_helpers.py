@@ -1,10 +1,11 @@
-"""Build a small study config whose models all live on one test server."""
+"""Build a small study config whose models all live on one test server, and run the CLI on it."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 
@@ -60,4 +61,25 @@ def start_run(config: Path) -> subprocess.Popen:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+    )
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """``polistemics ARGS`` in this process, as ``polistemics.cli.main`` runs it (only the named
+    command registered), finished as a child process would be: its exit code, stdout and stderr
+    (an uncaught exception's traceback included). For tests of what a command does; a child
+    process (``start_run``) pays the imports again, about 2.5 s of CPU, so it is kept for tests
+    of the process itself (a kill, a lock, piped output)."""
+    from typer.testing import CliRunner
+
+    from polistemics.cli import build_app, requested_command
+
+    command = requested_command(args)
+    app = build_app([command]) if command else build_app()
+    result = CliRunner().invoke(app, list(args))
+    stderr = result.stderr
+    if result.exc_info is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(*result.exc_info))
+    return subprocess.CompletedProcess(
+        ["polistemics", *args], result.exit_code, result.stdout, stderr
     )

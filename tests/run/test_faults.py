@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
-from study_helpers import write_study
+from study_helpers import run_cli, write_study
 
 from polistemics.testing import FakeOpenAIServer, Fault, Rule
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", "from polistemics.cli import main; main()", *args],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_cli(*args)
 
 
 def outputs(run_dir: Path) -> tuple:

@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from study_helpers import write_study
+from study_helpers import run_cli, write_study
 
 from polistemics.testing import FakeOpenAIServer
 
 
 def _run(config: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from polistemics.cli import main; main()",
-            "run",
-            str(config),
-            "-q",
-        ],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_cli("run", str(config), "-q")
     assert done.returncode == 0, done.stderr
 
 

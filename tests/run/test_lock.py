@@ -97,6 +97,7 @@ def test_a_second_run_of_the_same_directory_is_refused(tmp_path: Path) -> None:
             assert second.returncode == 2
             assert err.count("\n") == 1 and err.startswith("error: ")
             assert f"is in use by process {first.pid} on host {socket.gethostname()}" in err
+            server.latency = 0.0  # it kept the first run busy; the rest needs no wait
             assert first.wait(timeout=120) == 0, first.stderr.read()
         finally:
             if first.poll() is None:
@@ -115,6 +116,7 @@ def test_after_sigkill_of_the_holder_the_resume_runs(tmp_path: Path) -> None:
         first.wait()
         stale = json.loads((tmp_path / "run" / LOCK_INFO_FILE).read_text())
         assert stale["pid"] == first.pid  # the killed run's details are still on disk
+        server.latency = 0.0  # it let the kill land mid-run; the resume is not killed
         resumed = start_run(config)
         _, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err

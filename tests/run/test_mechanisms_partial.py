@@ -3,13 +3,10 @@ with ``ValueError: No objects to concatenate`` in the report, after every call w
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from study_helpers import write_study
+from study_helpers import run_cli, write_study
 
 from polistemics.runlog import RunDir
 from polistemics.testing import FakeOpenAIServer
@@ -30,14 +27,7 @@ CASES = {
 def test_a_partial_mechanism_study_finishes_with_a_report(tmp_path: Path, case: str) -> None:
     with FakeOpenAIServer() as server:
         config = write_study(tmp_path, server.base_url, ablations="[]", **CASES[case])
-        done = subprocess.run(
-            [sys.executable, "-c", "from polistemics.cli import main; main()"]
-            + ["run", str(config), "-q", "--figure-format", "svg"],
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        done = run_cli("run", str(config), "-q", "--figure-format", "svg")
     assert done.returncode == 0, done.stderr[-2000:]
     run = RunDir(tmp_path / "run")
     page = (run.root / "report" / "report.html").read_text(encoding="utf-8")

@@ -128,6 +128,7 @@ def test_a_killed_run_resumes_its_repeats_without_repeating_finished_ones(
             total_before = store.count_calls()
         finished = repeat_calls_stored(store_path)
         assert 20 <= finished < expected, "killed too late"
+        server.latency = 0.0  # it let the kill land mid-stage; the resume is not killed
         resumed = start_run(config)
         assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())

@@ -24,6 +24,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -114,15 +115,20 @@ def run_cli(config_path: Path, env: dict[str, str] | None = None) -> dict:
     seconds and peak memory (that process's and the worker processes' it waited for, read with
     wait4), and its run.json."""
     command = [sys.executable, "-m", "polistemics", "run", str(config_path), "--quiet"]
+    run_dir = config_path.parent / "run"
     wall0 = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env)
+    phases = PhaseWatch(process.pid, run_dir)
+    phases.start()
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - wall0
+    phases.stop()
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"polistemics run failed with exit code {process.returncode}")
-    run_dir = config_path.parent / "run"
     return {
+        "call_stage_peak_mb": phases.call_stage_peak_mb,
+        "call_stage_cpu": phases.call_stage_cpu,
         "wall": wall,
         "cpu": usage.ru_utime + usage.ru_stime,
         "peak_mb": usage.ru_maxrss / 1024,
@@ -132,6 +138,49 @@ def run_cli(config_path: Path, env: dict[str, str] | None = None) -> dict:
         "page_bytes": (run_dir / "report" / "report.html").stat().st_size,
         "judge_records": _lines(run_dir / "judges.jsonl"),
     }
+
+
+class PhaseWatch(threading.Thread):
+    """The run process's peak memory (VmHWM) and CPU time when its model stages end: the first
+    file of the run directory other than the store and the hidden lock files (the finish step's
+    exports) marks the end, so the call stage's figures include the scoring just before them."""
+
+    INTERVAL = 0.05  # seconds between two looks
+
+    def __init__(self, pid: int, run_dir: Path):
+        super().__init__(daemon=True)
+        self.pid, self.run_dir = pid, run_dir
+        self.call_stage_peak_mb: float | None = None
+        self.call_stage_cpu: float | None = None
+        self._done = threading.Event()
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
+
+    def run(self) -> None:
+        ticks = os.sysconf("SC_CLK_TCK")
+        while not self._done.wait(self.INTERVAL):
+            try:
+                status = Path(f"/proc/{self.pid}/status").read_text()
+                fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                return
+            peak_kb = next(
+                (int(line.split()[1]) for line in status.splitlines() if line[:6] == "VmHWM:"),
+                None,
+            )
+            if peak_kb is None:  # the process is a zombie: gone
+                return
+            self.call_stage_peak_mb = peak_kb / 1024
+            self.call_stage_cpu = (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
+            if self._finishing():
+                return
+
+    def _finishing(self) -> bool:
+        if not self.run_dir.is_dir():
+            return False
+        return any(not p.name.startswith(("store.sqlite", ".")) for p in self.run_dir.iterdir())
 
 
 def folder_bytes(folder: Path) -> int:
@@ -226,6 +275,12 @@ def main() -> None:
     print(f"harness CPU per call  {first['cpu'] / calls * 1000:.2f} ms")
     print(f"test server CPU/call  {server.cpu_seconds / calls * 1000:.2f} ms (its own process)")
     print(f"peak memory (RSS)     {first['peak_mb']:.0f} MB")
+    if first["call_stage_peak_mb"] is not None:
+        print(
+            f"call stage            peak memory {first['call_stage_peak_mb']:.0f} MB, "
+            f"CPU {first['call_stage_cpu'] / calls * 1000:.2f} ms per call "
+            "(model stages and scoring, before the exports)"
+        )
     totals = manifest["totals"]
     cached = totals.get("cached_input_tokens", 0)
     print(

@@ -64,3 +64,40 @@ def test_writer_serves_successive_event_loops_and_refuses_puts_once_closed(tmp_p
         asyncio.run(writer.put(pending(3)))
     with RunStore(path) as store:
         assert store.count_calls() == 2
+
+
+def test_calls_put_in_one_turn_of_the_loop_are_handed_over_and_committed_together(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "store.sqlite"
+    RunStore(path).close()
+    writer = CallWriter(path)
+
+    async def main() -> None:
+        await writer.put(pending(-1))  # the thread runs and waits for the next calls
+        await asyncio.gather(*(writer.put(pending(i)) for i in range(200)))  # all in one turn
+
+    asyncio.run(main())
+    writer.close()
+    assert writer.commits == 2  # then one hand-over, one wake of the thread, one transaction
+    with RunStore(path) as store:
+        assert store.count_calls() == 201
+
+
+def test_a_cancelled_caller_s_call_is_still_committed(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    RunStore(path).close()
+    writer = CallWriter(path)
+
+    async def main() -> None:
+        task = asyncio.ensure_future(writer.put(pending(1)))
+        await asyncio.sleep(0)  # the put has queued its call
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await writer.put(pending(2))
+
+    asyncio.run(main())
+    writer.close()
+    with RunStore(path) as store:
+        assert store.count_calls() == 2

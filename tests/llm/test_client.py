@@ -77,6 +77,33 @@ def test_a_new_client_finds_stored_calls_whatever_stage_asks(store: RunStore) ->
         assert all(r.cached and r.text == first.text == "Hi" for r in again)
 
 
+def test_stored_calls_asked_for_together_are_read_together_never_a_whole_stage(
+    store: RunStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rerun reads the stored results its calls ask for at the same moment in one query,
+    and holds only those: not every stored result of the stage (issue 32)."""
+    with FakeOpenAIServer([Rule("", response="Hi")]) as server:
+        ep = endpoint(server)
+
+        async def go(texts: list[str]) -> list:
+            client = LLMClient(store=store, retry=FAST)
+            results = await asyncio.gather(
+                *(client.complete(ep, ask(t), stage="answers") for t in texts)
+            )
+            await client.aclose()
+            return results
+
+        first = run(go([f"question {i}" for i in range(30)]))
+        asked: list[list[str]] = []
+        read = store.get_calls
+        monkeypatch.setattr(store, "get_calls", lambda keys: asked.append(keys) or read(keys))
+        again = run(go([f"question {i}" for i in range(10)] + ["question 3"]))
+        assert server.stats().requests == 30
+        assert [r.text for r in again] == [r.text for r in first[:10]] + [first[3].text]
+        assert all(r.cached for r in again)
+        assert len(asked) == 1 and sorted(asked[0]) == sorted(r.key for r in first[:10])
+
+
 @pytest.mark.parametrize(
     "fault",
     [
@@ -314,6 +341,31 @@ def test_grammar_endpoints_get_a_grammar_and_a_seed_per_sample(store: RunStore) 
         assert [r["seed"] for r in sent] == [7, 8]
         assert all("determinable" in r["grammar"] and "root ::=" in r["grammar"] for r in sent)
         assert all("response_format" not in r for r in sent)
+
+
+def test_each_endpoint_and_sample_gets_its_own_request_body(store: RunStore) -> None:
+    """The client makes a request body once per endpoint and sample index and sends it again:
+    never one endpoint's body for another's call, nor one sample's seed for another's."""
+    with FakeOpenAIServer([Rule("", response="fine")]) as server:
+        warm = endpoint(server, seed=7, temperature=0.7)
+        cold = endpoint(server, seed=7, temperature=0.0, max_tokens=99)
+
+        async def go():
+            client = LLMClient(store=store, retry=FAST)
+            for i, ep in enumerate([warm, cold, warm, cold, warm]):
+                await client.complete(ep, ask(f"question {i}"), stage="s", sample_index=i % 2)
+            await client.aclose()
+
+        run(go())
+        sent = server.stats().last_requests
+        assert [(r["temperature"], r["max_tokens"], r["seed"]) for r in sent] == [
+            (0.7, warm.max_tokens, 7),
+            (0.0, 99, 8),
+            (0.7, warm.max_tokens, 7),
+            (0.0, 99, 8),
+            (0.7, warm.max_tokens, 7),
+        ]
+        assert [r["messages"][0]["content"] for r in sent] == [f"question {i}" for i in range(5)]
 
 
 def test_json_schema_endpoints_get_a_strict_response_format(store: RunStore) -> None:

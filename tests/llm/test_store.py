@@ -13,7 +13,7 @@ import pytest
 
 from polistemics.llm.call_writer import CallWriter
 from polistemics.llm.keys import canonical_json, messages_hash
-from polistemics.llm.store import FinishedCall, RunStore, call_row
+from polistemics.llm.store import LOOKUP_CHUNK, FinishedCall, RunStore, call_row
 from polistemics.llm.types import CallResult
 
 MESSAGES = [{"role": "user", "content": "Welche Position hat «Partei A»? ü"}]
@@ -44,18 +44,18 @@ def test_call_and_its_prompt_round_trip(tmp_path: Path) -> None:
         assert store.get_call("missing") is None and store.call_messages("missing") is None
 
 
-def test_a_stage_s_results_are_read_together_and_handed_out_once(tmp_path: Path) -> None:
+def test_stored_results_are_read_together_in_chunks(tmp_path: Path) -> None:
     path = tmp_path / "store.sqlite"
     with RunStore(path) as store:
         write(path, result(key="k1", text="Ja", cost=0.5, attempts=2))
         write(path, result(key="k2", status="error", error="empty content"))
-        judged = store.stage_results("judge")
-        assert judged.take("k1") == store.get_call("k1")
-        assert judged.take("k1") is None  # handed out: no longer held
-        assert judged.take("k2") == result(
-            key="k2", status="error", error="empty content", cached=True
-        )
-        assert store.stage_results("answer").take("k1") is None  # stored under "judge"
+        found = store.get_calls(["k2", "missing", "k1"])
+        assert found == {"k1": store.get_call("k1"), "k2": store.get_call("k2")}
+        assert found["k2"] == result(key="k2", status="error", error="empty content", cached=True)
+        # More keys than one query asks for: each chunk is read.
+        many = [f"x{i}" for i in range(2 * LOOKUP_CHUNK)] + ["k2"]
+        assert set(store.get_calls(many)) == {"k2"}
+        assert store.get_calls([]) == {}
 
 
 def test_success_replaces_a_recorded_failure(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from polistemics.llm.store import INSERT_CALL, FinishedCall, call_row, connect
 
 _STOP = None  # queued by close(): commit what came before, then end the thread
+_Entry = tuple[FinishedCall, "asyncio.Future[None]"]
 
 
 class CallWriter:
@@ -30,9 +31,10 @@ class CallWriter:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.commits = 0  # transactions so far (calls / commits = mean group size)
-        self._queue: queue.SimpleQueue[tuple[FinishedCall, asyncio.Future[None]] | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: queue.SimpleQueue[list[_Entry] | None] = queue.SimpleQueue()
+        # Calls put since the event loop last handed them to the thread: handed over together
+        # once per turn of the loop, so that the thread is woken once for all of them.
+        self._pending: list[_Entry] = []
         self._closed = False
         self._thread: threading.Thread | None = None
 
@@ -43,13 +45,24 @@ class CallWriter:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="call-writer", daemon=True)
             self._thread.start()
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put((call, future))
-        await asyncio.shield(future)  # a cancelled caller's call is still committed
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        if not self._pending:
+            loop.call_soon(self._hand_over)
+        self._pending.append((call, future))
+        # A cancelled caller's call is still committed: it is queued already, and the thread
+        # leaves a cancelled future as it is.
+        await future
+
+    def _hand_over(self) -> None:
+        pending, self._pending = self._pending, []
+        if pending:
+            self._queue.put(pending)
 
     def close(self) -> None:
         """Commit what is queued and stop the thread."""
         self._closed = True
+        self._hand_over()  # calls whose loop ended before its turn came
         if self._thread is not None:
             self._queue.put(_STOP)
             self._thread.join()
@@ -60,13 +73,12 @@ class CallWriter:
         try:
             stopping = False
             while not stopping:
-                batch = [self._queue.get()]  # wait for the first, then take all that queued up
+                handed = [self._queue.get()]  # wait for the first, then take all that queued up
                 with contextlib.suppress(queue.Empty):
                     while True:
-                        batch.append(self._queue.get_nowait())
-                if _STOP in batch:
-                    stopping = True
-                    batch = [entry for entry in batch if entry is not _STOP]
+                        handed.append(self._queue.get_nowait())
+                stopping = _STOP in handed
+                batch = [entry for entries in handed if entries is not _STOP for entry in entries]
                 if batch:
                     error = self._commit(db, [call for call, _ in batch])
                     self._resolve([future for _, future in batch], error)

@@ -41,7 +41,7 @@ from polistemics.llm.limiter import AdaptiveLimiter
 from polistemics.llm.redact import Redactor
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.replies import decode_json
-from polistemics.llm.store import FinishedCall, RunStore, StageResults
+from polistemics.llm.store import FinishedCall, RunStore
 from polistemics.llm.transport import (
     ChatTransport,
     ConnectionFailed,
@@ -49,6 +49,7 @@ from polistemics.llm.transport import (
     MalformedBody,
     ReplyTooLarge,
     RequestTimeout,
+    request_head,
 )
 from polistemics.llm.types import BudgetExceeded, CallResult, Message
 
@@ -132,8 +133,11 @@ class LLMClient:
         if self.store is not None:
             self.spent = self.store.total_cost()
             self._stored_keys = self.store.call_keys()
-        self._stage_results: dict[str, StageResults] = {}  # read when a stage first needs one
+        # Stored results asked for and not read yet: read together, one query at a time.
+        self._lookups: list[tuple[str, asyncio.Future[CallResult | None]]] = []
         self._batches: BatchCollector | None = None  # made on the first call of a batch endpoint
+        # (id(endpoint), sample index) -> (endpoint, body, its JSON): see ``_request_body``.
+        self._bodies: dict[tuple[int, int], tuple[ModelEndpoint, dict, str]] = {}
 
     # -- public ------------------------------------------------------------------------------
 
@@ -151,7 +155,7 @@ class LLMClient:
         identity = CallIdentity.of(endpoint, messages, params, sample_index)
         key = identity.key
         if self.store is not None and key in self._stored_keys:
-            stored = self._stored(key, stage)
+            stored = await self._stored(key)
             if stored is not None:
                 self._account(stage, stored)
                 return stored
@@ -178,14 +182,31 @@ class LLMClient:
         self._account(stage, result)
         return result
 
-    def _stored(self, key: str, stage: str) -> CallResult | None:
-        """The stored result of a call: from its stage's results, read together on the stage's
-        first lookup, or by itself (a call stored under another stage, or asked for twice)."""
+    async def _stored(self, key: str) -> CallResult | None:
+        """The stored result of a call, read in one query with those the other calls ask for at
+        the same moment (a rerun looks up every call: a query each cost 3-4 times as much, and
+        reading a stage's results at once held them all in memory, issue 32)."""
+        loop = asyncio.get_running_loop()
+        if not self._lookups:
+            loop.call_soon(self._look_up)
+        future: asyncio.Future[CallResult | None] = loop.create_future()
+        self._lookups.append((key, future))
+        return await future
+
+    def _look_up(self) -> None:
+        """Read the stored results asked for since the last lookup, and hand each out."""
         assert self.store is not None
-        results = self._stage_results.get(stage)
-        if results is None:
-            results = self._stage_results[stage] = self.store.stage_results(stage)
-        return results.take(key) or self.store.get_call(key)
+        lookups, self._lookups = self._lookups, []
+        try:
+            found = self.store.get_calls(list(dict.fromkeys(key for key, _ in lookups)))
+        except Exception as exc:  # every waiting call sees the store's error
+            for _, future in lookups:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for key, future in lookups:
+            if not future.done():  # a cancelled call's is done already
+                future.set_result(found.get(key))
 
     def limiter(self, endpoint: ModelEndpoint) -> AdaptiveLimiter:
         base = endpoint.resolved_base_url
@@ -213,7 +234,6 @@ class LLMClient:
         for transport in self._transports.values():
             await transport.close()
         self._transports.clear()
-        self._stage_results.clear()
         if self._writer is not None:
             self._writer.close()
 
@@ -241,7 +261,7 @@ class LLMClient:
         transport = self._transport(endpoint)  # raises MissingApiKey before any call
         local = self._local_servers(endpoint)
         limiter = self.limiter(endpoint)
-        body = self._body(endpoint, json_schema, grammar, sample_index)
+        body, head = self._request_body(endpoint, json_schema, grammar, sample_index)
         # What is sent; the cache key and the stored prompt keep the messages as they are.
         wire_messages = (
             cache_marked(identity.messages_json)
@@ -253,12 +273,18 @@ class LLMClient:
         while True:
             attempts += 1
             async with limiter:
-                with self._server_for(local, endpoint, identity.messages_json) as base_url:
-                    if base_url is not None:
-                        transport = self._transport_at(base_url, endpoint.api_key(), endpoint)
+                if local is None:
                     t0 = time.monotonic()
-                    outcome = await self._attempt(transport, endpoint, body, wire_messages)
+                    outcome = await self._attempt(transport, endpoint, body, wire_messages, head)
                     latency_ms = (time.monotonic() - t0) * 1000
+                else:
+                    with self._server_for(local, endpoint, identity.messages_json) as base_url:
+                        transport = self._transport_at(base_url, endpoint.api_key(), endpoint)
+                        t0 = time.monotonic()
+                        outcome = await self._attempt(
+                            transport, endpoint, body, wire_messages, head
+                        )
+                        latency_ms = (time.monotonic() - t0) * 1000
                 if outcome.rate_limited:
                     limiter.on_rate_limited()
                 elif outcome.error is None:
@@ -370,11 +396,16 @@ class LLMClient:
         )
 
     async def _attempt(
-        self, transport: ChatTransport, endpoint: ModelEndpoint, body: dict, messages_json: str
+        self,
+        transport: ChatTransport,
+        endpoint: ModelEndpoint,
+        body: dict,
+        messages_json: str,
+        head: str,
     ) -> _Outcome:
         self.network_calls += 1
         try:
-            response = await transport.post(body, messages_json)
+            response = await transport.post(body, messages_json, head=head)
         except HttpStatusError as exc:
             code = exc.status
             if code == 429:
@@ -398,6 +429,27 @@ class LLMClient:
         except ReplyTooLarge as exc:  # not retried: the provider would send it again
             return _Outcome(error=str(exc))
         return _read_response(response, endpoint, forced_tool(body))
+
+    def _request_body(
+        self,
+        endpoint: ModelEndpoint,
+        json_schema: dict | None,
+        grammar: str | None,
+        sample_index: int,
+    ) -> tuple[dict, str]:
+        """The request body without its messages, and its JSON. Every call of an endpoint and
+        sample index without an output constraint (every answer, every free-text judge call)
+        sends the same: made once and remembered (the endpoint is kept with it, so that its
+        ``id`` cannot name another endpoint meanwhile). Not to be changed by the caller."""
+        if json_schema is not None or grammar is not None:
+            body = self._body(endpoint, json_schema, grammar, sample_index)
+            return body, request_head(body)
+        known = self._bodies.get((id(endpoint), sample_index))
+        if known is None or known[0] is not endpoint:
+            body = self._body(endpoint, None, None, sample_index)
+            known = (endpoint, body, request_head(body))
+            self._bodies[(id(endpoint), sample_index)] = known
+        return known[1], known[2]
 
     def _body(
         self,
@@ -478,13 +530,8 @@ class LLMClient:
 
     @staticmethod
     @contextmanager
-    def _server_for(
-        local: LocalServers | None, endpoint: ModelEndpoint, prompt: str
-    ) -> Iterator[str | None]:
-        """A local model's server for one attempt (None for a remote endpoint)."""
-        if local is None:
-            yield None
-            return
+    def _server_for(local: LocalServers, endpoint: ModelEndpoint, prompt: str) -> Iterator[str]:
+        """A local model's server for one attempt."""
         base_url = local.checkout(endpoint, prompt)
         try:
             yield base_url

@@ -62,6 +62,7 @@ _RESULT_COLUMNS = (
     "key, endpoint, model, status, response_text, finish_reason, error, input_tokens, "
     "output_tokens, reasoning_tokens, cost, latency_ms, attempts, cached_input_tokens"
 )
+LOOKUP_CHUNK = 500  # keys a ``get_calls`` query asks for (SQLite's limit is 32,766 parameters)
 # Columns added after the first release of the store, with their definitions: a store made
 # before them gets them on opening (``add_missing_columns``), old rows the default.
 ADDED_COLUMNS = {"cached_input_tokens": "INTEGER NOT NULL DEFAULT 0"}
@@ -165,14 +166,17 @@ class RunStore:
             ).fetchone()
         return _row_to_result(row, cached=True) if row else None
 
-    def stage_results(self, stage: str) -> StageResults:
-        """Every stored result of one stage, read in one query (a rerun looks up each of them:
-        one query per call cost 3-4 times as much)."""
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_RESULT_COLUMNS} FROM calls WHERE stage = ?", (stage,)
-            ).fetchall()
-        return StageResults(rows)
+    def get_calls(self, keys: list[str]) -> dict[str, CallResult]:
+        """The stored results of ``keys`` (those found), read ``LOOKUP_CHUNK`` keys a query."""
+        found: dict[str, CallResult] = {}
+        for start in range(0, len(keys), LOOKUP_CHUNK):
+            chunk = keys[start : start + LOOKUP_CHUNK]
+            sql = f"SELECT {_RESULT_COLUMNS} FROM calls WHERE key IN ({','.join('?' * len(chunk))})"
+            with self._lock:
+                rows = self._db.execute(sql, chunk).fetchall()
+            for row in rows:
+                found[row[0]] = _row_to_result(row, cached=True)
+        return found
 
     def call_keys(self) -> set[str]:
         with self._lock:
@@ -270,18 +274,6 @@ class RunStore:
     def integrity_check(self) -> str:
         with self._lock:
             return self._db.execute("PRAGMA integrity_check").fetchone()[0]
-
-
-class StageResults:
-    """Stored results read together (``RunStore.stage_results``), each handed out once: a result
-    taken is no longer held here."""
-
-    def __init__(self, rows: list[tuple]):
-        self._rows = {row[0]: row for row in rows}
-
-    def take(self, key: str) -> CallResult | None:
-        row = self._rows.pop(key, None)
-        return _row_to_result(row, cached=True) if row is not None else None
 
 
 def _row_to_result(row: tuple, *, cached: bool) -> CallResult:

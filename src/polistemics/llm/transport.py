@@ -128,13 +128,14 @@ class ChatTransport:
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def post(self, body: dict, messages_json: str) -> dict:
+    async def post(self, body: dict, messages_json: str, *, head: str | None = None) -> dict:
         """Post ``body`` plus its messages; the response's JSON object, or a ``TransportError``.
 
         The messages come already serialised (the client layer needs their JSON for the cache key
-        anyway, and a long prompt is the costly part of encoding a request).
+        anyway, and a long prompt is the costly part of encoding a request); ``head``, when
+        given, is ``body``'s JSON (``request_head``), made once for many calls.
         """
-        data = request_json(body, messages_json).encode()
+        data = request_json(body, messages_json, head).encode()
         session = await self._session_in_this_loop()
         try:
             async with session.post(
@@ -220,10 +221,16 @@ class ChatTransport:
             await connector.close()
 
 
-def request_json(body: dict, messages_json: str) -> str:
+def request_head(body: dict) -> str:
+    """A request body's JSON without its messages (``request_json`` splices them in)."""
+    return json.dumps(body, ensure_ascii=False)
+
+
+def request_json(body: dict, messages_json: str, head: str | None = None) -> str:
     """The JSON text of a request: ``body`` with the messages' JSON spliced in last (what is
-    posted, and what an offline batch file carries as the line's body)."""
-    head = json.dumps(body, ensure_ascii=False)
+    posted, and what an offline batch file carries as the line's body). ``head``: ``body``'s
+    JSON (``request_head(body)``) when the caller has it already."""
+    head = request_head(body) if head is None else head
     return f'{head[:-1]}{", " if body else ""}"messages": {messages_json}}}'
 
 

@@ -13,9 +13,9 @@ from polistemics.llm.types import Completer
 from polistemics.runlog import Answer, JudgeVerdictRecord
 from polistemics.runlog.issue_mapping import IssueMappingItem
 from polistemics.runlog.navigation import NavigationCodeRecord
+from polistemics.tasks.calls import answer_call, judge_call
 from polistemics.tasks.issue_mapping.metrics import conflict_key, conflict_view
 from polistemics.tasks.issue_mapping.prompt import answer_messages, judge_messages, judged_rubrics
-from polistemics.tasks.calls import answer_call, judge_call
 from polistemics.tasks.navigation.coder import code_answer
 
 ANSWER_STAGE = "issue_mapping_answer"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.tasks import gather_or_cancel
-from polistemics.llm.types import Completer, Message
+from polistemics.llm.types import Completer
 from polistemics.rubrics import Rubric
 from polistemics.runlog import Answer, JudgeVerdictRecord
 from polistemics.runlog.navigation import NavigationItem

@@ -19,18 +19,24 @@ from polistemics.analyses.comparison import (
     write_comparison_tables,
 )
 from polistemics.llm.progress import declare_total
-from polistemics.prompts import load, task_template_hashes
+from polistemics.prompts import load
 from polistemics.records import Stance
 from polistemics.run.config import RunConfig
 from polistemics.run.stages.base import BaseStage, StudyState
-from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, same_calls, tokens
+from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, tokens
+from polistemics.run.stages.task_parts import (
+    TaskCalls,
+    rubrics_per_item,
+    task_call_rows,
+    task_manifest,
+)
 from polistemics.runlog import RunDir
 from polistemics.runlog.comparison import (
     ComparisonFiles,
     remove_comparison_files,
     write_comparison_files,
 )
-from polistemics.tasks import COMPARISON, TASKS
+from polistemics.tasks import COMPARISON
 from polistemics.tasks.comparison.calls import (
     ANSWER_STAGE,
     CODE_STAGE,
@@ -132,46 +138,19 @@ class Comparison(BaseStage):
         items = pairs * len(environments)
         answers = items * config.samples
         answer_in = tokens(load("task_system")) + 40 + 2 * EVIDENCE_TOKENS
-        rows = [
-            plan.row(
-                ANSWER_STAGE,
-                plan.endpoints[name],
-                answers,
-                plan.cached(ANSWER_STAGE, [name]),
-                answer_in,
-                OUTPUT_TOKENS[ANSWER_STAGE],
-            )
-            for name in config.targets
-        ]
-        code_in = tokens(load("comparison_coder_system")) + 80 + OUTPUT_TOKENS[ANSWER_STAGE]
-        for names in same_calls(config.stance_coder, plan.endpoints):
-            rows.append(
-                plan.row(
-                    CODE_STAGE,
-                    plan.endpoints[names[0]],
-                    answers * len(config.targets),
-                    plan.cached(CODE_STAGE, names),
-                    code_in,
-                    OUTPUT_TOKENS[CODE_STAGE],
-                )
-            )
-        rubrics_per_item = sum(
-            len({sq.rubric for sq in TASKS[COMPARISON].active_questions(env)})
-            for env in environments
-        ) / max(1, len(environments))
-        judge_calls = round(answers * len(config.targets) * rubrics_per_item)
-        judge_in = tokens(load("comparison_judge_system")) + answer_in + 200
-        for names in same_calls(config.judges, plan.endpoints):
-            rows.append(
-                plan.row(
-                    JUDGE_STAGE,
-                    plan.endpoints[names[0]],
-                    judge_calls,
-                    plan.cached(JUDGE_STAGE, names),
-                    judge_in,
-                    OUTPUT_TOKENS[JUDGE_STAGE],
-                )
-            )
+        calls = TaskCalls(
+            stages=(ANSWER_STAGE, CODE_STAGE, JUDGE_STAGE),
+            output_tokens=OUTPUT_TOKENS,
+            answers=answers,
+            answer_in=answer_in,
+            code_calls=answers * len(config.targets),
+            code_in=tokens(load("comparison_coder_system")) + 80 + OUTPUT_TOKENS[ANSWER_STAGE],
+            judge_calls=round(
+                answers * len(config.targets) * rubrics_per_item(COMPARISON, environments)
+            ),
+            judge_in=tokens(load("comparison_judge_system")) + answer_in + 200,
+        )
+        rows = task_call_rows(plan, calls)
         plan.details[COMPARISON] = {
             "pairs": pairs,
             "items": items,
@@ -209,24 +188,12 @@ class Comparison(BaseStage):
         if not isinstance(output, ComparisonOutput):
             return {}
         files = output.files
-        return {
-            "tasks": {
-                COMPARISON: {
-                    "environments": [env.value for env in comparison_environments(state.config)],
-                    "items": len(files.items),
-                    "build": dict(sorted(output.build_counts.items())),
-                    "answers": len(files.answers),
-                    "answers_failed": sum(not a.ok for a in files.answers),
-                    "coder_readings": len(files.codes),
-                    "coder_missing": sum(c.named is None for c in files.codes),
-                    "judge_records": len(files.verdicts),
-                    "judge_unparsed": sum(not v.parsed for v in files.verdicts),
-                    "rubrics": list(
-                        dict.fromkeys(sq.rubric.value for sq in TASKS[COMPARISON].sub_questions)
-                    ),
-                    "prompt_template_sha256": task_template_hashes(
-                        TASKS[COMPARISON].prompt_templates[1:]
-                    ),
-                }
-            }
-        }
+        return task_manifest(
+            COMPARISON,
+            environments=comparison_environments(state.config),
+            items=len(files.items),
+            build_counts=output.build_counts,
+            answers=files.answers,
+            codes=files.codes,
+            verdicts=files.verdicts,
+        )

@@ -18,10 +18,11 @@ from polistemics.analyses.issue_mapping import (
 )
 from polistemics.conditions import Environment
 from polistemics.llm.progress import declare_total
-from polistemics.prompts import load, task_template_hashes
+from polistemics.prompts import load
 from polistemics.run.config import RunConfig
 from polistemics.run.stages.base import BaseStage, StudyState
-from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, same_calls, tokens
+from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, tokens
+from polistemics.run.stages.task_parts import TaskCalls, task_call_rows, task_manifest
 from polistemics.runlog import RunDir
 from polistemics.runlog.issue_mapping import (
     IssueMappingFiles,
@@ -126,42 +127,19 @@ class IssueMapping(BaseStage):
                 parties_per_item = max(parties_per_item, len(parties[theme]) * len(by_theme[theme]))
         answers = items * config.samples
         answer_in = tokens(load("task_system")) + 60 + parties_per_item * EVIDENCE_TOKENS
-        rows = [
-            plan.row(
-                ANSWER_STAGE,
-                plan.endpoints[name],
-                answers,
-                plan.cached(ANSWER_STAGE, [name]),
-                answer_in,
-                OUTPUT_TOKENS[ANSWER_STAGE],
-            )
-            for name in config.targets
-        ]
-        code_in = tokens(load("navigation_coder_system")) + 100 + OUTPUT_TOKENS[ANSWER_STAGE]
-        for names in same_calls(config.stance_coder, plan.endpoints):
-            rows.append(
-                plan.row(
-                    CODE_STAGE,
-                    plan.endpoints[names[0]],
-                    conflicts * config.samples * len(config.targets),
-                    plan.cached(CODE_STAGE, names),
-                    code_in,
-                    OUTPUT_TOKENS[CODE_STAGE],
-                )
-            )
         rubrics = len(TASKS[ISSUE_MAPPING].rubrics(Environment.BASELINE))
-        judge_in = tokens(load("issue_mapping_judge_system")) + answer_in + 300
-        for names in same_calls(config.judges, plan.endpoints):
-            rows.append(
-                plan.row(
-                    JUDGE_STAGE,
-                    plan.endpoints[names[0]],
-                    answers * len(config.targets) * rubrics,
-                    plan.cached(JUDGE_STAGE, names),
-                    judge_in,
-                    OUTPUT_TOKENS[JUDGE_STAGE],
-                )
-            )
+        calls = TaskCalls(
+            stages=(ANSWER_STAGE, CODE_STAGE, JUDGE_STAGE),
+            output_tokens=OUTPUT_TOKENS,
+            answers=answers,
+            answer_in=answer_in,
+            # the coder reads each conflict of a theme on its own
+            code_calls=conflicts * config.samples * len(config.targets),
+            code_in=tokens(load("navigation_coder_system")) + 100 + OUTPUT_TOKENS[ANSWER_STAGE],
+            judge_calls=answers * len(config.targets) * rubrics,
+            judge_in=tokens(load("issue_mapping_judge_system")) + answer_in + 300,
+        )
+        rows = task_call_rows(plan, calls)
         plan.details["issue_mapping"] = {"items": items, "skipped": skipped}
         return rows
 
@@ -179,12 +157,6 @@ class IssueMapping(BaseStage):
                 f"issue_mapping: {election} skipped: the source groups no two statements under "
                 "one theme"
             )
-        if "navigation" not in details:  # the navigation stage prints the per-task lines
-            for task, totals in details.get("per_task", {}).items():
-                lines.append(
-                    f"task {task}: {totals['calls']:,} calls ({totals['new']:,} new), "
-                    f"${totals['cost']:.2f} at the listed prices"
-                )
         return lines
 
     def write(self, state: StudyState, run: RunDir) -> None:
@@ -207,28 +179,16 @@ class IssueMapping(BaseStage):
         if not isinstance(output, IssueMappingOutput):
             return {}
         files = output.files
-        return {
-            "tasks": {
-                ISSUE_MAPPING: {
-                    "environments": [Environment.BASELINE.value],
-                    "items": len(files.items),
-                    "build": dict(sorted(output.build_counts.items())),
-                    "notes": list(output.notes),
-                    "answers": len(files.answers),
-                    "answers_failed": sum(not a.ok for a in files.answers),
-                    "coder_readings": len(files.codes),
-                    "coder_missing": sum(c.named is None for c in files.codes),
-                    "judge_records": len(files.verdicts),
-                    "judge_unparsed": sum(not v.parsed for v in files.verdicts),
-                    "rubrics": list(
-                        dict.fromkeys(sq.rubric.value for sq in TASKS[ISSUE_MAPPING].sub_questions)
-                    ),
-                    "prompt_template_sha256": task_template_hashes(
-                        TASKS[ISSUE_MAPPING].prompt_templates[1:]
-                    ),
-                }
-            }
-        }
+        return task_manifest(
+            ISSUE_MAPPING,
+            environments=[Environment.BASELINE],
+            items=len(files.items),
+            build_counts=output.build_counts,
+            answers=files.answers,
+            codes=files.codes,
+            verdicts=files.verdicts,
+            notes=output.notes,
+        )
 
 
 def grouping_themes_of(by_theme: dict[str, set[str]]) -> list[str]:

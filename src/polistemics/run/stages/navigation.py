@@ -16,17 +16,23 @@ from polistemics.analyses.navigation import (
     write_navigation_tables,
 )
 from polistemics.llm.progress import declare_total
-from polistemics.prompts import load, task_template_hashes
+from polistemics.prompts import load
 from polistemics.run.config import RunConfig
 from polistemics.run.stages.base import BaseStage, StudyState
-from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, same_calls, tokens
+from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, tokens
+from polistemics.run.stages.task_parts import (
+    TaskCalls,
+    rubrics_per_item,
+    task_call_rows,
+    task_manifest,
+)
 from polistemics.runlog import RunDir
 from polistemics.runlog.navigation import (
     NavigationFiles,
     remove_navigation_files,
     write_navigation_files,
 )
-from polistemics.tasks import NAVIGATION, TASKS
+from polistemics.tasks import NAVIGATION
 from polistemics.tasks.navigation.calls import (
     ANSWER_STAGE,
     JUDGE_STAGE,
@@ -122,46 +128,19 @@ class Navigation(BaseStage):
                     parties_per_item = max(parties_per_item, k)
         answers = items * config.samples
         answer_in = tokens(load("task_system")) + 60 + parties_per_item * EVIDENCE_TOKENS
-        rows = [
-            plan.row(
-                ANSWER_STAGE,
-                plan.endpoints[name],
-                answers,
-                plan.cached(ANSWER_STAGE, [name]),
-                answer_in,
-                OUTPUT_TOKENS[ANSWER_STAGE],
-            )
-            for name in config.targets
-        ]
-        code_in = tokens(load("navigation_coder_system")) + 100 + OUTPUT_TOKENS[ANSWER_STAGE]
-        for names in same_calls(config.stance_coder, plan.endpoints):
-            rows.append(
-                plan.row(
-                    CODE_STAGE,
-                    plan.endpoints[names[0]],
-                    answers * len(config.targets),
-                    plan.cached(CODE_STAGE, names),
-                    code_in,
-                    OUTPUT_TOKENS[CODE_STAGE],
-                )
-            )
-        rubrics_per_item = sum(
-            len({sq.rubric for sq in TASKS[NAVIGATION].active_questions(env)})
-            for env in environments
-        ) / max(1, len(environments))
-        judge_calls = round(answers * len(config.targets) * rubrics_per_item)
-        judge_in = tokens(load("navigation_judge_system")) + answer_in + 300
-        for names in same_calls(config.judges, plan.endpoints):
-            rows.append(
-                plan.row(
-                    JUDGE_STAGE,
-                    plan.endpoints[names[0]],
-                    judge_calls,
-                    plan.cached(JUDGE_STAGE, names),
-                    judge_in,
-                    OUTPUT_TOKENS[JUDGE_STAGE],
-                )
-            )
+        calls = TaskCalls(
+            stages=(ANSWER_STAGE, CODE_STAGE, JUDGE_STAGE),
+            output_tokens=OUTPUT_TOKENS,
+            answers=answers,
+            answer_in=answer_in,
+            code_calls=answers * len(config.targets),
+            code_in=tokens(load("navigation_coder_system")) + 100 + OUTPUT_TOKENS[ANSWER_STAGE],
+            judge_calls=round(
+                answers * len(config.targets) * rubrics_per_item(NAVIGATION, environments)
+            ),
+            judge_in=tokens(load("navigation_judge_system")) + answer_in + 300,
+        )
+        rows = task_call_rows(plan, calls)
         plan.details["navigation"] = {"items": items}
         return rows
 
@@ -195,24 +174,12 @@ class Navigation(BaseStage):
         if not isinstance(output, NavigationOutput):
             return {}
         files = output.files
-        return {
-            "tasks": {
-                NAVIGATION: {
-                    "environments": [env.value for env in navigation_environments(state.config)],
-                    "items": len(files.items),
-                    "build": dict(sorted(output.build_counts.items())),
-                    "answers": len(files.answers),
-                    "answers_failed": sum(not a.ok for a in files.answers),
-                    "coder_readings": len(files.codes),
-                    "coder_missing": sum(c.named is None for c in files.codes),
-                    "judge_records": len(files.verdicts),
-                    "judge_unparsed": sum(not v.parsed for v in files.verdicts),
-                    "rubrics": list(
-                        dict.fromkeys(sq.rubric.value for sq in TASKS[NAVIGATION].sub_questions)
-                    ),
-                    "prompt_template_sha256": task_template_hashes(
-                        TASKS[NAVIGATION].prompt_templates[1:]
-                    ),
-                }
-            }
-        }
+        return task_manifest(
+            NAVIGATION,
+            environments=navigation_environments(state.config),
+            items=len(files.items),
+            build_counts=output.build_counts,
+            answers=files.answers,
+            codes=files.codes,
+            verdicts=files.verdicts,
+        )

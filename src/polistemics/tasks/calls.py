@@ -9,11 +9,15 @@ Each task builds its own messages and names its own call stages (``<task>_answer
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
+
 from polistemics.conditions import Environment
 from polistemics.judging.panel import call_index, read_verdicts
 from polistemics.judging.planted import planted_verdicts
 from polistemics.judging.prompt import VERDICT_SCHEMA_MODES, verdict_json_schema, verdict_schema
 from polistemics.llm.registry import ModelEndpoint
+from polistemics.llm.tasks import gather_or_cancel
 from polistemics.llm.types import Completer, Message
 from polistemics.rubrics import Rubric
 from polistemics.runlog import Answer, JudgeVerdictRecord
@@ -110,3 +114,77 @@ async def judge_call(
         error=POSSIBLY_PLANTED if refused else error,
         says_yes=dict(zip(keys, verdicts, strict=True)) if verdicts else dict.fromkeys(keys),
     )
+
+
+class JudgedItem(Protocol):
+    """What the shared loops read of a task's item: its key and its environment."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def environment(self) -> Environment: ...
+
+
+Item = TypeVar("Item", bound=JudgedItem)
+
+
+async def answer_items_with(
+    completer: Completer,
+    targets: Sequence[ModelEndpoint],
+    items: Sequence[Item],
+    samples: int,
+    *,
+    messages_of: Callable[[Item], list[Message]],
+    stage: str,
+) -> list[Answer]:
+    """Every target's answers to every item, ``samples`` each (item, then target, then sample)."""
+    jobs = [
+        answer_call(
+            completer,
+            target,
+            messages_of(item),
+            item_key=item.key,
+            sample_index=s,
+            stage=stage,
+        )
+        for item in items
+        for target in targets
+        for s in range(samples)
+    ]
+    return list(await gather_or_cancel(jobs))
+
+
+async def judge_answers_with(
+    completer: Completer,
+    judges: Sequence[ModelEndpoint],
+    pairs: Sequence[tuple[Item, Answer]],
+    *,
+    rubrics_of: Callable[[Item], Sequence[Rubric]],
+    messages_of: Callable[[Item, str, Rubric], tuple[list[Message], tuple[str, ...]]],
+    stage: str,
+) -> list[JudgeVerdictRecord]:
+    """Every judge seat's verdicts on every answer that came back, rubric by rubric (answer, then
+    rubric, then seat); ``messages_of`` builds a rubric's messages and the sub-question keys its
+    verdicts map back to."""
+    jobs = []
+    for item, answer in pairs:
+        if not answer.ok:
+            continue
+        for rubric in rubrics_of(item):
+            messages, keys = messages_of(item, answer.text or "", rubric)
+            jobs.extend(
+                judge_call(
+                    completer,
+                    judge,
+                    position,
+                    messages,
+                    keys,
+                    answer=answer,
+                    environment=item.environment,
+                    rubric=rubric,
+                    stage=stage,
+                )
+                for position, judge in enumerate(judges)
+            )
+    return list(await gather_or_cancel(jobs))

@@ -12,7 +12,7 @@ from polistemics.llm.types import Completer
 from polistemics.runlog import Answer, JudgeVerdictRecord
 from polistemics.runlog.comparison import ComparisonItem
 from polistemics.runlog.navigation import NavigationCodeRecord
-from polistemics.tasks.calls import answer_call, judge_call
+from polistemics.tasks.calls import answer_items_with, judge_answers_with
 from polistemics.tasks.comparison.prompt import (
     coder_messages,
     comparison_messages,
@@ -32,20 +32,9 @@ async def answer_items(
     items: Sequence[ComparisonItem],
     samples: int = 1,
 ) -> list[Answer]:
-    jobs = [
-        answer_call(
-            completer,
-            target,
-            comparison_messages(item),
-            item_key=item.key,
-            sample_index=s,
-            stage=ANSWER_STAGE,
-        )
-        for item in items
-        for target in targets
-        for s in range(samples)
-    ]
-    return list(await gather_or_cancel(jobs))
+    return await answer_items_with(
+        completer, targets, items, samples, messages_of=comparison_messages, stage=ANSWER_STAGE
+    )
 
 
 async def code_answers(
@@ -73,24 +62,11 @@ async def judge_answers(
     judges: Sequence[ModelEndpoint],
     pairs: Sequence[tuple[ComparisonItem, Answer]],
 ) -> list[JudgeVerdictRecord]:
-    jobs = []
-    for item, answer in pairs:
-        if not answer.ok:
-            continue
-        for rubric in judged_rubrics(item):
-            messages, keys = judge_messages(item, answer.text or "", rubric)
-            jobs.extend(
-                judge_call(
-                    completer,
-                    judge,
-                    position,
-                    messages,
-                    keys,
-                    answer=answer,
-                    environment=item.environment,
-                    rubric=rubric,
-                    stage=JUDGE_STAGE,
-                )
-                for position, judge in enumerate(judges)
-            )
-    return list(await gather_or_cancel(jobs))
+    return await judge_answers_with(
+        completer,
+        judges,
+        pairs,
+        rubrics_of=judged_rubrics,
+        messages_of=judge_messages,
+        stage=JUDGE_STAGE,
+    )

@@ -1,5 +1,5 @@
-"""What the comparison task (issue 29, item 3) persists: its items, the coder's per-party
-readings and the file names under ``tasks/comparison/`` of a run directory.
+"""What the comparison task (issue 29, item 3) persists: its items, and its files under
+``tasks/comparison/`` of a run directory (``runlog.task_files``).
 
 A comparison item is one pair of parties on one statement in one information environment: the
 question "How do A and B differ on S?", the labelled evidence of both parties, and the side of
@@ -13,31 +13,16 @@ their ``item_key`` names a comparison item.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from polistemics.conditions import Environment
 from polistemics.records import Stance
-from polistemics.runlog.answers import Answer
 from polistemics.runlog.codes import CodedStance
 from polistemics.runlog.items import Chunk
-from polistemics.runlog.navigation import FocusTruth, NavigationCodeRecord
-from polistemics.runlog.verdicts import JudgeVerdictRecord
-from polistemics.runlog.write import write_jsonl
-
-COMPARISON_FOLDER = "tasks/comparison"
-COMPARISON_ITEMS_FILE = "items.jsonl"
-COMPARISON_ANSWERS_FILE = "answers.jsonl"
-COMPARISON_CODES_FILE = "codes.jsonl"
-COMPARISON_JUDGES_FILE = "judges.jsonl"
-_FILES = (
-    COMPARISON_ITEMS_FILE,
-    COMPARISON_ANSWERS_FILE,
-    COMPARISON_CODES_FILE,
-    COMPARISON_JUDGES_FILE,
-)
+from polistemics.runlog.navigation import FocusTruth
+from polistemics.runlog.task_files import TaskFiles, TaskRecords
 
 PairKind = Literal["differing", "agreeing"]
 # What an answer says of the pair: the two parties' stances differ, are the same, or (a party
@@ -121,53 +106,7 @@ class ComparisonItem(BaseModel):
         return self.true_relation if self.degraded_truth == "stance" else "undetermined"
 
 
-def comparison_folder(run_dir: Path) -> Path:
-    return Path(run_dir) / COMPARISON_FOLDER
-
-
-class ComparisonFiles(BaseModel):
-    """Everything the comparison task wrote, as read back from ``tasks/comparison/``."""
-
-    items: list[ComparisonItem] = []
-    answers: list[Answer] = []
-    codes: list[NavigationCodeRecord] = []
-    verdicts: list[JudgeVerdictRecord] = []
-
-
-def write_comparison_files(run_dir: Path, files: ComparisonFiles) -> None:
-    folder = comparison_folder(run_dir)
-    for name, records in zip(
-        _FILES, (files.items, files.answers, files.codes, files.verdicts), strict=True
-    ):
-        write_jsonl(folder / name, (record.model_dump(mode="json") for record in records))
-
-
-def read_comparison_files(run_dir: Path) -> ComparisonFiles | None:
-    """The task's files, or None when the run did not ask it."""
-    folder = comparison_folder(run_dir)
-    if not (folder / COMPARISON_ITEMS_FILE).is_file():
-        return None
-
-    def rows(name: str, model: type[BaseModel]) -> list:
-        path = folder / name
-        if not path.is_file():
-            return []
-        return [
-            model.model_validate_json(line)
-            for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        ]
-
-    return ComparisonFiles(
-        items=rows(COMPARISON_ITEMS_FILE, ComparisonItem),
-        answers=rows(COMPARISON_ANSWERS_FILE, Answer),
-        codes=rows(COMPARISON_CODES_FILE, NavigationCodeRecord),
-        verdicts=rows(COMPARISON_JUDGES_FILE, JudgeVerdictRecord),
-    )
-
-
-def remove_comparison_files(run_dir: Path) -> None:
-    """A run that no longer asks the task keeps no stale files of it."""
-    folder = comparison_folder(run_dir)
-    for name in _FILES:
-        (folder / name).unlink(missing_ok=True)
+# Everything the task wrote, as read back from ``tasks/comparison/`` (None: the run did not ask it).
+ComparisonFiles = TaskRecords[ComparisonItem]
+COMPARISON_FILES = TaskFiles("tasks/comparison", ComparisonItem)
+read_comparison_files = COMPARISON_FILES.read

@@ -1,5 +1,5 @@
-"""What the issue-mapping task (issue 29, item 4) persists: its items and the file names under
-``tasks/issue_mapping/`` of a run directory.
+"""What the issue-mapping task (issue 29, item 4) persists: its items, and its files under
+``tasks/issue_mapping/`` of a run directory (``runlog.task_files``).
 
 An issue-mapping item is one *theme* of a source that groups statements by theme (StemWijzer's
 ``theme``, the generic format's ``theme`` column): the theme's statements, the Baseline
@@ -12,20 +12,12 @@ readings ``NavigationCodeRecord`` records (one per answer, conflict and coder se
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import BaseModel, ConfigDict
 
 from polistemics.conditions import Environment
 from polistemics.records import Stance
-from polistemics.runlog.answers import Answer
 from polistemics.runlog.items import Chunk
-from polistemics.runlog.navigation import NavigationCodeRecord
-from polistemics.runlog.verdicts import JudgeVerdictRecord
-from polistemics.runlog.write import write_jsonl
-
-ISSUE_MAPPING_FOLDER = "tasks/issue_mapping"
-FILES = ("items.jsonl", "answers.jsonl", "codes.jsonl", "judges.jsonl")
+from polistemics.runlog.task_files import TaskFiles, TaskRecords
 
 
 class ThemeStatement(BaseModel):
@@ -72,41 +64,8 @@ class IssueMappingItem(BaseModel):
         return [s for s in self.statements if s.conflict]
 
 
-class IssueMappingFiles(BaseModel):
-    items: list[IssueMappingItem] = []
-    answers: list[Answer] = []
-    codes: list[NavigationCodeRecord] = []
-    verdicts: list[JudgeVerdictRecord] = []
-
-
-_MODELS = (IssueMappingItem, Answer, NavigationCodeRecord, JudgeVerdictRecord)
-
-
-def issue_mapping_folder(run_dir: Path) -> Path:
-    return Path(run_dir) / ISSUE_MAPPING_FOLDER
-
-
-def write_issue_mapping_files(run_dir: Path, files: IssueMappingFiles) -> None:
-    folder = issue_mapping_folder(run_dir)
-    parts = (files.items, files.answers, files.codes, files.verdicts)
-    for name, records in zip(FILES, parts, strict=True):
-        write_jsonl(folder / name, (record.model_dump(mode="json") for record in records))
-
-
-def read_issue_mapping_files(run_dir: Path) -> IssueMappingFiles | None:
-    """The task's files, or None when the run did not ask it."""
-    folder = issue_mapping_folder(run_dir)
-    if not (folder / FILES[0]).is_file():
-        return None
-    found = []
-    for name, model in zip(FILES, _MODELS, strict=True):
-        path = folder / name
-        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-        found.append([model.model_validate_json(line) for line in lines if line.strip()])
-    return IssueMappingFiles(items=found[0], answers=found[1], codes=found[2], verdicts=found[3])
-
-
-def remove_issue_mapping_files(run_dir: Path) -> None:
-    """A run that no longer asks the task keeps no stale files of it."""
-    for name in FILES:
-        (issue_mapping_folder(run_dir) / name).unlink(missing_ok=True)
+# Everything the task wrote, as read back from ``tasks/issue_mapping/`` (None: the run did not
+# ask it).
+IssueMappingFiles = TaskRecords[IssueMappingItem]
+ISSUE_MAPPING_FILES = TaskFiles("tasks/issue_mapping", IssueMappingItem)
+read_issue_mapping_files = ISSUE_MAPPING_FILES.read

@@ -10,7 +10,6 @@ directory wrote)."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from math import comb
 
 from polistemics.analyses.comparison import (
@@ -18,24 +17,14 @@ from polistemics.analyses.comparison import (
     remove_comparison_tables,
     write_comparison_tables,
 )
-from polistemics.llm.progress import declare_total
 from polistemics.prompts import load
 from polistemics.records import Stance
 from polistemics.run.config import RunConfig
-from polistemics.run.stages.base import BaseStage, StudyState
+from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, tokens
-from polistemics.run.stages.task_parts import (
-    TaskCalls,
-    rubrics_per_item,
-    task_call_rows,
-    task_manifest,
-)
-from polistemics.runlog import RunDir
-from polistemics.runlog.comparison import (
-    ComparisonFiles,
-    remove_comparison_files,
-    write_comparison_files,
-)
+from polistemics.run.stages.task_parts import TaskCalls, rubrics_per_item, task_call_rows
+from polistemics.run.stages.task_stage import TaskCallSet, TaskStage, TaskTables
+from polistemics.runlog.comparison import COMPARISON_FILES, ComparisonItem
 from polistemics.tasks import COMPARISON
 from polistemics.tasks.comparison.calls import (
     ANSWER_STAGE,
@@ -45,17 +34,11 @@ from polistemics.tasks.comparison.calls import (
     code_answers,
     judge_answers,
 )
-from polistemics.tasks.comparison.items import build_comparison_items
+from polistemics.tasks.comparison.items import ComparisonBuild, build_comparison_items
 from polistemics.tasks.comparison.prompt import judged_rubrics
 from polistemics.tasks.comparison.questions import COMPARISON_ENVIRONMENTS
 
 OUTPUT_TOKENS = {ANSWER_STAGE: 200, CODE_STAGE: 40, JUDGE_STAGE: 20}
-
-
-@dataclass
-class ComparisonOutput:
-    files: ComparisonFiles
-    build_counts: dict[str, int] = field(default_factory=dict)
 
 
 def comparison_environments(config: RunConfig):
@@ -70,54 +53,35 @@ def possible_pairs(stances: Counter[Stance]) -> tuple[int, int]:
     return differing, agreeing
 
 
-class Comparison(BaseStage):
+class Comparison(TaskStage[ComparisonItem]):
     name = "comparison"
+    task = COMPARISON
+    log_name = "comparison"
+    files = COMPARISON_FILES
+    calls = TaskCallSet(
+        answer_stage=ANSWER_STAGE,
+        code_stage=CODE_STAGE,
+        judge_stage=JUDGE_STAGE,
+        answer_items=answer_items,
+        code_answers=code_answers,
+        judge_answers=judge_answers,
+        judged_rubrics=judged_rubrics,
+    )
+    tables = TaskTables(comparison_tables, write_comparison_tables, remove_comparison_tables)
 
-    def enabled(self, config: RunConfig) -> bool:
-        return COMPARISON in config.tasks
+    def environments(self, config: RunConfig):
+        return comparison_environments(config)
 
-    async def run(self, state: StudyState) -> None:
-        client, config = state.client, state.config
-        assert client is not None
-        items, counts = [], {}
-        for run in state.elections:
-            built = build_comparison_items(
-                run.evidence,
-                run.items,
-                environments=comparison_environments(config),
-                seed=config.seed,
-                differing=config.comparison.differing,
-                agreeing=config.comparison.agreeing,
-                election_party_names=sorted({p.party.name for p in run.scoped.election.positions}),
-            )
-            items.extend(built.items)
-            for what, n in built.counts.items():
-                counts[what] = counts.get(what, 0) + n
-        targets = [state.endpoints[name] for name in config.targets]
-        judges = [state.endpoints[name] for name in config.judges]
-        coders = [state.endpoints[name] for name in config.stance_coder]
-        declare_total(client.listeners, ANSWER_STAGE, len(items) * len(targets) * config.samples)
-        answers = await answer_items(client, targets, items, config.samples)
-        by_key = {item.key: item for item in items}
-        pairs = [(by_key[a.item_key], a) for a in answers if a.ok]
-        declare_total(client.listeners, CODE_STAGE, len(pairs) * len(coders))
-        codes = await code_answers(client, coders, pairs)
-        declare_total(
-            client.listeners,
-            JUDGE_STAGE,
-            sum(len(judged_rubrics(item)) for item, _ in pairs) * len(judges),
-            retries=True,
-        )
-        verdicts = await judge_answers(client, judges, pairs)
-        verdicts.sort(
-            key=lambda r: (r.item_key, r.model, r.sample_index, r.panel_position, r.rubric.value)
-        )
-        state.outputs[self.name] = ComparisonOutput(
-            ComparisonFiles(items=items, answers=answers, codes=codes, verdicts=verdicts), counts
-        )
-        state.log(
-            f"comparison: {len(items)} items, {sum(a.ok for a in answers)} answers ok, "
-            f"{len(codes)} coder readings, {len(verdicts)} judge records"
+    def build_election(self, state: StudyState, run: ElectionRun) -> ComparisonBuild:
+        config = state.config
+        return build_comparison_items(
+            run.evidence,
+            run.items,
+            environments=comparison_environments(config),
+            seed=config.seed,
+            differing=config.comparison.differing,
+            agreeing=config.comparison.agreeing,
+            election_party_names=sorted({p.party.name for p in run.scoped.election.positions}),
         )
 
     def plan(self, plan: PlanState) -> list[PlanRow]:
@@ -167,33 +131,3 @@ class Comparison(BaseStage):
             "and environment, before Vague/Contradictory drops); "
             f"{found['statements_without_differing_pair']:,} statements make no differing pair"
         ]
-
-    def write(self, state: StudyState, run: RunDir) -> None:
-        output = state.outputs.get(self.name)
-        if not isinstance(output, ComparisonOutput):
-            remove_comparison_files(run.root)
-            remove_comparison_tables(run.tables)
-            return
-        write_comparison_files(run.root, output.files)
-        tables = comparison_tables(
-            output.files,
-            judge_panel=len(state.config.judges),
-            coder_panel=len(state.config.stance_coder),
-            build_counts=output.build_counts,
-        )
-        write_comparison_tables(tables, run.tables)
-
-    def manifest(self, state: StudyState) -> dict:
-        output = state.outputs.get(self.name)
-        if not isinstance(output, ComparisonOutput):
-            return {}
-        files = output.files
-        return task_manifest(
-            COMPARISON,
-            environments=comparison_environments(state.config),
-            items=len(files.items),
-            build_counts=output.build_counts,
-            answers=files.answers,
-            codes=files.codes,
-            verdicts=files.verdicts,
-        )

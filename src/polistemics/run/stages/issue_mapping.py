@@ -9,26 +9,19 @@ writes and records nothing of it (and removes what an earlier run of the directo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from polistemics.analyses.issue_mapping import (
     issue_mapping_tables,
     remove_issue_mapping_tables,
     write_issue_mapping_tables,
 )
 from polistemics.conditions import Environment
-from polistemics.llm.progress import declare_total
 from polistemics.prompts import load
 from polistemics.run.config import RunConfig
-from polistemics.run.stages.base import BaseStage, StudyState
+from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState, tokens
-from polistemics.run.stages.task_parts import TaskCalls, task_call_rows, task_manifest
-from polistemics.runlog import RunDir
-from polistemics.runlog.issue_mapping import (
-    IssueMappingFiles,
-    remove_issue_mapping_files,
-    write_issue_mapping_files,
-)
+from polistemics.run.stages.task_parts import TaskCalls, task_call_rows
+from polistemics.run.stages.task_stage import TaskCallSet, TaskStage, TaskTables
+from polistemics.runlog.issue_mapping import ISSUE_MAPPING_FILES, IssueMappingItem
 from polistemics.tasks import ISSUE_MAPPING, TASKS
 from polistemics.tasks.issue_mapping.calls import (
     ANSWER_STAGE,
@@ -38,70 +31,44 @@ from polistemics.tasks.issue_mapping.calls import (
     code_answers,
     judge_answers,
 )
-from polistemics.tasks.issue_mapping.items import build_issue_mapping_items
+from polistemics.tasks.issue_mapping.items import IssueMappingBuild, build_issue_mapping_items
 from polistemics.tasks.issue_mapping.prompt import judged_rubrics
 
 OUTPUT_TOKENS = {ANSWER_STAGE: 350, CODE_STAGE: 80, JUDGE_STAGE: 20}
 
 
-@dataclass
-class IssueMappingOutput:
-    files: IssueMappingFiles
-    build_counts: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-
-class IssueMapping(BaseStage):
+class IssueMapping(TaskStage[IssueMappingItem]):
     name = "issue_mapping"
+    task = ISSUE_MAPPING
+    log_name = "issue mapping"
+    files = ISSUE_MAPPING_FILES
+    calls = TaskCallSet(
+        answer_stage=ANSWER_STAGE,
+        code_stage=CODE_STAGE,
+        judge_stage=JUDGE_STAGE,
+        answer_items=answer_items,
+        code_answers=code_answers,
+        judge_answers=judge_answers,
+        judged_rubrics=judged_rubrics,
+        code_calls_per_answer=lambda item: len(item.conflicts),  # one reading per conflict
+    )
+    tables = TaskTables(
+        issue_mapping_tables, write_issue_mapping_tables, remove_issue_mapping_tables
+    )
+    keeps_notes = True
 
     def enabled(self, config: RunConfig) -> bool:
         return ISSUE_MAPPING in config.tasks and Environment.BASELINE in config.environment_list
 
-    async def run(self, state: StudyState) -> None:
-        client, config = state.client, state.config
-        assert client is not None
-        items, counts, notes = [], {}, []
-        for run in state.elections:
-            election = run.scoped.election
-            built = build_issue_mapping_items(
-                run.evidence,
-                election_id=election.id,
-                election_party_names=sorted({p.party.name for p in election.positions}),
-            )
-            items.extend(built.items)
-            notes.extend(built.notes)
-            for what, n in built.counts.items():
-                counts[what] = counts.get(what, 0) + n
-        for note in notes:
-            state.log(note)
-        targets = [state.endpoints[name] for name in config.targets]
-        judges = [state.endpoints[name] for name in config.judges]
-        coders = [state.endpoints[name] for name in config.stance_coder]
-        declare_total(client.listeners, ANSWER_STAGE, len(items) * len(targets) * config.samples)
-        answers = await answer_items(client, targets, items, config.samples)
-        by_key = {item.key: item for item in items}
-        pairs = [(by_key[a.item_key], a) for a in answers if a.ok]
-        declare_total(
-            client.listeners,
-            CODE_STAGE,
-            sum(len(item.conflicts) for item, _ in pairs) * len(coders),
-        )
-        codes = await code_answers(client, coders, pairs)
-        declare_total(
-            client.listeners,
-            JUDGE_STAGE,
-            sum(len(judged_rubrics(item)) for item, _ in pairs) * len(judges),
-            retries=True,
-        )
-        verdicts = await judge_answers(client, judges, pairs)
-        verdicts.sort(
-            key=lambda r: (r.item_key, r.model, r.sample_index, r.panel_position, r.rubric.value)
-        )
-        files = IssueMappingFiles(items=items, answers=answers, codes=codes, verdicts=verdicts)
-        state.outputs[self.name] = IssueMappingOutput(files, counts, notes)
-        state.log(
-            f"issue mapping: {len(items)} items, {sum(a.ok for a in answers)} answers ok, "
-            f"{len(codes)} coder readings, {len(verdicts)} judge records"
+    def environments(self, config: RunConfig):
+        return [Environment.BASELINE]
+
+    def build_election(self, state: StudyState, run: ElectionRun) -> IssueMappingBuild:
+        election = run.scoped.election
+        return build_issue_mapping_items(
+            run.evidence,
+            election_id=election.id,
+            election_party_names=sorted({p.party.name for p in election.positions}),
         )
 
     def plan(self, plan: PlanState) -> list[PlanRow]:
@@ -158,37 +125,6 @@ class IssueMapping(BaseStage):
                 "one theme"
             )
         return lines
-
-    def write(self, state: StudyState, run: RunDir) -> None:
-        output = state.outputs.get(self.name)
-        if not isinstance(output, IssueMappingOutput):
-            remove_issue_mapping_files(run.root)
-            remove_issue_mapping_tables(run.tables)
-            return
-        write_issue_mapping_files(run.root, output.files)
-        tables = issue_mapping_tables(
-            output.files,
-            judge_panel=len(state.config.judges),
-            coder_panel=len(state.config.stance_coder),
-            build_counts=output.build_counts,
-        )
-        write_issue_mapping_tables(tables, run.tables)
-
-    def manifest(self, state: StudyState) -> dict:
-        output = state.outputs.get(self.name)
-        if not isinstance(output, IssueMappingOutput):
-            return {}
-        files = output.files
-        return task_manifest(
-            ISSUE_MAPPING,
-            environments=[Environment.BASELINE],
-            items=len(files.items),
-            build_counts=output.build_counts,
-            answers=files.answers,
-            codes=files.codes,
-            verdicts=files.verdicts,
-            notes=output.notes,
-        )
 
 
 def grouping_themes_of(by_theme: dict[str, set[str]]) -> list[str]:

@@ -13,7 +13,7 @@ from polistemics.conditions import Environment
 from polistemics.prompts import task_template_hashes
 from polistemics.run.stages.planning import PlanRow, PlanState, same_calls
 from polistemics.runlog import Answer, JudgeVerdictRecord
-from polistemics.runlog.navigation import NavigationCodeRecord
+from polistemics.runlog.task_files import NavigationCodeRecord
 from polistemics.tasks import TASKS
 
 

@@ -5,20 +5,21 @@ exactly from the items' ground truth."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from study_helpers import write_study
+from task_helpers import (
+    check_rerun_and_removal,
+    execute,
+    report_in_chromium,
+    task_table,
+    write_task_study,
+)
 from typer.testing import CliRunner
 
 from polistemics.cli import app
-from polistemics.report.content import ReportOptions
-from polistemics.run.config import load_config
-from polistemics.run.finish import finish_run
-from polistemics.run.pipeline import Study
 from polistemics.runlog import RunDir
 from polistemics.runlog.comparison import ComparisonItem, read_comparison_files
 from polistemics.testing import FakeOpenAIServer
@@ -29,36 +30,7 @@ INCONCLUSIVE = ("ie_availability_absent", "ie_clarity_vague", "ie_consistency_co
 ENVIRONMENTS = ("baseline", *INCONCLUSIVE)
 
 
-def _write(
-    tmp_path: Path,
-    base_url: str,
-    tasks: str,
-    environments=ENVIRONMENTS,
-    statements="[1, 2, 3, 4, 5]",
-) -> Path:
-    config_path = write_study(
-        tmp_path,
-        base_url,
-        ablations="[]",
-        tasks=tasks,
-        stance_coder='"judge-a"',
-        environments=f"{list(environments)!r}".replace("'", '"'),
-    )
-    # A few statements and no Counterfactual keep the party-position part small.
-    text = config_path.read_text(encoding="utf-8")
-    config_path.write_text(text + f"statements = {statements}\n", encoding="utf-8")
-    return config_path
-
-
-def _execute(config_path: Path) -> Path:
-    config = load_config(config_path)
-    study = Study(config, config.run_dir(), log=lambda m: None)
-    options = ReportOptions(bootstrap_resamples=100, figure_formats=("svg",))
-    finish_run(study, asyncio.run(study.execute(quiet=True)), options)
-    return config.run_dir()
-
-
-ALL_TASKS = '["party_position", "navigation", "comparison"]'
+ALL_TASKS = ("party_position", "navigation", "comparison")
 
 
 @pytest.fixture(scope="module")
@@ -66,17 +38,21 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     done = {}
     for quality in QUALITIES:
         # The correct answers' run asks all three tasks; the others party position and comparison.
-        tasks = ALL_TASKS if quality == "correct" else '["party_position", "comparison"]'
+        tasks = ALL_TASKS if quality == "correct" else ("party_position", "comparison")
         with FakeOpenAIServer(responder=ComparisonResponder(quality)) as server:
-            path = _write(tmp_path_factory.mktemp(quality), server.base_url, tasks)
-            done[quality] = _execute(path)
+            # A few statements and no Counterfactual keep the party-position part small.
+            path = write_task_study(
+                tmp_path_factory.mktemp(quality),
+                server.base_url,
+                tasks,
+                ENVIRONMENTS,
+                [1, 2, 3, 4, 5],
+            )
+            done[quality] = execute(path)
     return done
 
 
-def _table(run_dir: Path, name: str) -> pd.DataFrame:
-    return pd.read_csv(
-        RunDir(run_dir).tables / f"{name}.csv", keep_default_na=False, na_values=[""]
-    )
+_table = task_table
 
 
 def _items(run_dir: Path, environment: str | None = None) -> list[ComparisonItem]:
@@ -263,49 +239,22 @@ def test_all_three_tasks_run_together(runs) -> None:
 def test_a_rerun_makes_no_new_calls_and_a_run_without_the_task_removes_its_files(
     tmp_path: Path,
 ) -> None:
-    tasks = '["party_position", "comparison"]'
-    with FakeOpenAIServer(responder=ComparisonResponder()) as server:
-        config_path = _write(
-            tmp_path, server.base_url, tasks, ("baseline", "ie_availability_absent")
-        )
-        run_dir = _execute(config_path)
-        files = read_comparison_files(run_dir)
-        tables = (RunDir(run_dir).tables / "comparison_relations.csv").read_bytes()
-        server.reset_stats()
-        _execute(config_path)
-        assert server.stats().requests == 0
-        assert read_comparison_files(run_dir) == files
-        assert (RunDir(run_dir).tables / "comparison_relations.csv").read_bytes() == tables
-        text = config_path.read_text(encoding="utf-8")
-        config_path.write_text(text.replace(f"tasks = {tasks}", ""), encoding="utf-8")
-        _execute(config_path)
-    assert read_comparison_files(run_dir) is None
-    assert not list(RunDir(run_dir).tables.glob("comparison_*.csv"))
-    manifest = json.loads(RunDir(run_dir).manifest.read_text(encoding="utf-8"))
-    assert "tasks" not in manifest and "tasks" not in manifest["config"]
-    html = (run_dir / "report" / "report.html").read_text(encoding="utf-8")
-    assert 'id="comparison-task"' not in html
+    check_rerun_and_removal(
+        tmp_path,
+        ComparisonResponder(),
+        task="comparison",
+        statements=[1, 2, 3, 4, 5],
+        read_files=read_comparison_files,
+        table="comparison_relations",
+        section_id="comparison-task",
+    )
 
 
 def test_the_comparison_section_renders_in_chromium_without_errors(runs) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    executable = Path("/usr/bin/chromium")
-    if not executable.is_file():
-        pytest.skip("Chromium is not installed (apt-get install -y chromium)")
-    errors: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(executable), args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto((runs["misrepresent"] / "report" / "report.html").resolve().as_uri())
-        page.wait_for_selector("#item-browser[data-ready=true]", timeout=20_000)
+    with report_in_chromium(runs["misrepresent"] / "report" / "report.html") as (page, errors):
         assert page.is_visible("section#comparison-task")
         assert page.is_visible('nav.toc a[href="#comparison-task"]')
         assert page.is_visible("#comparison-task-degraded-side")
         relations = _table(runs["misrepresent"], "comparison_relations")
         assert page.locator("#comparison-task-relations tbody tr").count() == len(relations)
-        browser.close()
     assert errors == []

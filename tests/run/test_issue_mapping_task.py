@@ -7,23 +7,17 @@ skips the task with a note, counted."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from study_helpers import write_study
+from task_helpers import execute, task_table, write_task_study
 from typer.testing import CliRunner
 
 from polistemics.annotate.sample import SampleOptions, draw_task_samples
 from polistemics.cli import app
 from polistemics.compare import CompareOptions, compare_pair, load_side
 from polistemics.records import Stance
-from polistemics.report.content import ReportOptions
-from polistemics.run.config import load_config
-from polistemics.run.finish import finish_run
-from polistemics.run.pipeline import Study
 from polistemics.runlog import RunDir
 from polistemics.runlog.issue_mapping import read_issue_mapping_files
 from polistemics.sources.demo import demo_path
@@ -51,23 +45,15 @@ def themed_source(folder: Path) -> Path:
 
 def _run(folder: Path, responder: NavigationResponder, themed: bool) -> Path:
     with FakeOpenAIServer(responder=responder) as server:
-        config_path = write_study(
+        config_path = write_task_study(
             folder,
             server.base_url,
-            ablations="[]",
-            tasks='["party_position", "issue_mapping"]',
-            stance_coder='"judge-a"',
-            environments='["baseline"]',
+            ("party_position", "issue_mapping"),
+            ("baseline",),
+            [1, 2, 3, 4, 8],
+            source=themed_source(folder) if themed else None,
         )
-        text = config_path.read_text(encoding="utf-8") + "statements = [1, 2, 3, 4, 8]\n"
-        if themed:
-            text = text.replace('source = "demo"', f'source = "generic:{themed_source(folder)}"')
-        config_path.write_text(text, encoding="utf-8")
-        config = load_config(config_path)
-        study = Study(config, config.run_dir(), log=lambda m: None)
-        options = ReportOptions(bootstrap_resamples=50, figure_formats=("svg",))
-        finish_run(study, asyncio.run(study.execute(quiet=True)), options)
-    return config.run_dir()
+        return execute(config_path, resamples=50)
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +66,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return done
 
 
-def _table(run_dir: Path, name: str) -> pd.DataFrame:
-    return pd.read_csv(
-        RunDir(run_dir).tables / f"{name}.csv", keep_default_na=False, na_values=[""]
-    )
+_table = task_table
 
 
 def _items(run_dir: Path):

@@ -4,21 +4,21 @@ the pass rules of the new sub-questions follow exactly from the items' ground tr
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import Counter
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from study_helpers import write_study
+from task_helpers import (
+    check_rerun_and_removal,
+    execute,
+    report_in_chromium,
+    task_table,
+    write_task_study,
+)
 from typer.testing import CliRunner
 
 from polistemics.cli import app
-from polistemics.report.content import ReportOptions
-from polistemics.run.config import load_config
-from polistemics.run.finish import finish_run
-from polistemics.run.pipeline import Study
 from polistemics.runlog import RunDir
 from polistemics.runlog.navigation import read_navigation_files
 from polistemics.testing import FakeOpenAIServer
@@ -28,6 +28,7 @@ INVENTED = "Phantom <b>Party</b>"  # hostile text: the report must show it as te
 QUALITIES = {"correct": {}, "drop": {"drop": True}, "invent": {"invent": INVENTED}}
 INCONCLUSIVE = ("ie_availability_absent", "ie_clarity_vague", "ie_consistency_contradiction")
 ENVIRONMENTS = ("baseline", *INCONCLUSIVE, "ie_noise")
+TASKS = ("party_position", "navigation")
 
 
 @pytest.fixture(scope="module")
@@ -36,29 +37,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for quality, options in QUALITIES.items():
         tmp_path = tmp_path_factory.mktemp(quality)
         with FakeOpenAIServer(responder=NavigationResponder(**options)) as server:
-            config_path = write_study(
-                tmp_path,
-                server.base_url,
-                ablations="[]",
-                tasks='["party_position", "navigation"]',
-                stance_coder='"judge-a"',
-                environments=f"{list(ENVIRONMENTS)!r}".replace("'", '"'),
-            )
             # Five statements and no Counterfactual keep the party-position part small.
-            text = config_path.read_text(encoding="utf-8")
-            config_path.write_text(text + "statements = [1, 2, 3, 4, 5]\n", encoding="utf-8")
-            config = load_config(config_path)
-            study = Study(config, config.run_dir(), log=lambda m: None)
-            options = ReportOptions(bootstrap_resamples=100, figure_formats=("svg",))
-            finish_run(study, asyncio.run(study.execute(quiet=True)), options)
-        done[quality] = config.run_dir()
+            config_path = write_task_study(
+                tmp_path, server.base_url, TASKS, ENVIRONMENTS, [1, 2, 3, 4, 5]
+            )
+            done[quality] = execute(config_path)
     return done
 
 
-def _table(run_dir: Path, name: str) -> pd.DataFrame:
-    return pd.read_csv(
-        RunDir(run_dir).tables / f"{name}.csv", keep_default_na=False, na_values=[""]
-    )
+_table = task_table
 
 
 def _items(run_dir: Path):
@@ -179,67 +166,22 @@ def test_the_report_has_a_navigation_section_drawn_from_the_tables(runs) -> None
 def test_a_rerun_makes_no_new_calls_and_a_run_without_the_task_removes_its_files(
     tmp_path: Path,
 ) -> None:
-    with FakeOpenAIServer(responder=NavigationResponder()) as server:
-        config_path = write_study(
-            tmp_path,
-            server.base_url,
-            ablations="[]",
-            tasks='["party_position", "navigation"]',
-            stance_coder='"judge-a"',
-            environments='["baseline", "ie_availability_absent"]',
-        )
-        text = config_path.read_text(encoding="utf-8")
-        config_path.write_text(text + "statements = [1, 2]\n", encoding="utf-8")
-        options = ReportOptions(bootstrap_resamples=100, figure_formats=("svg",))
-
-        def run(path: Path) -> tuple[Path, int]:
-            config = load_config(path)
-            study = Study(config, config.run_dir(), log=lambda m: None)
-            server.reset_stats()
-            finish_run(study, asyncio.run(study.execute(quiet=True)), options)
-            return config.run_dir(), server.stats().requests
-
-        run_dir, first = run(config_path)
-        files = read_navigation_files(run_dir)
-        tables = (RunDir(run_dir).tables / "navigation_set_metrics.csv").read_bytes()
-        _, second = run(config_path)
-        assert first > 0 and second == 0
-        assert read_navigation_files(run_dir) == files
-        assert (RunDir(run_dir).tables / "navigation_set_metrics.csv").read_bytes() == tables
-        config_path.write_text(
-            config_path.read_text(encoding="utf-8").replace(
-                'tasks = ["party_position", "navigation"]', ""
-            ),
-            encoding="utf-8",
-        )
-        run(config_path)
-    assert read_navigation_files(run_dir) is None
-    assert not list(RunDir(run_dir).tables.glob("navigation_*.csv"))
-    manifest = json.loads(RunDir(run_dir).manifest.read_text(encoding="utf-8"))
-    assert "tasks" not in manifest and "tasks" not in manifest["config"]
-    html = (run_dir / "report" / "report.html").read_text(encoding="utf-8")
-    assert 'id="navigation"' not in html
+    check_rerun_and_removal(
+        tmp_path,
+        NavigationResponder(),
+        task="navigation",
+        statements=[1, 2],
+        read_files=read_navigation_files,
+        table="navigation_set_metrics",
+        section_id="navigation",
+    )
 
 
 def test_the_navigation_section_renders_in_chromium_without_errors(runs) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    executable = Path("/usr/bin/chromium")
-    if not executable.is_file():
-        pytest.skip("Chromium is not installed (apt-get install -y chromium)")
-    errors: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(executable), args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto((runs["invent"] / "report" / "report.html").resolve().as_uri())
-        page.wait_for_selector("#item-browser[data-ready=true]", timeout=20_000)
+    with report_in_chromium(runs["invent"] / "report" / "report.html") as (page, errors):
         assert page.is_visible("section#navigation")
         assert page.is_visible('nav.toc a[href="#navigation"]')
         metrics = _table(runs["invent"], "navigation_set_metrics")
         assert page.locator("#navigation-sets tbody tr").count() == len(metrics)
         assert "Phantom <b>Party</b>" in page.inner_text("#navigation-parties")
-        browser.close()
     assert errors == []

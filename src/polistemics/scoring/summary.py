@@ -67,7 +67,7 @@ def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
         for row in rubric_dispersion_of(tables.rubrics).itertuples()
         if not pd.isna(row.dispersion)
     }
-    intervals = _dispersion_intervals(cells) if dispersions else {}
+    intervals = _dispersion_intervals(cells, set(dispersions)) if dispersions else {}
     results: list[ModelScores] = []
     for (variant, model), emi_rows in tables.emi.groupby(["variant", "model"], sort=True):
         adherence = tables.adherence[
@@ -103,9 +103,13 @@ def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
     return results
 
 
-def _dispersion_intervals(cells: pd.DataFrame) -> dict[tuple[str, str], dict]:
-    """Per (variant, model) with a dispersion: its bootstrap CI and observations."""
-    table = bootstrap_dispersion_of_totals(observation_totals(cells))
+def _dispersion_intervals(
+    cells: pd.DataFrame, wanted: set[tuple[str, str]]
+) -> dict[tuple[str, str], dict]:
+    """Per (variant, model) of ``wanted`` (those with a dispersion): its bootstrap CI and
+    observations (the others, ablations with one active environment, are not resampled)."""
+    pairs = pd.MultiIndex.from_frame(cells[["variant", "model"]].astype(str))
+    table = bootstrap_dispersion_of_totals(observation_totals(cells[pairs.isin(list(wanted))]))
     return {
         (row.variant, row.model): {
             "rubric_dispersion_ci": (float(row.ci_low), float(row.ci_high)),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 import pandas as pd
+import pytest
 
 from polistemics.analyses.election_scores import ELECTION_SCHEMAS, election_score_tables
 from polistemics.analyses.tables import (
@@ -67,3 +68,26 @@ def test_an_election_table_is_empty_when_no_election_has_rows() -> None:
     found = election_score_tables(cells, resamples=10)
     assert found["ablation_deltas"].empty  # no ablation variant
     assert list(found["ablation_deltas"].columns) == ELECTION_SCHEMAS["ablation_deltas"].names
+
+
+def test_the_dispersion_table_carries_its_bootstrap_interval_and_n() -> None:
+    from polistemics.scoring.bootstrap import bootstrap_dispersion_of_totals, observation_totals
+
+    cells = _cells()
+    table = election_score_tables(cells, resamples=40, seed=2)["dispersion"]
+    own = cells[(cells["election_id"] == "e") & (cells["variant"] == Variant.FULL.value)]
+    engine = bootstrap_dispersion_of_totals(observation_totals(own), n_resamples=40, seed=2)
+    rows = table[table["election_id"] == "e"].set_index("model")
+    assert len(rows) == len(engine) > 0
+    for found in engine.itertuples():
+        row = rows.loc[found.model]
+        assert row["dispersion"] == pytest.approx(found.estimate, abs=1e-12)
+        assert (row["dispersion_ci_low"], row["dispersion_ci_high"]) == (
+            found.ci_low,
+            found.ci_high,
+        )
+        assert (
+            row["n_observations"]
+            == found.n_observations
+            == own[own["model"] == found.model]["observation_id"].nunique()
+        )

@@ -39,3 +39,50 @@ def test_without_evidence_every_election_says_why(dutch) -> None:
     assert found["expansion_vs_i4_unavailable"].to_dict("records") == [
         {"election_id": "nl_tk2025", "reason": NO_EVIDENCE}
     ]
+
+
+def test_rho_carries_its_bonett_wright_interval_and_n() -> None:
+    """Twelve items of two parties (a fixture, no shared data): each row's interval is the
+    Fisher-z interval of rho with the Bonett-Wright SE over n_items, checked against scipy's
+    Fisher-z interval of the ranks' Pearson r widened by sqrt(1 + rho^2 / 2)."""
+    import numpy as np
+    from scipy.stats import pearsonr, rankdata
+
+    from polistemics.analyses.expansion import expansion_table
+    from polistemics.records import Evidence, Party, Position, Stance, Statement
+    from report.conftest import cell, cells_frame  # tests/ is on sys.path
+
+    evidence, rows = [], []
+    for i in range(12):
+        party = ("p1", "p2")[i % 2]
+        position = Position(
+            election_id="e",
+            country="NL",
+            language="Dutch",
+            party=Party(id=party, name=party.upper()),
+            statement=Statement(id=f"e__s{i + 1:03d}", number=i + 1, text="Stelling"),
+            stance=Stance.AGREE,
+            rationale="x" * 20,
+        )
+        evidence.append(Evidence(position=position, text="y" * (20 + 7 * i)))
+        passes = (i * 5) % 4  # of three judges' majority cells: 0-3 passing
+        rows += [
+            cell(k < passes, "sanitization", observation=position.observation_id, party=party)
+            for k in range(3)
+        ]
+    table, reason = expansion_table(cells_frame(rows), evidence)
+    assert reason is None and table is not None
+    row = table.iloc[0]
+    assert row["n_items"] == 12
+    expansions = [len(e.text) / 20 for e in evidence]
+    rates = [((i * 5) % 4) / 3 for i in range(12)]
+    scipy_r = pearsonr(rankdata(expansions), rankdata(rates))
+    assert row["spearman_rho"] == pytest.approx(scipy_r.statistic)
+    ci = scipy_r.confidence_interval(0.95)
+    half = (
+        (np.arctanh(ci.high) - np.arctanh(ci.low)) / 2 * np.sqrt(1 + row["spearman_rho"] ** 2 / 2)
+    )
+    centre = np.arctanh(row["spearman_rho"])
+    assert row["rho_ci_low"] == pytest.approx(np.tanh(centre - half))
+    assert row["rho_ci_high"] == pytest.approx(np.tanh(centre + half))
+    assert table["rho_ci_low"].nunique() == 1  # one interval per language, on every tercile row

@@ -101,3 +101,17 @@ def test_mini_election_every_item_has_four_distractors_of_the_right_kinds():
             assert item.party_name not in c.text
         for c in chunks[3:]:
             assert c.party_id == item.party_id and c.statement_id != item.statement_id
+
+
+def test_the_item_count_without_embeddings_is_the_builds() -> None:
+    """``noisy_item_count`` (the dry run's) counts what ``build_noisy_items`` keeps, on worlds
+    where some, none and all observations have four candidates."""
+    from polistemics.environments.noisy import noisy_item_count
+
+    short = [evidence("a", 1, "Agree"), evidence("a", 2, "Agree"), evidence("b", 1, "Disagree")]
+    mixed = [evidence("a", n, "Agree") for n in range(1, 5)] + [evidence("b", 1, "Disagree")]
+    target, others, same = _world()
+    for world in (short, mixed, [target, *others, *same], mini_election()):
+        build = build_noisy_items(world, TfidfEmbedder())
+        assert noisy_item_count(world) == len(build.items)
+    assert noisy_item_count(short) == 0 < noisy_item_count(mixed) < len(mixed)

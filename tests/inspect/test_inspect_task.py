@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
 from polistemics.conditions import Environment
 from polistemics.environments.task_prompt import task_messages
+from polistemics.llm.session import open_client
 from polistemics.rubrics import BY_KEY
 from polistemics.runlog import RunDir
 from polistemics.testing import FakeOpenAIServer
@@ -49,11 +51,29 @@ def split_panel(request_json: dict) -> str:
     return _VERDICT_LINE.sub(turned, reply)
 
 
+# The judge clients the scorer opened and closed during the module's eval (``evaluated``).
+CLIENTS: dict[str, list] = {"opened": [], "closed": []}
+
+
+@asynccontextmanager
+async def counted_client(*args, **kwargs):
+    """``llm.session.open_client``, counting each client opened and closed."""
+    async with open_client(*args, **kwargs) as client:
+        CLIENTS["opened"].append(client)
+        try:
+            yield client
+        finally:
+            CLIENTS["closed"].append(client)
+
+
 @pytest.fixture(scope="module")
 def evaluated(demo_run: Path, demo_dataset: Path, tmp_path_factory: pytest.TempPathFactory):
+    import polistemics.inspect.clients
+
     folder = tmp_path_factory.mktemp("inspect")
     with FakeOpenAIServer(responder=split_panel) as server, pytest.MonkeyPatch.context() as patch:
         patch.setenv("OPENAI_API_KEY", "test-key")  # the server takes any key
+        patch.setattr(polistemics.inspect.clients, "open_client", counted_client)
         models = folder / "models.toml"
         models.write_text(
             "".join(
@@ -139,3 +159,15 @@ def test_the_log_reports_each_rubrics_mean(evaluated) -> None:
     assert set(means) == {*RUBRICS, "adherence"}
     calibration = [s.scores["judge_panel"].value["epistemic_calibration"] for s in log.samples]
     assert means["epistemic_calibration"] == pytest.approx(sum(calibration) / len(calibration))
+
+
+def test_one_judge_client_serves_every_sample_of_the_eval(evaluated) -> None:
+    """One client (one session, one concurrency limit per judge) for the nine samples, closed
+    when the task ended; none left open."""
+    from polistemics.inspect.clients import PANEL_CLIENTS
+
+    log, _ = evaluated
+    assert len(log.samples) == 9
+    assert len(CLIENTS["opened"]) == 1
+    assert CLIENTS["closed"] == CLIENTS["opened"]
+    assert PANEL_CLIENTS.open_evals == []

@@ -217,3 +217,25 @@ def test_a_linked_report_folder_or_page_is_refused_and_nothing_written_through_i
     with pytest.raises(ReportInputError, match="report.html is a symbolic link"):
         build_report(demo_run_copy)
     assert victim.read_text() == "precious"
+
+
+def test_the_robustness_section_shows_each_dispersion_with_its_interval_and_n(
+    finished_demo_run,
+) -> None:
+    from polistemics.analyses.election_scores import DISPERSION
+    from polistemics.runlog import RunDir
+
+    run_dir, paths = finished_demo_run
+    html = paths["report"].read_text(encoding="utf-8")
+    section = text_of_section(html, "robustness")
+    table = DISPERSION.read(RunDir(run_dir).tables)
+    assert not table.empty
+    for row in table.itertuples():
+        low, high = 100 * row.dispersion_ci_low, 100 * row.dispersion_ci_high
+        shown = f"{100 * row.dispersion:.1f}% [{low:.1f}, {high:.1f}] (n = {row.n_observations:,})"
+        assert shown in section
+
+
+def text_of_section(html: str, section_id: str) -> str:
+    section = html.split(f'id="{section_id}"', 1)[1].split("</section>", 1)[0]
+    return unescape(re.sub(r"<[^>]+>", "", section))

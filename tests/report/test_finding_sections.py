@@ -75,9 +75,13 @@ def test_the_expansion_section_draws_its_tables_as_read_back(demo_run_copy, tmp_
     first = build_report(demo_run_copy, tmp_path / "a", options)  # the run's tables/ current
     table = EXPANSION_VS_I4.read(run.tables)
     assert not table.empty and "9.87×" not in _expansion_section(first.read_text("utf-8"))
-    EXPANSION_VS_I4.write(table.assign(median_expansion=9.87), run.tables)
+    doctored = table.assign(median_expansion=9.87, spearman_rho=0.5, rho_ci_low=0.25)
+    EXPANSION_VS_I4.write(doctored.assign(rho_ci_high=0.6875), run.tables)
     page = build_report(demo_run_copy, tmp_path / "b", options).read_text("utf-8")
     assert "9.87×" in _expansion_section(page)
+    # rho with its interval and n, as text
+    n_items = f"{int(table['n_items'].iloc[0]):,}"
+    assert f"0.50 [0.25, 0.69] (n = {n_items})" in _expansion_section(page)
     # no rows, a reason instead: the reason is shown, as written
     EXPANSION_VS_I4.path(run.tables).unlink()
     reason = table[["election_id"]].drop_duplicates().assign(reason="doctored <b>reason</b>")

@@ -61,3 +61,11 @@ def test_intervals_of_a_row() -> None:
 def test_a_value_that_is_no_number_is_an_error(value: object) -> None:
     with pytest.raises((TypeError, ValueError)):
         percent(value)
+
+
+def test_a_statistics_interval_and_its_sample_size() -> None:
+    from polistemics.report.formatting import number_interval, sized
+
+    assert number_interval(-0.0213, 0.2449) == "[-0.02, 0.24]"
+    assert number_interval(float("nan"), 0.2) == MISSING
+    assert sized("5.0% [3.1, 7.2]", 1424.0) == "5.0% [3.1, 7.2] (n = 1,424)"

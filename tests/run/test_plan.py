@@ -182,3 +182,31 @@ def test_a_coder_panel_counts_one_row_per_distinct_endpoint_and_half_swaps_the_c
     assert coders[0].calls == coders[1].calls == details["stance_code_subjects"]["answers"]
     assert details["stance_code_subjects"]["probes"] == 0
     assert all(row.stage != "prior_probe" for row in rows)
+
+
+def test_the_plan_counts_noisy_items_after_their_drops(tmp_path: Path) -> None:
+    """Noisy drops an observation with fewer than four distractor candidates, which the stances
+    alone decide: cut the demo election to three statements of two parties (an observation has
+    at most one other-party and two own-statement candidates) and the dry run plans no Noisy item
+    and no answer or judge call for one, and says what its item line counts."""
+    from polistemics.conditions import Variant
+    from polistemics.run.plan import plan_notes
+
+    config = load_config("demo")
+    (scoped,) = load_elections(config)
+    parties = sorted({p.party.id for p in scoped.observations})[:2]
+    statements = sorted({p.statement.id for p in scoped.observations})[:3]
+    kept = [
+        p for p in scoped.observations if p.party.id in parties and p.statement.id in statements
+    ]
+    assert len(kept) >= 3
+    cut = scoped.model_copy(update={"observations": kept})
+    study = Study(config, tmp_path / "run", log=lambda message: None)
+    rows, details = plan_study(config, [cut], study.endpoints, None)
+    items = details["elections"][cut.election.id]["items"]
+    assert items[f"{Variant.FULL.value}/{Environment.NOISY.value}"] == 0
+    assert items[f"{Variant.FULL.value}/{Environment.BASELINE.value}"] == len(kept)
+    assert details["items_per_environment"][f"full/{Environment.NOISY.value}"] == 0
+    (line,) = [n for n in plan_notes(details) if n.startswith(cut.election.id)]
+    assert "items after drops (from the stances" in line
+    assert f"full/{Environment.NOISY.value}=0" in line

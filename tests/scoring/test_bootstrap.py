@@ -141,3 +141,78 @@ def test_per_observation_totals_give_the_cell_level_intervals_exactly():
     ours = bootstrap_indices(cells, n_resamples=300, seed=7)
     reference = cell_level_reference(cells, n_resamples=300, seed=7)
     pd.testing.assert_frame_equal(ours[reference.columns], reference, check_exact=True)
+
+
+def _dispersion_of_drawn(by_observation: dict, observations: np.ndarray):
+    """scipy's statistic: the paper's dispersion (``rubric_dispersion_of`` over the pandas Rubric
+    Scores) of the cells of the drawn observations, each as often as it was drawn."""
+    from polistemics.scoring.analyses import model_dispersion
+
+    def statistic(drawn: np.ndarray) -> float:
+        cells = pd.concat([by_observation[observations[i]] for i in drawn], ignore_index=True)
+        return float(model_dispersion(cells)["dispersion"].iloc[0])
+
+    return statistic
+
+
+def test_dispersion_interval_is_scipys_percentile_bootstrap_on_the_same_draws():
+    """scipy.stats.bootstrap draws ``rng.integers(0, n, (B, n))`` as the engine does: with the
+    model's generator, each resample is the same multiset of observations, so the percentile
+    interval of the pandas definition must be ours to rounding."""
+    from scipy.stats import bootstrap
+
+    from polistemics.scoring.bootstrap import bootstrap_dispersion_of_totals, observation_totals
+    from polistemics.stats.bootstrap import stratum_rng
+
+    cells = synthetic_cells(25, ("m1", "m2"), seed=11)
+    cells = cells.sample(frac=0.85, random_state=2).reset_index(drop=True)  # uneven cells
+    ours = bootstrap_dispersion_of_totals(observation_totals(cells), n_resamples=80, seed=4)
+    for model in ("m1", "m2"):
+        own = cells[cells["model"] == model]
+        observations = np.array(sorted(own["observation_id"].unique()))
+        by_observation = dict(tuple(own.groupby("observation_id")))
+        ref = bootstrap(
+            (np.arange(len(observations)),),
+            _dispersion_of_drawn(by_observation, observations),
+            vectorized=False,
+            n_resamples=80,
+            method="percentile",
+            random_state=stratum_rng(4, f"full/{model}"),
+        ).confidence_interval
+        row = ours.set_index("model").loc[model]
+        assert row["ci_low"] == pytest.approx(ref.low, abs=1e-12)
+        assert row["ci_high"] == pytest.approx(ref.high, abs=1e-12)
+        assert row["n_observations"] == len(observations)
+        estimate = _dispersion_of_drawn(by_observation, observations)(np.arange(len(observations)))
+        assert row["estimate"] == pytest.approx(estimate, abs=1e-12)
+        assert row["ci_low"] < row["ci_high"]
+
+
+def test_dispersion_interval_leaves_out_baseline_and_compositions():
+    from polistemics.scoring.bootstrap import bootstrap_dispersion_of_totals, observation_totals
+
+    cells = synthetic_cells(30, ("m1",), seed=3)
+    first = bootstrap_dispersion_of_totals(observation_totals(cells), n_resamples=60, seed=1)
+    # Baseline turned around, and a composition added: neither is part of the dispersion.
+    changed = cells.assign(
+        passed=np.where(cells["environment"] == "baseline", ~cells["passed"], cells["passed"])
+    )
+    composed = changed[changed["environment"] == "ie_noise"].assign(
+        environment="ie_clarity_vague+ie_noise", passed=False
+    )
+    again = bootstrap_dispersion_of_totals(
+        observation_totals(pd.concat([changed, composed], ignore_index=True)),
+        n_resamples=60,
+        seed=1,
+    )
+    pd.testing.assert_frame_equal(first, again, check_exact=True)
+
+
+def test_dispersion_without_two_active_environments_has_no_interval():
+    from polistemics.scoring.bootstrap import bootstrap_dispersion_of_totals, observation_totals
+
+    cells = synthetic_cells(10, ("m1",))
+    only = cells[cells["environment"].isin(["baseline", "ie_noise"])]
+    row = bootstrap_dispersion_of_totals(observation_totals(only), n_resamples=20).iloc[0]
+    assert np.isnan(row["estimate"]) and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert row["n_observations"] == 10

@@ -31,10 +31,15 @@ def test_score_cells_on_the_small_release(fixtures_dir: Path):
         "rubrics",
         "mean_party_spread",
         "rubric_dispersion",
+        "rubric_dispersion_ci",
+        "rubric_dispersion_n",
     }
     assert 0.0 <= a.to_json()["mean_party_spread"] <= 1.0
-    # Absent is the only non-Baseline environment: no rubric has an SD
+    # Absent is the only non-Baseline environment: no rubric has an SD, nor an interval
     assert a.to_json()["rubric_dispersion"] is None
+    assert (
+        a.to_json()["rubric_dispersion_ci"] is None and a.to_json()["rubric_dispersion_n"] is None
+    )
 
 
 def test_score_cells_keeps_variants_apart(fixtures_dir: Path):
@@ -102,5 +107,12 @@ def test_score_cells_gives_the_rubric_level_dispersion(make_cell, make_cells):
     faithfulness, calibration = [0.25, 1.0, 1.0], [1.0, 0.5, 1.0]
     expected = (statistics.stdev(faithfulness) + statistics.stdev(calibration)) / 2
     assert scores.to_json()["rubric_dispersion"] == pytest.approx(expected)  # 0.361
+    # its interval and n: the engine's percentile bootstrap over the four observations
+    from polistemics.scoring.bootstrap import bootstrap_dispersion_of_totals, observation_totals
+
+    (engine,) = bootstrap_dispersion_of_totals(observation_totals(make_cells(rows))).itertuples()
+    assert scores.to_json()["rubric_dispersion_ci"] == [engine.ci_low, engine.ci_high]
+    assert scores.to_json()["rubric_dispersion_n"] == 4
+    assert engine.ci_low <= engine.ci_high
     adherence = [(f + c) / 2 for f, c in zip(faithfulness, calibration, strict=True)]
     assert abs(expected - statistics.pstdev(adherence)) > 0.2  # the old definition: 0.118

@@ -141,3 +141,64 @@ def test_product_interval_edges() -> None:
     assert all(math.isnan(v) for v in product_interval(3, 0, 4, 5))
     with pytest.raises(StatisticsError):
         product_interval(6, 5, 1, 2)
+
+
+@pytest.mark.parametrize("n", [5, 12, 40, 400])
+def test_spearman_interval_is_scipys_fisher_z_interval_of_the_ranks_widened_by_bonett_wright(
+    n: int,
+) -> None:
+    """Spearman's rho is Pearson's r of the ranks; scipy's Fisher-z interval of that r has the
+    half-width z / sqrt(n - 3) on the atanh scale, Bonett-Wright's is sqrt(1 + rho^2 / 2) times
+    it around the same centre."""
+    import numpy as np
+    from scipy.stats import pearsonr, rankdata, spearmanr
+
+    from polistemics.stats import spearman_interval
+
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=n)
+    y = 0.5 * x + rng.normal(size=n)
+    rho = spearmanr(x, y).statistic
+    ranks = pearsonr(rankdata(x), rankdata(y))
+    assert ranks.statistic == pytest.approx(rho)
+    expected = ranks.confidence_interval(0.95)
+    scipy_half = (np.arctanh(expected.high) - np.arctanh(expected.low)) / 2
+    low, high = spearman_interval(rho, n)
+    assert (np.arctanh(low) + np.arctanh(high)) / 2 == pytest.approx(np.arctanh(rho))
+    assert (np.arctanh(high) - np.arctanh(low)) / 2 == pytest.approx(
+        scipy_half * np.sqrt(1 + rho**2 / 2)
+    )
+
+
+def test_spearman_interval_agrees_with_scipys_bootstrap_of_rho() -> None:
+    import numpy as np
+    from scipy.stats import bootstrap, spearmanr
+
+    from polistemics.stats import spearman_interval
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=300)
+    y = 0.6 * x + rng.normal(size=300)
+    rho = spearmanr(x, y).statistic
+    ref = bootstrap(
+        (x, y),
+        lambda a, b: spearmanr(a, b).statistic,
+        paired=True,
+        vectorized=False,
+        n_resamples=2000,
+        method="bca",
+        random_state=np.random.default_rng(3),
+    ).confidence_interval
+    low, high = spearman_interval(rho, 300)
+    assert low == pytest.approx(ref.low, abs=0.02)
+    assert high == pytest.approx(ref.high, abs=0.02)
+
+
+def test_spearman_interval_is_undefined_for_three_pairs_or_an_undefined_rho() -> None:
+    import math
+
+    from polistemics.stats import spearman_interval
+
+    assert all(math.isnan(v) for v in spearman_interval(0.5, 3))
+    assert all(math.isnan(v) for v in spearman_interval(float("nan"), 50))
+    assert spearman_interval(-1.0, 10) == (-1.0, -1.0)

@@ -11,7 +11,8 @@ name says otherwise, ``elections.election_cells``):
   environment weighs the same, as in the Adherence Index and the EMI); rows by EMI.
 - ``adherence_by_environment`` (Fig. 3): Adherence Index per model x environment with bootstrap
   CIs; ``dispersion``: each model's rubric-level dispersion (Fig. 3's strip,
-  ``scoring.analyses.rubric_dispersion_of``) with the SD of its Adherence Index beside it;
+  ``scoring.analyses.rubric_dispersion_of``) with its bootstrap CI over the EMI's resamples
+  (``scoring.bootstrap.bootstrap_dispersion_of_totals``) and the SD of its Adherence Index;
   ``environment_difficulty``: mean Adherence Index across models.
 - ``baseline_party_adherence`` (Fig. 16), party spread (Fig. 4, ``scoring.analyses``),
   leave-one-out deviations (Fig. 13), Rubric Scores and sub-question pass rates (Figs. 19-27),
@@ -49,7 +50,12 @@ from polistemics.scoring.analyses import (
     rubric_dispersion_of,
     vague_mode_table,
 )
-from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES, bootstrap_indices
+from polistemics.scoring.bootstrap import (
+    DEFAULT_RESAMPLES,
+    bootstrap_dispersion_of_totals,
+    bootstrap_of_totals,
+    observation_totals,
+)
 from polistemics.scoring.errors import CellsError
 from polistemics.scoring.indices import (
     ScoreTables,
@@ -142,6 +148,13 @@ DISPERSION = TableSchema(
             "(not the paper's dispersion)",
         ),
         _int("n_environments", "environments in adherence_sd"),
+        _float(
+            "dispersion_ci_low",
+            "bootstrap 95% CI of the dispersion, lower bound (observations resampled, the EMI's "
+            "resamples)",
+        ),
+        _float("dispersion_ci_high", "bootstrap 95% CI of the dispersion, upper bound"),
+        _int("n_observations", "observations resampled for the CI"),
     ),
 )
 ENVIRONMENT_DIFFICULTY = TableSchema(
@@ -384,19 +397,29 @@ def robustness(adherence: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame
     return adherence.merge(ci, on=["model", "environment"], how="left")
 
 
-def active_dispersion(tables: ScoreTables) -> pd.DataFrame:
+def active_dispersion(tables: ScoreTables, intervals: pd.DataFrame | None = None) -> pd.DataFrame:
     """Fig. 3's strip from one variant's scores by model: the rubric-level dispersion across the
-    non-Baseline environments, and the population SD of the Adherence Index there."""
+    non-Baseline environments, and the population SD of the Adherence Index there; with
+    ``intervals`` (``scoring.bootstrap.bootstrap_dispersion_of_totals`` of the same variant),
+    the dispersion's bootstrap CI and the observations resampled."""
     columns = ["model", "dispersion", "n_rubrics", "adherence_sd", "n_environments"]
+    if intervals is not None:
+        columns += ["dispersion_ci_low", "dispersion_ci_high", "n_observations"]
     # Over the paper's environments only: compositions (issue 30) stand beside them.
     environments = tables.adherence["environment"]
     adherence = tables.adherence[(environments != BASELINE) & ~is_composition(environments)]
     if adherence.empty:
         return pd.DataFrame(columns=columns)
     rubric_level = rubric_dispersion_of(tables.rubrics)
-    return rubric_level.merge(adherence_sd_of(adherence), on=["variant", "model"], how="outer")[
-        columns
-    ]
+    table = rubric_level.merge(adherence_sd_of(adherence), on=["variant", "model"], how="outer")
+    if intervals is not None:
+        found = intervals.loc[:, ["variant", "model", "ci_low", "ci_high", "n_observations"]]
+        table = table.merge(
+            found.rename(columns={"ci_low": "dispersion_ci_low", "ci_high": "dispersion_ci_high"}),
+            on=["variant", "model"],
+            how="left",
+        )
+    return table[columns]
 
 
 def baseline_party_adherence(cells: pd.DataFrame) -> pd.DataFrame:
@@ -457,13 +480,17 @@ def election_scores(
     everything = cells[cells["election_id"] == election_id]
     if everything.empty:
         raise CellsError(f"no scored cells for election '{election_id}'", field="election_id")
-    boot = bootstrap_indices(everything, n_resamples=resamples, seed=seed)
+    totals = observation_totals(everything)
+    boot = bootstrap_of_totals(totals, n_resamples=resamples, seed=seed)
     full = everything[everything["variant"] == FULL]
     full_boot = boot[boot["variant"] == FULL]
     if full.empty:  # a study of ablations only: show them as they are
         full = everything[everything["variant"] == everything["variant"].iloc[0]]
         full_boot = boot[boot["variant"] == full["variant"].iloc[0]]
     tables = scores_by(full, ("model",))
+    spread = bootstrap_dispersion_of_totals(
+        totals[totals["variant"] == full["variant"].iloc[0]], n_resamples=resamples, seed=seed
+    )
     loo = leave_one_out(full, min_items=loo_min_items)
     try:
         vague = vague_mode_table(full)
@@ -472,7 +499,7 @@ def election_scores(
     return ElectionScores(
         leaderboard=leaderboard(tables, full, full_boot),
         adherence_by_environment=robustness(tables.adherence, full_boot),
-        dispersion=active_dispersion(tables),
+        dispersion=active_dispersion(tables, spread),
         environment_difficulty=difficulty_of(tables.adherence).loc[
             :, ["environment", "mean_adherence", "n_models"]
         ],

@@ -2,7 +2,8 @@
 evidence? Spearman rho of each evidence passage's expansion (``evidence.fidelity.expansion``:
 characters of the standardised text with ``[PARTY]`` over characters of the raw rationale) with
 the item's I4 pass rate (Baseline, full variant, pooled over models), per evidence language,
-with the median expansion and one row per expansion tercile.
+with its 95% interval (Fisher z, Bonett-Wright standard error: ``stats.spearman_interval``)
+and n, the median expansion and one row per expansion tercile.
 
 Two tables: ``expansion_vs_i4`` (the rows, ``election_id`` first) and
 ``expansion_vs_i4_unavailable`` (why an election has none: no evidence, no I4 cells, ...), so
@@ -11,6 +12,7 @@ the section's "not shown because" is data read back from ``tables/`` like its nu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pandas as pd
@@ -24,6 +26,7 @@ from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
 from polistemics.scoring.cells import scoreable_cells
 from polistemics.scoring.party_analyses import SANITISATION
+from polistemics.stats import spearman_interval
 
 NO_EVIDENCE = "the source has no standardised evidence with its raw rationale"
 NO_I4 = "no I4 Sanitization cells under Baseline"
@@ -47,6 +50,12 @@ EXPANSION_VS_I4 = TableSchema(
         TableColumn("parties", "int", "parties with items in the tercile"),
         TableColumn("party_min", "float", "lowest party mean I4 pass rate in the tercile"),
         TableColumn("party_max", "float", "highest party mean I4 pass rate in the tercile"),
+        TableColumn(
+            "rho_ci_low",
+            "float",
+            "95% CI of rho, lower bound (Fisher z, Bonett-Wright SE; empty: n_items <= 3)",
+        ),
+        TableColumn("rho_ci_high", "float", "95% CI of rho, upper bound"),
     ),
 )
 EXPANSION_UNAVAILABLE = TableSchema(
@@ -81,6 +90,8 @@ def expansion_table(
             report = expansion_vs_sanitisation(passages, rates)
         except (InvalidScore, UnsupportedLanguage) as exc:
             return None, str(exc)
+        rho = report.correlation.rho
+        rho_low, rho_high = spearman_interval(math.nan if rho is None else rho, report.items)
         for tercile in report.terciles:
             rows.append(
                 {
@@ -97,6 +108,8 @@ def expansion_table(
                     "parties": len(tercile.by_party),
                     "party_min": min(tercile.by_party.values()),
                     "party_max": max(tercile.by_party.values()),
+                    "rho_ci_low": rho_low,
+                    "rho_ci_high": rho_high,
                 }
             )
     if not rows:

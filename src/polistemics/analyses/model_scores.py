@@ -4,7 +4,8 @@ election pooled (``scoring.summary.score_cells``), and its four mechanism rates
 
 ``model_scores`` is long: per variant x model its EMI row, then its Adherence Index per
 environment, its Rubric Scores per environment x rubric, its mean party spread and its
-rubric-level dispersion (no row when there is none), in ``score_cells``' order, so ``model_scores_of`` rebuilds exactly the
+rubric-level dispersion with its bootstrap CI and n (no row when there is none), in
+``score_cells``' order, so ``model_scores_of`` rebuilds exactly the
 ``ModelScores`` it was made from. ``mechanism_rates`` is ``optional``: None (no file) when the
 run did not code stances; an empty field is a rate that was not measured.
 """
@@ -45,6 +46,15 @@ MODEL_SCORES = TableSchema(
         ),
         TableColumn(RUBRIC.name, "text", "the rubric (rubric_score); empty: none", True),
         TableColumn("value", "float", "the score, a fraction"),
+        TableColumn(
+            "ci_low",
+            "float",
+            "rubric_dispersion: bootstrap 95% CI, lower bound (observations resampled); empty: none",
+        ),
+        TableColumn("ci_high", "float", "rubric_dispersion: bootstrap 95% CI, upper bound"),
+        TableColumn(
+            "n_observations", "float", "rubric_dispersion: observations resampled; empty: none"
+        ),
     ),
 )
 _RATES = tuple(f.name for f in MechanismRates.__dataclass_fields__.values())
@@ -69,17 +79,34 @@ class ScoreTables:
 
 def model_scores_table(scores: list[ModelScores]) -> pd.DataFrame:
     rows: list[tuple] = []
+    none = (math.nan, math.nan, math.nan)  # no interval, no n
     for s in scores:
-        rows.append((s.variant, s.model, EMI, None, None, s.emi))
-        rows += [(s.variant, s.model, ADHERENCE, e, None, v) for e, v in s.adherence.items()]
+        rows.append((s.variant, s.model, EMI, None, None, s.emi, *none))
+        rows += [(s.variant, s.model, ADHERENCE, e, None, v, *none) for e, v in s.adherence.items()]
         for environment, rubrics in s.rubrics.items():
             rows += [
-                (s.variant, s.model, RUBRIC_SCORE, environment, r, v) for r, v in rubrics.items()
+                (s.variant, s.model, RUBRIC_SCORE, environment, r, v, *none)
+                for r, v in rubrics.items()
             ]
         if s.mean_party_spread is not None:
-            rows.append((s.variant, s.model, MEAN_PARTY_SPREAD, None, None, s.mean_party_spread))
+            rows.append(
+                (s.variant, s.model, MEAN_PARTY_SPREAD, None, None, s.mean_party_spread, *none)
+            )
         if s.rubric_dispersion is not None:
-            rows.append((s.variant, s.model, RUBRIC_DISPERSION, None, None, s.rubric_dispersion))
+            interval = s.rubric_dispersion_ci or (math.nan, math.nan)
+            n = math.nan if s.rubric_dispersion_n is None else float(s.rubric_dispersion_n)
+            rows.append(
+                (
+                    s.variant,
+                    s.model,
+                    RUBRIC_DISPERSION,
+                    None,
+                    None,
+                    s.rubric_dispersion,
+                    *interval,
+                    n,
+                )
+            )
     if not rows:
         return MODEL_SCORES.empty()
     return MODEL_SCORES.check(pd.DataFrame(rows, columns=MODEL_SCORES.names))
@@ -113,7 +140,15 @@ def model_scores_of(table: pd.DataFrame, variant: str) -> list[ModelScores]:
     for row in table[table["variant"] == variant].itertuples(index=False):
         entry = found.setdefault(
             row.model,
-            {"emi": None, "adherence": {}, "rubrics": {}, "spread": None, "dispersion": None},
+            {
+                "emi": None,
+                "adherence": {},
+                "rubrics": {},
+                "spread": None,
+                "dispersion": None,
+                "dispersion_ci": None,
+                "dispersion_n": None,
+            },
         )
         value = float(row.value)
         if row.measure == EMI:
@@ -126,6 +161,10 @@ def model_scores_of(table: pd.DataFrame, variant: str) -> list[ModelScores]:
             entry["spread"] = value
         elif row.measure == RUBRIC_DISPERSION:
             entry["dispersion"] = value
+            if not (pd.isna(row.ci_low) or pd.isna(row.ci_high)):
+                entry["dispersion_ci"] = (float(row.ci_low), float(row.ci_high))
+            if not pd.isna(row.n_observations):
+                entry["dispersion_n"] = int(row.n_observations)
     return [
         ModelScores(
             model=model,
@@ -135,6 +174,8 @@ def model_scores_of(table: pd.DataFrame, variant: str) -> list[ModelScores]:
             rubrics=entry["rubrics"],
             mean_party_spread=entry["spread"],
             rubric_dispersion=entry["dispersion"],
+            rubric_dispersion_ci=entry["dispersion_ci"],
+            rubric_dispersion_n=entry["dispersion_n"],
         )
         for model, entry in found.items()
     ]

@@ -24,6 +24,7 @@ and 0.03); 459 of the 960 distractors coincide.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -94,6 +95,22 @@ def pick_distractors(
     same = _ranked(same, similarity_row, evidence)
     n_others = min(len(others), max(PER_POOL, DISTRACTORS - len(same)))
     return others[:n_others], same[: DISTRACTORS - n_others]
+
+
+def noisy_item_count(evidence: Sequence[Evidence]) -> int:
+    """How many items ``build_noisy_items`` makes of ``evidence``, without embeddings: the
+    observations with at least ``DISTRACTORS`` candidates (other parties' passages on the
+    statement and the party's passages on other statements, as ``pick_distractors`` counts
+    them); the similarity only orders the candidates. For the dry run's plan."""
+    by_statement = Counter(ev.position.statement.id for ev in evidence)
+    by_party = Counter(ev.position.party.id for ev in evidence)
+    by_both = Counter((ev.position.statement.id, ev.position.party.id) for ev in evidence)
+    kept = 0
+    for ev in evidence:
+        statement, party = ev.position.statement.id, ev.position.party.id
+        both = by_both[(statement, party)]
+        kept += (by_statement[statement] - both) + (by_party[party] - both) >= DISTRACTORS
+    return kept
 
 
 def similarity_matrix(evidence: Sequence[Evidence], embedder: Embedder) -> np.ndarray:

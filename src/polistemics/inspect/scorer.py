@@ -3,7 +3,8 @@
 Each answer is judged as a study judges it: every judge of the panel answers every active
 sub-question of every rubric (``judging.panel.judge_answers``: the paper's prompts, the tolerant
 parsers, one retry, the planted-verdict guard), through the client layer (``polistemics.llm``:
-retries, rate limits, key redaction); the panel's strict majority decides each sub-question
+retries, rate limits, key redaction), one client for all the samples of an eval
+(``inspect.clients``); the panel's strict majority decides each sub-question
 (``scoring.verdict_table.score_run``). The score holds, per rubric, the share of the answer's
 sub-questions that pass (NaN where a rubric is not active in the environment, as Faithfulness
 and Impartiality in Absent, or where the panel gave no majority), and their mean, ``adherence``.
@@ -21,9 +22,9 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from polistemics.export_dataset.tables import item_from_row
+from polistemics.inspect.clients import PANEL_CLIENTS
 from polistemics.judging.panel import judge_answers
 from polistemics.llm.registry import ModelEndpoint, default_registry
-from polistemics.llm.session import open_client
 from polistemics.rubrics import Rubric
 from polistemics.runlog import Answer, EnvironmentItem, JudgeVerdictRecord
 from polistemics.scoring.indices import adherence_indices, rubric_scores
@@ -59,8 +60,8 @@ def judge_panel(judges: Sequence[str] = PAPER_JUDGES, models_file: str | None = 
             text=text,
             empty=not text.strip(),
         )
-        # One client per answer: inspect_ai gives a scorer no end to close a shared one at.
-        async with open_client(None, quiet=True) as client:
+        # The eval's one client, shared by its samples and closed when its task ends.
+        async with PANEL_CLIENTS.client_for(state.uuid) as client:
             records = await judge_answers(client, endpoints, [(item, answer)])
         values = panel_scores(records, item, len(endpoints))
         return Score(

@@ -14,9 +14,11 @@ from polistemics.report.content import ReportContent
 from polistemics.report.formatting import (
     MISSING,
     number,
+    number_interval,
     percent,
     row_interval,
     signed_points,
+    sized,
     with_interval,
 )
 from polistemics.report.labels import (
@@ -265,6 +267,14 @@ def judge_strictness_view(content: ReportContent) -> dict:
     }
 
 
+def _rho_text(row: pd.Series) -> str | None:
+    """``0.11 [-0.02, 0.24] (n = 240)``; None (a dash) when rho is undefined."""
+    if pd.isna(row["spearman_rho"]):
+        return None
+    interval = number_interval(row["rho_ci_low"], row["rho_ci_high"], 2)
+    return sized(f"{number(row['spearman_rho'], 2)} {interval}", row["n_items"])
+
+
 def expansion_view(content: ReportContent) -> dict:
     elections = []
     for findings, _ in content.findings:
@@ -282,7 +292,12 @@ def expansion_view(content: ReportContent) -> dict:
                 frame,
                 [
                     Column("Language", "language"),
-                    Column("Spearman ρ", "spearman_rho", lambda v: number(v, 2), numeric=True),
+                    Column(
+                        "Spearman ρ",
+                        _rho_text,
+                        numeric=True,
+                        title="95% CI: Fisher z with the Bonett-Wright standard error",
+                    ),
                     Column("p", "p_value", number, numeric=True),
                     Column("Items", "n_items", numeric=True),
                     Column(

@@ -86,3 +86,15 @@ def with_interval(
 ) -> Callable[[pd.Series], str]:
     """A table row's rate and its interval: ``95.1% [93.0, 97.2]``."""
     return lambda row: f"{percent(row[value])} {interval(row[low], row[high])}"
+
+
+def number_interval(low: object, high: object, digits: int = 2) -> str:
+    """A statistic's interval (not a rate): ``[-0.02, 0.24]``; missing when either end is."""
+    if _value(low) is None or _value(high) is None:
+        return MISSING
+    return f"[{number(low, digits)}, {number(high, digits)}]"
+
+
+def sized(text: str, n: object) -> str:
+    """A figure with the sample size it rests on: ``5.0% [3.1, 7.2] (n = 1,424)``."""
+    return f"{text} (n = {count(n)})"

@@ -40,6 +40,7 @@ from polistemics.report.formatting import (
     percent,
     row_interval,
     signed_points,
+    sized,
     with_interval,
 )
 from polistemics.report.human_validation import SECTION as HUMAN_VALIDATION
@@ -196,7 +197,12 @@ def robustness_view(content: ReportContent) -> dict:
             tables.dispersion.set_index("model").reindex(tables.models).reset_index(),
             [
                 _model(content),
-                Column("Rubric-level dispersion", "dispersion", percent, numeric=True),
+                Column(
+                    "Rubric-level dispersion",
+                    _dispersion_text,
+                    numeric=True,
+                    title="bootstrap 95% CI over the n observations (the EMI's resamples)",
+                ),
                 Column("Rubrics", "n_rubrics", numeric=True),
                 Column(
                     "SD of the Adherence Index",
@@ -208,7 +214,8 @@ def robustness_view(content: ReportContent) -> dict:
                 ),
                 Column("Environments", "n_environments", numeric=True),
             ],
-            caption="Dispersion across the active (non-Baseline) environments, the figure's strip",
+            caption="Dispersion across the active (non-Baseline) environments, the figure's strip; "
+            "the rubric-level dispersion with its bootstrap 95% CI over the n observations",
         )
         elections.append(
             {
@@ -223,6 +230,14 @@ def robustness_view(content: ReportContent) -> dict:
             }
         )
     return {"elections": elections}
+
+
+def _dispersion_text(row: pd.Series) -> str | None:
+    """``5.0% [3.1, 7.2] (n = 240)``; None (a dash) when the model has no dispersion."""
+    if pd.isna(row["dispersion"]):
+        return None
+    shown = with_interval("dispersion", "dispersion_ci_low", "dispersion_ci_high")(row)
+    return sized(shown, row["n_observations"])
 
 
 def _party_with_score(name: str, party_id: str, score: str) -> Callable[[pd.Series], Labelled]:

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from polistemics.conditions import COMPOSITION_SEPARATOR
+from polistemics.conditions import COMPOSITION_SEPARATOR, Environment
 from polistemics.scoring.cells import scoreable_cells
+from polistemics.scoring.indices import is_composition
 from polistemics.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -32,7 +33,13 @@ from polistemics.stats.bootstrap import (
     stratum_rng,
 )
 
-__all__ = ["DEFAULT_RESAMPLES", "bootstrap_indices", "bootstrap_of_totals", "observation_totals"]
+__all__ = [
+    "DEFAULT_RESAMPLES",
+    "bootstrap_dispersion_of_totals",
+    "bootstrap_indices",
+    "bootstrap_of_totals",
+    "observation_totals",
+]
 
 
 OBSERVATION_KEYS = ["variant", "model", "environment", "rubric", "observation_id"]
@@ -169,3 +176,77 @@ def bootstrap_of_totals(
             "n_observations",
         ],
     )
+
+
+DISPERSION_COLUMNS = ["variant", "model", "estimate", "ci_low", "ci_high", "n_observations"]
+
+
+def bootstrap_dispersion_of_totals(
+    totals: pd.DataFrame,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+    exclude: tuple[str, ...] = (Environment.BASELINE.value,),
+) -> pd.DataFrame:
+    """Per variant x model, the percentile CI of the rubric-level dispersion
+    (``analyses.rubric_dispersion_of``) from the per-observation totals (``observation_totals``).
+
+    Each resample recomputes the Rubric Score per environment x rubric, then per rubric the
+    sample SD (ddof 1) across the environments other than ``exclude`` and the compositions
+    where the rubric has cells in the resample (two at least), then the mean over the rubrics
+    that have one. The resamples are those of ``bootstrap_of_totals`` (the same stratum
+    generator and observations), so this interval and the EMI's come from the same draws.
+    """
+    check_bootstrap_settings(n_resamples, confidence)
+    rows = []
+    for (variant, model), group in totals.groupby(["variant", "model"], sort=True):
+        obs_codes, observations = sorted_codes(group["observation_id"])
+        environments = group["environment"]
+        active = (~environments.isin(list(exclude)) & ~is_composition(environments)).to_numpy()
+        rng = stratum_rng(seed, f"{variant}/{model}")  # bootstrap_of_totals' generator
+        weights = resample_weights(rng, len(observations), n_resamples)
+        dispersion = np.full(n_resamples + 1, np.nan)
+        if active.any():
+            kept = group[active]
+            col_codes, column_keys = sorted_codes(
+                pd.MultiIndex.from_frame(kept[["environment", "rubric"]])
+            )
+            rubric_of_column = np.array([rubric for _, rubric in column_keys])
+            shape = (len(observations), len(column_keys))
+            passes = observation_matrix(
+                obs_codes[active], col_codes, kept["passes"].to_numpy(), *shape
+            )
+            counts = observation_matrix(obs_codes[active], col_codes, kept["n"].to_numpy(), *shape)
+            dispersion = _dispersion(weights @ passes, weights @ counts, rubric_of_column)
+        low, high = percentile_ci(dispersion[1:, None], confidence)
+        rows.append(
+            (
+                variant,
+                model,
+                float(dispersion[0]),
+                float(low[0]),
+                float(high[0]),
+                len(observations),
+            )
+        )
+    return pd.DataFrame(rows, columns=DISPERSION_COLUMNS).astype({"n_observations": "int64"})
+
+
+def _dispersion(passes: np.ndarray, counts: np.ndarray, rubric_of_column: np.ndarray) -> np.ndarray:
+    """Rows of (pass, count) totals over the active (environment, rubric) columns -> the
+    rubric-level dispersion per row (NaN where no rubric is scored in two environments)."""
+    rubrics = sorted(set(rubric_of_column))
+    spread = np.full((passes.shape[0], len(rubrics)), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = passes / counts  # NaN where a resample has no cells of that column
+        for index, rubric in enumerate(rubrics):
+            block = scores[:, rubric_of_column == rubric]
+            present = ~np.isnan(block)
+            n = present.sum(axis=1)
+            mean = np.where(n > 0, np.nansum(block, axis=1) / np.maximum(n, 1), np.nan)
+            squares = np.nansum((block - mean[:, None]) ** 2, axis=1)
+            spread[:, index] = np.where(n > 1, np.sqrt(squares / np.maximum(n - 1, 1)), np.nan)
+        some = ~np.isnan(spread)
+        return np.where(
+            some.any(axis=1), np.nansum(spread, axis=1) / np.maximum(some.sum(axis=1), 1), np.nan
+        )

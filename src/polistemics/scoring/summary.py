@@ -10,6 +10,7 @@ import pandas as pd
 from polistemics.conditions import ENVIRONMENT_ORDER, Variant
 from polistemics.rubrics import Rubric
 from polistemics.scoring.analyses import rubric_dispersion_of
+from polistemics.scoring.bootstrap import bootstrap_dispersion_of_totals, observation_totals
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.indices import scores_by
 from polistemics.scoring.party_analyses import mean_party_spread
@@ -32,6 +33,10 @@ class ModelScores:
     # Sec. 7.2: mean over rubrics of the sample SD of the Rubric Score across the non-Baseline
     # environments where the rubric is scored; None: no rubric scored in two such environments.
     rubric_dispersion: float | None = None
+    # Its percentile bootstrap 95% CI over the observations (every election pooled; the default
+    # resamples and seed, ``scoring.bootstrap.bootstrap_dispersion_of_totals``) and their number.
+    rubric_dispersion_ci: tuple[float, float] | None = None
+    rubric_dispersion_n: int | None = None
 
     def to_json(self) -> dict:
         return {
@@ -42,6 +47,10 @@ class ModelScores:
             "rubrics": {env: dict(scores) for env, scores in self.rubrics.items()},
             "mean_party_spread": self.mean_party_spread,
             "rubric_dispersion": self.rubric_dispersion,
+            "rubric_dispersion_ci": (
+                None if self.rubric_dispersion_ci is None else list(self.rubric_dispersion_ci)
+            ),
+            "rubric_dispersion_n": self.rubric_dispersion_n,
         }
 
 
@@ -58,6 +67,7 @@ def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
         for row in rubric_dispersion_of(tables.rubrics).itertuples()
         if not pd.isna(row.dispersion)
     }
+    intervals = _dispersion_intervals(cells, set(dispersions)) if dispersions else {}
     results: list[ModelScores] = []
     for (variant, model), emi_rows in tables.emi.groupby(["variant", "model"], sort=True):
         adherence = tables.adherence[
@@ -85,8 +95,26 @@ def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
                 rubrics=by_env,
                 mean_party_spread=spreads.get((variant, model)),
                 rubric_dispersion=dispersions.get((variant, model)),
+                **intervals.get((variant, model), {}),
             )
         )
     variant_order = {v.value: i for i, v in enumerate(Variant)}
     results.sort(key=lambda s: (variant_order[s.variant], -s.emi, s.model))
     return results
+
+
+def _dispersion_intervals(
+    cells: pd.DataFrame, wanted: set[tuple[str, str]]
+) -> dict[tuple[str, str], dict]:
+    """Per (variant, model) of ``wanted`` (those with a dispersion): its bootstrap CI and
+    observations (the others, ablations with one active environment, are not resampled)."""
+    pairs = pd.MultiIndex.from_frame(cells[["variant", "model"]].astype(str))
+    table = bootstrap_dispersion_of_totals(observation_totals(cells[pairs.isin(list(wanted))]))
+    return {
+        (row.variant, row.model): {
+            "rubric_dispersion_ci": (float(row.ci_low), float(row.ci_high)),
+            "rubric_dispersion_n": int(row.n_observations),
+        }
+        for row in table.itertuples()
+        if not (pd.isna(row.estimate) or pd.isna(row.ci_low))
+    }

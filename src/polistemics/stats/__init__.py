@@ -8,7 +8,8 @@ data (which cells are scored, how strata are grouped).
 - ``agreement``: percent agreement, Fleiss' kappa and Gwet's AC1 (fixed or uneven raters);
   ``agreement_intervals``: their bootstrap intervals over clusters of items.
 - ``intervals``: the Wilson score interval of a proportion, the Fisher-z interval of a
-  correlation, the log-scale interval of a product of two proportions.
+  correlation (Pearson's; Spearman's with the Bonett-Wright standard error), the log-scale
+  interval of a product of two proportions.
 - ``significance``: the exact McNemar test and Holm's correction.
 """
 
@@ -41,6 +42,7 @@ from polistemics.stats.errors import StatisticsError
 from polistemics.stats.intervals import (
     correlation_interval,
     product_interval,
+    spearman_interval,
     wilson_interval,
     wilson_intervals,
 )
@@ -72,6 +74,7 @@ __all__ = [
     "product_interval",
     "resample_weights",
     "sorted_codes",
+    "spearman_interval",
     "stratum_rng",
     "uneven_agreement",
     "wilson_interval",

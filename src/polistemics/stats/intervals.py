@@ -76,6 +76,22 @@ def correlation_interval(r: float, n: int, alpha: float = _ALPHA_95) -> tuple[fl
     return math.tanh(z - half), math.tanh(z + half)
 
 
+def spearman_interval(rho: float, n: int, alpha: float = _ALPHA_95) -> tuple[float, float]:
+    """Fisher-z interval of Spearman's ``rho`` over ``n`` pairs with the Bonett-Wright (2000)
+    standard error sqrt((1 + rho^2 / 2) / (n - 3)) of atanh(rho): the Pearson interval's
+    1 / sqrt(n - 3) widened for ranks (it is that interval at rho = 0). (nan, nan) when rho is
+    undefined or n <= 3; the point itself at |rho| = 1, as ``correlation_interval``."""
+    if n <= 3 or not math.isfinite(rho):
+        return float("nan"), float("nan")
+    from scipy.stats import norm
+
+    if abs(rho) >= 1:
+        return rho, rho
+    half = norm.ppf(1 - alpha / 2) * math.sqrt((1 + rho * rho / 2) / (n - 3))
+    z = math.atanh(rho)
+    return math.tanh(z - half), math.tanh(z + half)
+
+
 def product_interval(
     successes_a: float, n_a: int, successes_b: float, n_b: int, alpha: float = _ALPHA_95
 ) -> tuple[float, float]:

@@ -16,6 +16,7 @@ from polistemics.environments.build import VagueSettings, build_environments
 from polistemics.environments.compose import planned_composition_items
 from polistemics.environments.conflict import select_conflict_parties, swapped_order_items
 from polistemics.environments.embeddings import make_embedder
+from polistemics.environments.noisy import noisy_item_count
 from polistemics.environments.vague import (
     AUDIT_STAGE,
     GENERATION_STAGE,
@@ -38,6 +39,11 @@ from polistemics.runlog import RunDir
 from polistemics.sources.scope import ScopedElection
 
 OUTPUT_TOKENS = {GENERATION_STAGE: 180, AUDIT_STAGE: 10}
+# What the dry run's per-election item counts rest on (``environment_counts``).
+ITEMS_FROM = {
+    "stances": "the stances, before standardisation rejects any and Vague rewrites fail",
+    "store": "the stored evidence and Vague rewrites",
+}
 
 
 class Environments(BaseStage):
@@ -168,7 +174,8 @@ class Environments(BaseStage):
 
     def plan_notes(self, details: dict) -> list[str]:
         return [
-            f"{election}: {info['observations']} observations; items: "
+            f"{election}: {info['observations']} observations; items after drops "
+            f"(from {ITEMS_FROM.get(info.get('items_from'), 'the stances')}): "
             + ", ".join(f"{k}={v}" for k, v in info["items"].items())
             for election, info in details["elections"].items()
         ]
@@ -190,7 +197,9 @@ def environment_counts(
 ) -> dict[tuple[Variant, Environment], int]:
     """Items per variant and environment: from the stances alone (no model needed), or, when
     the store holds the early stages (``replayed``), from the evidence and Vague rewrites a run
-    would get (rejected observations and failed rewrites are no items)."""
+    would get (rejected observations and failed rewrites are no items). The drops known from
+    the stances are made here too: Contradictory and Counterfactual need an opposing party,
+    Noisy four distractor candidates (``environments.noisy.noisy_item_count``)."""
     if replayed is not None:
         evidence = replayed.evidence
     else:
@@ -205,6 +214,8 @@ def environment_counts(
             n = len(evidence)
             if env in (Environment.CONTRADICTORY, Environment.COUNTERFACTUAL):
                 n = kept_conflict
+            elif env is Environment.NOISY:
+                n = noisy_item_count(evidence)  # no item without four distractor candidates
             elif env is Environment.VAGUE and replayed is not None:
                 n = replayed.vague_kept or 0
             counts[(variant, env)] = n

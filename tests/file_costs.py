@@ -6,8 +6,9 @@ starts last and one worker runs it alone at the end while the other idles. Order
 by their measured cost (``file_costs.json``, seconds per file), costliest first, and telling
 xdist to keep that order (``--no-loadscope-reorder``), balances the two workers.
 
-The costs are CPU seconds of one measured run (tests' own process and the children they
-waited for). Refresh them after large changes with::
+The costs are CPU seconds of one measured run (tests' own process, the children they
+waited for, and the fork server that starts their ``polistemics`` child processes: see
+tests/run/study_helpers.py). Refresh them after large changes with::
 
     .venv/bin/python -m pytest -q -n auto --dist loadfile --record-file-costs tests/file_costs.json
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,10 +53,29 @@ def order_by_cost(items: list[pytest.Item], costs: dict[str, float]) -> None:
 
 
 def cpu_seconds() -> float:
-    """CPU of this process (all threads) and of the children it has waited for."""
+    """CPU of this process (all threads), of the children it has waited for, and of the fork
+    server that starts the tests' ``polistemics`` child processes (tests/run/study_helpers.py)
+    with the children it has waited for."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return (
+        own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + fork_server_seconds()
+    )
+
+
+def fork_server_seconds() -> float:
+    """CPU seconds of multiprocessing's fork server of this process and of its reaped children
+    (0 when none was started, or not on Linux)."""
+    server = sys.modules.get("multiprocessing.forkserver")
+    pid = getattr(getattr(server, "_forkserver", None), "_forkserver_pid", None)
+    if not pid:
+        return 0.0
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat.rsplit(")", 1)[1].split()  # from field 3 (state) on: utime is field 14
+    return sum(int(ticks) for ticks in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 class CostRecorder:

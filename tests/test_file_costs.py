@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import multiprocessing.forkserver
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 import file_costs
 
@@ -59,3 +64,29 @@ def test_recorded_costs_are_summed_per_file_and_merged_into_the_table(tmp_path: 
     assert written == {"tests/b.py": 4.0, "tests/a.py": 3.5, "tests/old.py": 3.0}
     assert list(written) == ["tests/b.py", "tests/a.py", "tests/old.py"]  # costliest first
     assert not recorder.parts.exists()
+
+
+def test_the_fork_servers_cpu_counts_in_the_cpu_seconds(monkeypatch) -> None:
+    """The tests' ``polistemics`` children are forked by multiprocessing's fork server
+    (tests/run/study_helpers.py), not by this process: its CPU is read from /proc."""
+    if not Path("/proc/self/stat").is_file():
+        pytest.skip("no /proc on this system")
+    monkeypatch.setattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)
+    assert file_costs.fork_server_seconds() == 0.0
+    spin = (
+        "import time, sys\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-c", spin + "print('spun', flush=True)\ntime.sleep(60)"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None and server.stdout.readline().strip() == "spun"
+        monkeypatch.setattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", server.pid)
+        before = file_costs.cpu_seconds() - file_costs.fork_server_seconds()
+        assert file_costs.fork_server_seconds() >= 0.29
+        assert file_costs.cpu_seconds() - before >= 0.29
+    finally:
+        server.kill()
+        server.wait()

@@ -49,7 +49,10 @@ def models():
     from polistemics.llm.llama_server import SampledTokenFirstLlama
     from polistemics.llm.local_server import smollm2_path
 
-    settings = dict(n_ctx=1024, n_threads=2, n_threads_batch=2, logits_all=False, verbose=False)
+    # One thread: llama.cpp's threads spin at a barrier after every step, so two threads beside
+    # the suite's other worker cost several times the CPU (llm/local_server.py, lane_plan), and
+    # the outputs compared here do not depend on the thread count.
+    settings = dict(n_ctx=1024, n_threads=1, n_threads_batch=1, logits_all=False, verbose=False)
     plain = llama_cpp.Llama(str(smollm2_path()), **settings)
     checked = SampledTokenFirstLlama(str(smollm2_path()), **settings)
     yield plain, checked

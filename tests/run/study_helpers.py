@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import atexit
+import multiprocessing
+import multiprocessing.context
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import traceback
+import weakref
 from pathlib import Path
 
 
@@ -46,30 +53,129 @@ def write_study(
     return config
 
 
-def start_run(config: Path) -> subprocess.Popen:
-    """``polistemics run CONFIG -q`` in a child process (stderr piped, as text)."""
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from polistemics.cli import main; main()",
-            "run",
-            str(config),
-            "-q",
-        ],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+# A `polistemics run` child process imports about 2,200 modules first (2.5 s of CPU on a quiet
+# machine, 4 s on a loaded one). The children of the tests whose subject is the process itself
+# (a kill, a lock, piped output, a process's environment) are forked from a fork server that has
+# imported the command once per test process: each is still a process of its own, with its own
+# pid, environment, stdout and stderr, killed by a real signal, and exits as `polistemics` does.
+PRELOADED = ["polistemics.cli", "polistemics.cli.run"]
+
+
+def _fork_server() -> multiprocessing.context.ForkServerContext:
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOADED)
+    return context
+
+
+def _command(argv: list[str], env: dict[str, str], stdout: str, stderr: str) -> None:
+    """In the forked child: ``polistemics ARGV`` with ``env`` as its whole environment, its
+    stdout and stderr written to the files ``stdout`` and ``stderr`` (buffered as in a child
+    process whose output is piped), exiting with the command's code."""
+    os.environ.clear()
+    os.environ.update(env)
+    for fd, path in ((1, stdout), (2, stderr)):
+        file = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(file, fd)
+        os.close(file)
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    sys.stderr.reconfigure(line_buffering=True)
+    sys.argv = ["polistemics", *argv]
+    try:
+        from polistemics.cli import main
+
+        main()
+    finally:
+        atexit._run_exitfuncs()  # a forked child skips them otherwise; a process runs them
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+class _Output:
+    """What a child wrote to one stream (read once it has exited, or so far)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> str:
+        try:
+            return self.path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:  # the child ended before it opened its streams
+            return ""
+
+
+class CommandProcess:
+    """``polistemics ARGS`` in a child process forked from the fork server; the parts of
+    ``subprocess.Popen`` the tests use (``pid``, ``poll``, ``wait``, ``send_signal``, ``kill``,
+    ``communicate``, ``returncode``, ``stdout.read()``, ``stderr.read()``)."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self._folder = Path(tempfile.mkdtemp(prefix="polistemics-command-"))
+        weakref.finalize(self, shutil.rmtree, self._folder, ignore_errors=True)
+        self.stdout = _Output(self._folder / "stdout")
+        self.stderr = _Output(self._folder / "stderr")
+        self._process = _fork_server().Process(
+            target=_command,
+            args=(list(args), dict(env), str(self.stdout.path), str(self.stderr.path)),
+        )
+        self._process.start()
+        self.pid = self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.exitcode
+
+    def poll(self) -> int | None:
+        return self._process.exitcode
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._process.join(timeout)
+        if self._process.exitcode is None:
+            raise subprocess.TimeoutExpired(["polistemics"], timeout or 0)
+        return self._process.exitcode
+
+    def send_signal(self, signum: int) -> None:
+        if self._process.exitcode is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
+        self.wait(timeout)
+        return self.stdout.read(), self.stderr.read()
+
+
+def start_command(*args: str, env: dict[str, str] | None = None) -> CommandProcess:
+    """``polistemics ARGS`` in a child process (see ``CommandProcess``); ``env`` is its whole
+    environment (this process's by default)."""
+    return CommandProcess(list(args), dict(os.environ) if env is None else env)
+
+
+def run_command(
+    *args: str, env: dict[str, str] | None = None, timeout: float | None = None
+) -> subprocess.CompletedProcess:
+    """``polistemics ARGS`` in a child process, waited for: its exit code, stdout and stderr
+    (as ``subprocess.run(..., capture_output=True, text=True)``)."""
+    child = start_command(*args, env=env)
+    try:
+        stdout, stderr = child.communicate(timeout)
+    finally:
+        child.kill()
+    return subprocess.CompletedProcess(["polistemics", *args], child.wait(), stdout, stderr)
+
+
+def start_run(config: Path) -> CommandProcess:
+    """``polistemics run CONFIG -q`` in a child process (see ``CommandProcess``)."""
+    return start_command("run", str(config), "-q")
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     """``polistemics ARGS`` in this process, as ``polistemics.cli.main`` runs it (only the named
     command registered), finished as a child process would be: its exit code, stdout and stderr
     (an uncaught exception's traceback included). For tests of what a command does; a child
-    process (``start_run``) pays the imports again, about 2.5 s of CPU, so it is kept for tests
-    of the process itself (a kill, a lock, piped output)."""
+    process (``start_run``, ``run_command``) is kept for tests of the process itself (a kill, a
+    lock, piped output)."""
     from typer.testing import CliRunner
 
     from polistemics.cli import build_app, requested_command

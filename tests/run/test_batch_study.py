@@ -5,16 +5,13 @@ sends nothing again (counted at the server)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from study_helpers import start_run, write_study
+from study_helpers import run_cli, start_run, write_study
 
 from polistemics.testing import FakeOpenAIServer
 
@@ -54,21 +51,8 @@ def manifest(run_dir: Path) -> dict:
 
 
 def dry_run_plan(config: Path) -> list:
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from polistemics.cli import main; main()",
-            "run",
-            str(config),
-            "--dry-run",
-            "--json",
-        ],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    out = run_cli("run", str(config), "--dry-run", "--json")
+    assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)
     return [(row["stage"], row["model"], row["calls"], row["new"]) for row in plan["stages"]]
 
@@ -79,8 +63,8 @@ def online(tmp_path_factory: pytest.TempPathFactory) -> tuple[tuple, int, Path]:
     folder = tmp_path_factory.mktemp("online")
     with FakeOpenAIServer() as server:
         config = write_batch_study(folder, server.base_url, set())
-        worker = start_run(config)
-        assert worker.wait(timeout=180) == 0, worker.stderr.read()
+        done = run_cli("run", str(config), "-q")
+        assert done.returncode == 0, done.stderr
         requests = server.stats().requests
     record = manifest(folder / "run")
     assert "execution" not in record and "batches" not in record  # as before batches existed
@@ -102,8 +86,8 @@ def test_a_batch_study_scores_as_the_online_study(
     reference, online_requests, _ = online
     with FakeOpenAIServer() as server:
         config = write_batch_study(tmp_path, server.base_url, batch, batch_api)
-        worker = start_run(config)
-        assert worker.wait(timeout=180) == 0, worker.stderr.read()
+        done = run_cli("run", str(config), "-q")
+        assert done.returncode == 0, done.stderr
         requests = server.stats().requests
         batch_stats = server.batches.stats()
     run_dir = tmp_path / "run"
@@ -159,8 +143,8 @@ def test_sigkill_while_batches_are_open_then_resume(
         assert not (tmp_path / "run" / "run.json").exists()
         sent_before = server.batches.stats().requests
 
-        resumed = start_run(config)
-        assert resumed.wait(timeout=180) == 0, resumed.stderr.read()
+        resumed = run_cli("run", str(config), "-q")  # not killed: in this process
+        assert resumed.returncode == 0, resumed.stderr
         stats = server.batches.stats()
 
     again = {key: n for key, n in stats.requests_per_custom_id.items() if n > 1}

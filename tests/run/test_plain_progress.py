@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from study_helpers import write_study
+from study_helpers import run_command, write_study
 
 from polistemics.llm import progress
 from polistemics.run.config import load_config
@@ -27,13 +27,7 @@ def piped_run(config: Path, *, quiet: bool) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "POLISTEMICS_QUIET"}  # CI sets it
     if quiet:
         env["POLISTEMICS_QUIET"] = "1"
-    return subprocess.run(
-        [sys.executable, "-c", "from polistemics.cli import main; main()", "run", str(config)],
-        env={**env, "PYTHONPATH": os.pathsep.join(sys.path)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_command("run", str(config), env=env)
 
 
 def progress_lines(stderr: str) -> list[str]:

@@ -9,14 +9,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
 from aiohttp import web
-from study_helpers import write_study
+from study_helpers import run_command, write_study
 
 from local_provider import serving
 from polistemics.testing import FakeOpenAIServer, Fault, Rule, polistemic_responder
@@ -32,15 +31,10 @@ def test_planted_key_appears_in_no_file_and_no_output(tmp_path: Path) -> None:
     rules = [Rule("Party A", always=Fault("status", status=500))]
     with FakeOpenAIServer(rules, expected_api_key=SECRET) as server:
         config = write_study(tmp_path, server.base_url, key_env="POLISTEMICS_PLANTED_KEY")
-        run = subprocess.run(
-            [sys.executable, "-c", "from polistemics.cli import main; main()", "run", str(config)],
-            env={
-                **os.environ,
-                "POLISTEMICS_PLANTED_KEY": SECRET,
-                "PYTHONPATH": os.pathsep.join(sys.path),
-            },
-            capture_output=True,
-            text=True,
+        run = run_command(
+            "run",
+            str(config),
+            env={**os.environ, "POLISTEMICS_PLANTED_KEY": SECRET},
             timeout=300,
         )
         stats = server.stats()
@@ -55,16 +49,8 @@ def test_planted_key_appears_in_no_file_and_no_output(tmp_path: Path) -> None:
 
 def _run_study(tmp_path: Path, base_url: str, key: str) -> subprocess.CompletedProcess:
     config = write_study(tmp_path, base_url, key_env="POLISTEMICS_PLANTED_KEY")
-    return subprocess.run(
-        [sys.executable, "-c", "from polistemics.cli import main; main()", "run", str(config)],
-        env={
-            **os.environ,
-            "POLISTEMICS_PLANTED_KEY": key,
-            "PYTHONPATH": os.pathsep.join(sys.path),
-        },
-        capture_output=True,
-        text=True,
-        timeout=300,
+    return run_command(
+        "run", str(config), env={**os.environ, "POLISTEMICS_PLANTED_KEY": key}, timeout=300
     )
 
 
@@ -144,13 +130,7 @@ def test_an_unusable_proxy_is_named_without_its_password(tmp_path: Path) -> None
 def _fails_before_any_call(tmp_path: Path, named: str, env: dict[str, str]) -> str:
     with FakeOpenAIServer() as server:
         config = write_study(tmp_path, server.base_url, key_env="POLISTEMICS_UNSET_KEY")
-        run = subprocess.run(
-            [sys.executable, "-c", "from polistemics.cli import main; main()", "run", str(config)],
-            env={**env, "PYTHONPATH": os.pathsep.join(sys.path)},
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        run = run_command("run", str(config), env=env, timeout=120)
         assert server.stats().requests == 0
     assert run.returncode == 2
     assert named in run.stderr and run.stderr.count("\n") == 1

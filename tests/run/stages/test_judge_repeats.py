@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from study_helpers import start_run, write_study
+from study_helpers import run_cli, start_run, write_study
 
 from polistemics.llm.store import RunStore
 from polistemics.run.config import load_config
@@ -129,8 +129,8 @@ def test_a_killed_run_resumes_its_repeats_without_repeating_finished_ones(
         finished = repeat_calls_stored(store_path)
         assert 20 <= finished < expected, "killed too late"
         server.latency = 0.0  # it let the kill land mid-stage; the resume is not killed
-        resumed = start_run(config)
-        assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
+        resumed = run_cli("run", str(config), "-q")  # in this process (study_helpers.run_cli)
+        assert resumed.returncode == 0, resumed.stderr
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())
     assert repeat_calls_stored(store_path) == expected
     total_after = sum(c["calls"] for c in manifest["calls"])

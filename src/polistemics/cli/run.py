@@ -29,6 +29,7 @@ from polistemics.paths import UnsafePathError
 from polistemics.report.content import ReportOptions
 from polistemics.report.figures import RUN_FIGURE_FORMATS
 from polistemics.run.config import ConfigError, load_config
+from polistemics.run.disk_space import DiskSpaceError, estimate_for
 from polistemics.run.finish import finish_run
 from polistemics.run.lock import RunLocked
 from polistemics.run.pipeline import Study, check_keys, load_elections
@@ -44,6 +45,7 @@ USER_ERRORS = (
     EnvironmentInputError,
     UnsafePathError,
     RunLocked,
+    DiskSpaceError,
 )
 
 
@@ -57,6 +59,12 @@ def run(
     ),
     max_cost: float | None = typer.Option(
         None, "--max-cost", help="Stop cleanly once this many USD are spent."
+    ),
+    check_disk_space: bool | None = typer.Option(
+        None,
+        "--check-disk-space/--no-check-disk-space",
+        help="Refuse, before the first call, a run whose files would not fit on the disk "
+        "(default: on; the estimate is in --dry-run).",
     ),
     retry_errors: bool = typer.Option(
         False, "--retry-errors", help="Call again what failed in an earlier run."
@@ -93,6 +101,8 @@ def run(
     with user_errors(*USER_ERRORS):
         formats = figure_formats(figure_format)
         cfg = load_config(config)
+        if check_disk_space is not None:
+            cfg = cfg.model_copy(update={"check_disk_space": check_disk_space})
         report_options = ReportOptions(figure_formats=formats, loo_min_items=cfg.loo_min_items)
         run_dir = output or cfg.run_dir()
         study = Study(cfg, run_dir, log=(lambda m: None) if quiet else (lambda m: console.print(m)))
@@ -151,6 +161,7 @@ def _print_plan(
             if ep.api_key_env and not os.environ.get(ep.api_key_env)
         }
     )
+    disk = estimate_for(rows, run_dir)
     if as_json:
         payload = {
             "config": study.config.name,
@@ -159,6 +170,7 @@ def _print_plan(
             "missing_keys": missing_keys,
             "prices_note": prices_note,
             "stages": [{**r.__dict__, "new": r.new} for r in rows],
+            "disk": {**disk.__dict__, "folder": str(disk.folder), "fits": disk.fits},
         }
         typer.echo(json.dumps(payload, indent=2))
         return
@@ -203,6 +215,7 @@ def _print_plan(
         console.print(prices_note, markup=False, highlight=False)
     for line in cost_totals(rows):
         console.print(line, markup=False, highlight=False)
+    console.print(disk.line(), markup=False, highlight=False)
     if any(r.cost is None for r in rows):
         console.print(
             "cost: n/a where neither OpenRouter's list, the registry (price_input_per_mtok, "

@@ -245,6 +245,11 @@ class RunConfig(BaseModel):
     vague_max_tries: int = Field(default=3, ge=1)
     standardise_retries: int = Field(default=2, ge=0)
     max_cost: float | None = Field(default=None, gt=0)
+    check_disk_space: bool = Field(
+        default=True,
+        description="Refuse a run whose estimated files exceed the free disk space, before its "
+        "first call (run.disk_space).",
+    )
     concurrency: int | None = Field(
         default=None, ge=1, description="Overrides every endpoint's max_concurrency."
     )
@@ -343,6 +348,8 @@ class RunConfig(BaseModel):
                 data.pop("navigation", None)
             if self.comparison == ComparisonConfig():
                 data.pop("comparison", None)
+            if self.check_disk_space:  # the default: run.json as before the key existed
+                data.pop("check_disk_space", None)
         return data
 
     @field_validator("stance_coder", mode="before")

@@ -37,6 +37,7 @@ EXAMPLES: dict[tuple[str, ...], str] = {
     ("vague_max_tries",): "vague_max_tries = 3",
     ("standardise_retries",): "standardise_retries = 2",
     ("max_cost",): "max_cost = 50.0",
+    ("check_disk_space",): "check_disk_space = false",
     ("concurrency",): "concurrency = 8",
     ("models_file",): 'models_file = "models.toml"',
     ("output_dir",): 'output_dir = "runs/my-study"',

@@ -23,6 +23,7 @@ from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_regis
 from polistemics.llm.session import open_client
 from polistemics.llm.transport import env_proxy
 from polistemics.run.config import RunConfig
+from polistemics.run.disk_space import check_disk_space
 from polistemics.run.incremental import RECORDS, Ledger, records_key
 from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
@@ -171,6 +172,10 @@ class Study:
         retry_errors: bool,
         quiet: bool,
     ) -> StudyResult:
+        # Before the first call: refuse a study the disk cannot hold (run.disk_space).
+        check_disk_space(
+            self.config, [run.scoped for run in elections], self.endpoints, self.run_dir
+        )
         async with open_client(
             self.run_dir,
             max_cost=max_cost if max_cost is not None else self.config.max_cost,

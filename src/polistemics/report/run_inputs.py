@@ -8,6 +8,7 @@ over what it just wrote instead (``run_report_inputs``), so the report does not 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from polistemics.runlog import (
     is_run_dir,
 )
 from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog.read import read_answer_chunks
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.mechanisms.coded import derived_swap
 from polistemics.scoring.verdict_table import UnknownItemError, panel_tally
@@ -57,7 +59,7 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         cells = validate_cells(run.read_cells(), source=str(run.cells))
         manifest = run.read_manifest()
         items = run.read_items()
-        answers = run.read_answers()
+        answers = read_answer_chunks(run.answers)
         records = run.read_judge_records() if items else None
         evidence = run.read_evidence()
         stance_codes = run.read_stance_codes()
@@ -77,19 +79,22 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         notes.append(
             f"{JUDGES_FILE} is not read without the items it refers to: reliability unknown"
         )
-    return run_report_inputs(
-        run_dir,
-        cells=cells,
-        manifest=manifest,
-        items=items,
-        answers=answers or [],
-        judge_records=records,
-        evidence=evidence,
-        notes=notes,
-        stance_codes=stance_codes,
-        probes=probes,
-        pushback=None if pushback is None else PushbackRecords(*pushback),
-    )
+    try:
+        return run_report_inputs(
+            run_dir,
+            cells=cells,
+            manifest=manifest,
+            items=items,
+            answers=answers or (),
+            judge_records=records,
+            evidence=evidence,
+            notes=notes,
+            stance_codes=stance_codes,
+            probes=probes,
+            pushback=None if pushback is None else PushbackRecords(*pushback),
+        )
+    except RunFileError as exc:  # an answer of answers.jsonl, read while its views are made
+        raise ReportInputError(str(exc)) from None
 
 
 def run_report_inputs(
@@ -98,7 +103,7 @@ def run_report_inputs(
     cells: pd.DataFrame,
     manifest: RunManifest | None,
     items: list[EnvironmentItem],
-    answers: list[Answer],
+    answers: list[Answer] | Iterable[list[Answer]],
     judge_records: list[JudgeVerdictRecord] | None,
     evidence: list[Evidence] | None,
     judging: PanelTally | None = None,
@@ -109,16 +114,23 @@ def run_report_inputs(
 ) -> ReportInputs:
     """The report's view of a run's outputs (None: not available).
 
-    ``judging`` is the panel's tally when the caller has it already (``finish_run``); otherwise
-    it is computed from ``judge_records`` with the manifest's panel size. ``stance_codes`` and
-    ``probes`` (issue 16) are None when the run did not code stances or probe priors.
+    ``answers``: the answers, or their parts as read (``runlog.read.read_answer_chunks``: only
+    their views are kept). ``judging`` is the panel's tally when the caller has it already
+    (``finish_run``); otherwise it is computed from ``judge_records`` with the manifest's panel
+    size. ``stance_codes`` and ``probes`` (issue 16) are None when the run did not code stances
+    or probe priors.
     """
     notes = list(notes or [])
     by_key = {item.key: item for item in items}
-    for answer in answers:  # swapped-order Contradictory answers: the exports hold no such item
-        if answer.item_key not in by_key:
-            derived_swap(answer.item_key, by_key)
-    views, unknown = answer_views(answers, by_key)
+    views: list[AnswerView] = []
+    unknown = 0
+    for part in _parts(answers):
+        for answer in part:  # swapped-order Contradictory answers: no such item in the exports
+            if answer.item_key not in by_key:
+                derived_swap(answer.item_key, by_key)
+        part_views, part_unknown = answer_views(part, by_key)
+        views += part_views
+        unknown += part_unknown
     if unknown:
         notes.append(
             f"{run_dir / ANSWERS_FILE}: {unknown} answers name no item of the exports; not shown"
@@ -144,6 +156,14 @@ def run_report_inputs(
         pushback=pushback,
         run_dir=run_dir,
     )
+
+
+def _parts(answers: list[Answer] | Iterable[list[Answer]]) -> Iterator[list[Answer]]:
+    """A list of answers as one part; parts as they come."""
+    if isinstance(answers, list) and (not answers or isinstance(answers[0], Answer)):
+        yield answers
+    else:
+        yield from answers
 
 
 def with_manifest(inputs: ReportInputs, manifest: RunManifest | None) -> ReportInputs:

@@ -38,7 +38,14 @@ from polistemics.scoring.mechanisms.coded import derived_swap
 from polistemics.scoring.verdict_table import UnknownItemError, panel_tally
 from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally
 
-__all__ = ["is_run_dir", "load_run_inputs", "read_manifest", "run_report_inputs", "with_manifest"]
+__all__ = [
+    "is_run_dir",
+    "load_run_inputs",
+    "read_manifest",
+    "run_file_inputs",
+    "run_report_inputs",
+    "with_manifest",
+]
 
 
 def read_manifest(run_dir: Path) -> RunManifest | None:
@@ -50,15 +57,43 @@ def read_manifest(run_dir: Path) -> RunManifest | None:
 
 
 def load_run_inputs(run_dir: Path) -> ReportInputs:
+    """A finished run's report inputs from its files (``polistemics report RUN``)."""
     run = RunDir(run_dir)
     run_dir = run.root
     if not run.is_finished():
         raise ReportInputError(f"{run_dir}: not a finished run directory (no {CELLS_FILE})")
-    notes: list[str] = []
     try:
         cells = validate_cells(run.read_cells(), source=str(run.cells))
         manifest = run.read_manifest()
-        items = run.read_items()
+    except RunFileError as exc:
+        raise ReportInputError(str(exc)) from None
+    notes: list[str] = []
+    if manifest is None:
+        notes.append(f"no {MANIFEST_FILE} in {run_dir}: costs, times and pipeline counts unknown")
+    return run_file_inputs(run_dir, cells=cells, manifest=manifest, notes=notes)
+
+
+def run_file_inputs(
+    run_dir: Path,
+    *,
+    cells: pd.DataFrame,
+    manifest: RunManifest | None = None,
+    judging: PanelTally | None = None,
+    items: list[EnvironmentItem] | None = None,
+    notes: list[str] | None = None,
+) -> ReportInputs:
+    """A run's report inputs read from its files, in memory that does not hold every answer as
+    an object (answers are read in parts, judge records into columns): what ``load_run_inputs``
+    reads after the cells and run.json, and what a run's finish calls once its stages wrote
+    their files (issue 32), with the cells and panel tally it scored (``judging``; None: counted
+    here from ``judges.jsonl`` with the manifest's panel size) and no manifest (``with_manifest``
+    adds it later). ``items``: the run's items when the caller holds them (default: read from
+    the exports)."""
+    run = RunDir(run_dir)
+    run_dir = run.root
+    notes = list(notes or [])
+    try:
+        items = run.read_items() if items is None else items
         answers = read_answer_chunks(run.answers)
         records = run.read_judge_records() if items else None
         evidence = run.read_evidence()
@@ -67,8 +102,6 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         pushback = run.read_pushback()
     except RunFileError as exc:
         raise ReportInputError(str(exc)) from None
-    if manifest is None:
-        notes.append(f"no {MANIFEST_FILE} in {run_dir}: costs, times and pipeline counts unknown")
     if not items:
         notes.append(f"no exports/*/ground_truth.jsonl in {run_dir}: contexts unknown")
     if answers is None:
@@ -88,6 +121,7 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
             answers=answers or (),
             judge_records=records,
             evidence=evidence,
+            judging=judging,
             notes=notes,
             stance_codes=stance_codes,
             probes=probes,

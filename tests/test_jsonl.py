@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import tempfile
+import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from polistemics.jsonl import json_objects
+from polistemics.jsonl import json_lines, json_objects, lines_of
 
 
 class RowError(ValueError):
@@ -47,3 +51,34 @@ def test_records_are_split_on_newlines_only(tmp_path: Path) -> None:
     # json.dumps leaves U+2028, U+2029 and U+0085 raw (the control characters are escaped)
     path.write_bytes((json.dumps({"t": odd}, ensure_ascii=False) + '\r\n{"n": 2}\n').encode())
     assert read(path) == [(1, {"t": odd}), (2, {"n": 2})]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", " ", "\n", "\r", "\u2028", "\x85", "ü", "{"])))
+def test_a_files_lines_are_the_lines_of_its_text(text: str) -> None:
+    """Read a line at a time, a file gives what ``lines_of`` gives for its whole text."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rows.jsonl"
+        path.write_bytes(text.encode())
+        assert list(json_lines(path)) == list(lines_of(text))
+
+
+def test_a_large_file_is_read_without_holding_its_text(tmp_path: Path) -> None:
+    """Reading the lines one by one holds about one line, not the file's text and its list of
+    lines (which the whole-text reader held: over 2x the file's size)."""
+    path = tmp_path / "rows.jsonl"
+    line = json.dumps({"t": "x" * 200})
+    path.write_text((line + "\n") * 20_000, encoding="utf-8")  # about 4 MB
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in json_lines(path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 20_000
+    assert peak < 1_000_000
+
+
+def test_a_missing_file_is_refused_when_its_lines_are_asked_for(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        json_lines(tmp_path / "none.jsonl")

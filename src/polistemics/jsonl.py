@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TextIO
 
 LineError = Callable[[int, str], Exception]  # (line number, problem) -> the caller's error
 
@@ -23,10 +24,20 @@ def lines_of(text: str) -> Iterator[tuple[int, str]]:
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``lines_of`` a file's text, read without newline translation."""
-    with Path(path).open(encoding="utf-8", newline="") as handle:
-        text = handle.read()
-    return lines_of(text)
+    """``lines_of`` a file's text, read without newline translation, a line at a time: a
+    200 MB ``judges.jsonl`` is never held whole, nor as a list of its lines (issue 32). The file
+    is opened now (a missing one raises here) and closed when the lines are read."""
+    # newline="\n": lines end at "\n" only, untranslated (a lone "\r" or U+2028 is no end).
+    handle = Path(path).open(encoding="utf-8", newline="\n")  # noqa: SIM115 (closed by _file_lines)
+    return _file_lines(handle)
+
+
+def _file_lines(handle: TextIO) -> Iterator[tuple[int, str]]:
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            line = line.removesuffix("\n").removesuffix("\r")
+            if line.strip():
+                yield number, line
 
 
 def json_objects(path: Path, error: LineError) -> Iterator[tuple[int, dict]]:

@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from polistemics.report import run_inputs
 from polistemics.report.run_inputs import load_run_inputs
+from polistemics.runlog import RunDir
+from polistemics.runlog.read import read_answer_chunks
 
 ODD = "one\u2028two\u2029three\x85four\x0b\x0c\x1c\x1d\x1e five"
 
@@ -52,3 +57,47 @@ def test_an_edited_run_json_still_gives_a_report(demo_run_copy: Path) -> None:
     text = page.read_text(encoding="utf-8")
     assert "judge_repeats could not be read." in text
     assert "<b>row</b>" not in text
+
+
+def test_the_answers_are_read_in_parts_and_only_their_views_kept(
+    demo_run_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No list of every answer (a 4x study's 51,000 took 186 MB): at most two at a time here,
+    and the views are those of the whole file read at once."""
+    sizes: list[int] = []
+
+    def two_at_a_time(path: Path, size: int = 0):
+        for part in read_answer_chunks(path, 2) or []:
+            sizes.append(len(part))
+            yield part
+
+    whole = RunDir(demo_run_copy).read_answers()
+    monkeypatch.setattr(run_inputs, "read_answer_chunks", two_at_a_time)
+    inputs = load_run_inputs(demo_run_copy)
+    assert sizes and max(sizes) == 2 and sum(sizes) == len(whole)
+    monkeypatch.undo()
+    at_once = run_inputs.run_report_inputs(
+        demo_run_copy,
+        cells=inputs.cells,
+        manifest=inputs.manifest,
+        items=inputs.items,
+        answers=whole,
+        judge_records=inputs.judge_records,
+        evidence=inputs.evidence,
+    )
+    assert inputs.answers == at_once.answers
+
+
+def test_a_finish_reads_the_same_inputs_from_the_files_with_its_own_scores(
+    demo_run_copy: Path,
+) -> None:
+    """``run_file_inputs`` (what a run's finish calls) gives what the report reads, with the
+    cells and tally it is handed instead of reading or counting them."""
+    read = load_run_inputs(demo_run_copy)
+    tally = read.judging
+    assert tally is not None
+    given = run_inputs.run_file_inputs(demo_run_copy, cells=read.cells, judging=tally)
+    assert given.judging is tally and given.cells is read.cells and given.manifest is None
+    assert given.answers == read.answers and given.items == read.items
+    assert list(given.judge_records or []) == list(read.judge_records or [])
+    assert given.evidence == read.evidence and given.notes == []

@@ -143,3 +143,37 @@ def test_columns_take_a_fraction_of_the_objects_memory() -> None:
         tracemalloc.stop()
     assert len(held) == len(as_objects)
     assert columns < objects / 3, (columns, objects)
+
+
+def test_says_yes_is_changed_once_per_distinct_value_and_shared() -> None:
+    base = JudgeVerdictRecord(
+        item_key="o|baseline|full",
+        environment="baseline",
+        model="m",
+        sample_index=0,
+        rubric="faithfulness",
+        judge="j",
+        panel_position=0,
+        call_key=None,
+        attempts=1,
+        raw_output=None,
+        parsed=True,
+        says_yes={"b": True, "a": False},
+    )
+    other = base.model_copy(update={"says_yes": {"a": None}})
+    records = JudgeRecords([base, other, base])
+    calls: list[dict] = []
+
+    def reversed_keys(says: dict) -> dict:
+        calls.append(says)
+        return dict(reversed(says.items()))
+
+    changed = records.with_says_yes(reversed_keys)
+    assert len(calls) == 2
+    assert [list(r.says_yes.items()) for r in changed] == [
+        [("a", False), ("b", True)],
+        [("a", None)],
+        [("a", False), ("b", True)],
+    ]
+    assert changed.column("says_yes")[0] is changed.column("says_yes")[2]
+    assert list(records[0].says_yes) == ["b", "a"]  # the records read are as they were

@@ -76,6 +76,22 @@ def test_written_rows_read_back_as_the_same_items(tmp_path):
     assert read_release_items(path) == items
 
 
+def test_items_read_share_each_distinct_text_and_chunk(tmp_path):
+    """A statement's text, a party's name and an evidence passage are one object in every item
+    that holds them (issue 32: held once per item, they grew a 4x study's items by a third)."""
+    _, items = mini_items()
+    path = tmp_path / "ground_truth.jsonl"
+    write_items(items, path)
+    read = read_release_items(path)
+    assert read == items
+    chunks = [chunk for item in read for chunk in item.chunks]
+    assert len({id(c) for c in chunks}) == len({c.model_dump_json() for c in chunks}) < len(chunks)
+    texts = [item.statement_text for item in read]
+    assert len({id(t) for t in texts}) == len(set(texts)) < len(texts)
+    names = [item.party_name for item in read]
+    assert len({id(n) for n in names}) == len(set(names))
+
+
 def test_rows_without_our_keys_recover_provenance_from_baseline_rows(tmp_path):
     ev, items = mini_items()
     path, bare = tmp_path / "ours.jsonl", tmp_path / "full_v1" / "ground_truth.jsonl"

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import tempfile
+from functools import partial
+from pathlib import Path
+
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from polistemics.csv_tables import read_csv_table
 from polistemics.runlog import RunFileError
 from polistemics.runlog.tables import read_cells, strict_bools, write_cells
 
@@ -43,3 +50,61 @@ def test_a_table_without_every_id_column_is_read(tmp_path) -> None:
     back = read_cells(write_cells(tmp_path / "cells.csv", cells))
     assert back["party_id"].iloc[0] == "=x"  # the formula guard is undone
     assert pd.isna(back["party_id"].iloc[1])
+
+
+_TEXTS = st.sampled_from(["a", "NA", "=x", "'q", "-1", "", "Party 1", "null", "1.5"])
+
+
+@st.composite
+def cell_tables(draw: st.DrawFn) -> pd.DataFrame:
+    rows = draw(st.integers(min_value=1, max_value=12))
+    column = partial(st.lists, min_size=rows, max_size=rows)
+    return pd.DataFrame(
+        {
+            "model": draw(column(_TEXTS)),
+            "observation_id": draw(column(_TEXTS)),
+            "party_id": draw(column(_TEXTS)),
+            "sample_index": draw(column(st.integers(0, 3))),
+            "passed": draw(column(st.booleans())),
+            "party_name": draw(column(_TEXTS)),
+            "vague_mode": draw(column(st.one_of(st.none(), st.integers(1, 5)))),
+        }
+    )
+
+
+def _whole_file(path) -> pd.DataFrame:
+    """The reading of every row at once (the reader before issue 32)."""
+    cells = read_csv_table(
+        path,
+        converters=dict.fromkeys(
+            ("observation_id", "party_id", "election_id"),
+            lambda value: value if value != "" else float("nan"),
+        ),
+    )
+    cells["passed"] = strict_bools(cells["passed"], str(path))
+    return cells
+
+
+@settings(max_examples=60, deadline=None)
+@given(cells=cell_tables(), rows_per_read=st.integers(min_value=1, max_value=5))
+def test_cells_read_in_parts_equal_the_whole_file_read_at_once(
+    cells: pd.DataFrame, rows_per_read: int
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "cells.csv"
+        write_cells(path, cells)
+        pd.testing.assert_frame_equal(read_cells(path, rows_per_read), _whole_file(path))
+
+
+def test_each_distinct_id_is_one_string_object(tmp_path) -> None:
+    """The ids of 1,000 cells are 2 objects, not 1,000 (a 4x run's cells held 1.5 million)."""
+    path = tmp_path / "cells.csv"
+    write_cells(
+        path,
+        pd.DataFrame(
+            {"observation_id": ["o1", "o2"] * 500, "party_id": ["p"] * 1000, "passed": True}
+        ),
+    )
+    cells = read_cells(path, rows_per_read=100)
+    assert len({id(value) for value in cells["observation_id"]}) == 2
+    assert len({id(value) for value in cells["party_id"]}) == 1

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from collections.abc import Iterable
 from functools import cache
 
@@ -181,9 +180,14 @@ def browser_payload(
         ),
     )
     verdicts = final_verdicts(cells)
-    by_answer: dict[tuple[str, str, int], list[JudgeRow]] = defaultdict(list)
+    # The judge rows of the answers shown only (a 4x study has 427,000 records, 20,000 shown).
+    by_answer: dict[tuple[str, str, int], list[JudgeRow]] = {
+        (a.item.key, a.model, a.sample_index): [] for a in chosen
+    }
     for record in fields_of(judge_records or []):
-        by_answer[(record.item_key, record.model, record.sample_index)].append(_judge_row(record))
+        rows_of = by_answer.get((record.item_key, record.model, record.sample_index))
+        if rows_of is not None:
+            rows_of.append(_judge_row(record))
 
     # The six, then the compositions (issue 30) the answers hold: one more environment each.
     shown = {a.item.environment for a in chosen}

@@ -8,6 +8,7 @@ over what it just wrote instead (``run_report_inputs``), so the report does not 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,12 +32,20 @@ from polistemics.runlog import (
     is_run_dir,
 )
 from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog.read import read_answer_chunks
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.mechanisms.coded import derived_swap
 from polistemics.scoring.verdict_table import UnknownItemError, panel_tally
 from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally
 
-__all__ = ["is_run_dir", "load_run_inputs", "read_manifest", "run_report_inputs", "with_manifest"]
+__all__ = [
+    "is_run_dir",
+    "load_run_inputs",
+    "read_manifest",
+    "run_file_inputs",
+    "run_report_inputs",
+    "with_manifest",
+]
 
 
 def read_manifest(run_dir: Path) -> RunManifest | None:
@@ -48,16 +57,44 @@ def read_manifest(run_dir: Path) -> RunManifest | None:
 
 
 def load_run_inputs(run_dir: Path) -> ReportInputs:
+    """A finished run's report inputs from its files (``polistemics report RUN``)."""
     run = RunDir(run_dir)
     run_dir = run.root
     if not run.is_finished():
         raise ReportInputError(f"{run_dir}: not a finished run directory (no {CELLS_FILE})")
-    notes: list[str] = []
     try:
         cells = validate_cells(run.read_cells(), source=str(run.cells))
         manifest = run.read_manifest()
-        items = run.read_items()
-        answers = run.read_answers()
+    except RunFileError as exc:
+        raise ReportInputError(str(exc)) from None
+    notes: list[str] = []
+    if manifest is None:
+        notes.append(f"no {MANIFEST_FILE} in {run_dir}: costs, times and pipeline counts unknown")
+    return run_file_inputs(run_dir, cells=cells, manifest=manifest, notes=notes)
+
+
+def run_file_inputs(
+    run_dir: Path,
+    *,
+    cells: pd.DataFrame,
+    manifest: RunManifest | None = None,
+    judging: PanelTally | None = None,
+    items: list[EnvironmentItem] | None = None,
+    notes: list[str] | None = None,
+) -> ReportInputs:
+    """A run's report inputs read from its files, in memory that does not hold every answer as
+    an object (answers are read in parts, judge records into columns): what ``load_run_inputs``
+    reads after the cells and run.json, and what a run's finish calls once its stages wrote
+    their files (issue 32), with the cells and panel tally it scored (``judging``; None: counted
+    here from ``judges.jsonl`` with the manifest's panel size) and no manifest (``with_manifest``
+    adds it later). ``items``: the run's items when the caller holds them (default: read from
+    the exports)."""
+    run = RunDir(run_dir)
+    run_dir = run.root
+    notes = list(notes or [])
+    try:
+        items = run.read_items() if items is None else items
+        answers = read_answer_chunks(run.answers)
         records = run.read_judge_records() if items else None
         evidence = run.read_evidence()
         stance_codes = run.read_stance_codes()
@@ -65,8 +102,6 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         pushback = run.read_pushback()
     except RunFileError as exc:
         raise ReportInputError(str(exc)) from None
-    if manifest is None:
-        notes.append(f"no {MANIFEST_FILE} in {run_dir}: costs, times and pipeline counts unknown")
     if not items:
         notes.append(f"no exports/*/ground_truth.jsonl in {run_dir}: contexts unknown")
     if answers is None:
@@ -77,19 +112,23 @@ def load_run_inputs(run_dir: Path) -> ReportInputs:
         notes.append(
             f"{JUDGES_FILE} is not read without the items it refers to: reliability unknown"
         )
-    return run_report_inputs(
-        run_dir,
-        cells=cells,
-        manifest=manifest,
-        items=items,
-        answers=answers or [],
-        judge_records=records,
-        evidence=evidence,
-        notes=notes,
-        stance_codes=stance_codes,
-        probes=probes,
-        pushback=None if pushback is None else PushbackRecords(*pushback),
-    )
+    try:
+        return run_report_inputs(
+            run_dir,
+            cells=cells,
+            manifest=manifest,
+            items=items,
+            answers=answers or (),
+            judge_records=records,
+            evidence=evidence,
+            judging=judging,
+            notes=notes,
+            stance_codes=stance_codes,
+            probes=probes,
+            pushback=None if pushback is None else PushbackRecords(*pushback),
+        )
+    except RunFileError as exc:  # an answer of answers.jsonl, read while its views are made
+        raise ReportInputError(str(exc)) from None
 
 
 def run_report_inputs(
@@ -98,7 +137,7 @@ def run_report_inputs(
     cells: pd.DataFrame,
     manifest: RunManifest | None,
     items: list[EnvironmentItem],
-    answers: list[Answer],
+    answers: list[Answer] | Iterable[list[Answer]],
     judge_records: list[JudgeVerdictRecord] | None,
     evidence: list[Evidence] | None,
     judging: PanelTally | None = None,
@@ -109,16 +148,23 @@ def run_report_inputs(
 ) -> ReportInputs:
     """The report's view of a run's outputs (None: not available).
 
-    ``judging`` is the panel's tally when the caller has it already (``finish_run``); otherwise
-    it is computed from ``judge_records`` with the manifest's panel size. ``stance_codes`` and
-    ``probes`` (issue 16) are None when the run did not code stances or probe priors.
+    ``answers``: the answers, or their parts as read (``runlog.read.read_answer_chunks``: only
+    their views are kept). ``judging`` is the panel's tally when the caller has it already
+    (``finish_run``); otherwise it is computed from ``judge_records`` with the manifest's panel
+    size. ``stance_codes`` and ``probes`` (issue 16) are None when the run did not code stances
+    or probe priors.
     """
     notes = list(notes or [])
     by_key = {item.key: item for item in items}
-    for answer in answers:  # swapped-order Contradictory answers: the exports hold no such item
-        if answer.item_key not in by_key:
-            derived_swap(answer.item_key, by_key)
-    views, unknown = answer_views(answers, by_key)
+    views: list[AnswerView] = []
+    unknown = 0
+    for part in _parts(answers):
+        for answer in part:  # swapped-order Contradictory answers: no such item in the exports
+            if answer.item_key not in by_key:
+                derived_swap(answer.item_key, by_key)
+        part_views, part_unknown = answer_views(part, by_key)
+        views += part_views
+        unknown += part_unknown
     if unknown:
         notes.append(
             f"{run_dir / ANSWERS_FILE}: {unknown} answers name no item of the exports; not shown"
@@ -144,6 +190,14 @@ def run_report_inputs(
         pushback=pushback,
         run_dir=run_dir,
     )
+
+
+def _parts(answers: list[Answer] | Iterable[list[Answer]]) -> Iterator[list[Answer]]:
+    """A list of answers as one part; parts as they come."""
+    if isinstance(answers, list) and (not answers or isinstance(answers[0], Answer)):
+        yield answers
+    else:
+        yield from answers
 
 
 def with_manifest(inputs: ReportInputs, manifest: RunManifest | None) -> ReportInputs:

@@ -96,6 +96,19 @@ class JudgeRecords(Sequence[JudgeVerdictRecord]):
             picked._columns[name] = [values[i] for i in order]
         return picked
 
+    def with_says_yes(self, change: Callable[[dict], dict]) -> JudgeRecords:
+        """The records with each ``says_yes`` replaced by ``change(says_yes)``, called once per
+        distinct ``says_yes`` (a study has a few hundred), not per record."""
+        changed = JudgeRecords()
+        changed._shared = {name: dict(values) for name, values in self._shared.items()}
+        changed._columns = dict(self._columns)
+        by_id: dict[int, dict] = {}
+        for old in self._shared["says_yes"].values():
+            new = change(old)
+            by_id[id(old)] = changed._shared["says_yes"].setdefault(tuple(new.items()), new)
+        changed._columns["says_yes"] = [by_id[id(value)] for value in self._columns["says_yes"]]
+        return changed
+
     def sorted_by(self, *names: str, key: Callable[[str, object], object] | None = None):
         """The records sorted by these fields (``key(name, value)`` maps a value to what is
         compared), without making a record."""

@@ -325,11 +325,14 @@ def read_release_items(
     """
     path = Path(path)
     rows = [_Row(path, line, data) for line, data in _read_rows(path)]
+    rows.reverse()  # popped from the end: each raw row is let go once it is an item
     default_variant = variant or variant_from_folder(path)
     index: _SourceIndex | None = None
     items = []
-    for row in rows:
-        d = row.data
+    shared = _Shared()
+    while rows:
+        row = rows.pop()
+        d = row.data = shared.texts_of(row.data)
         environment = row.environment()
         row_variant = variant or (Variant(d["variant"]) if d.get("variant") else default_variant)
         if "chunk_sources" in d:
@@ -343,6 +346,7 @@ def read_release_items(
                 )
             chunks, conflict = _recovered_chunks(row, environment, row_variant, index)
             conflict = d.get("conflict_party_id") or conflict
+        chunks = [shared.chunk(chunk) for chunk in chunks]
         row_language = row.language(language)
         try:
             items.append(
@@ -374,6 +378,27 @@ def read_release_items(
             field = ".".join(str(p) for p in err["loc"])
             raise row.error(field, err["msg"]) from None
     return items
+
+
+class _Shared:
+    """One object for each distinct text and chunk of a file's items: a statement's text, a
+    party's name, an observation's rationale and an evidence passage recur in every environment
+    and party of a study, and the items of a 4x study held them once per item (issue 32)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._chunks: dict[tuple, Chunk] = {}
+
+    def texts_of(self, row: dict) -> dict:
+        texts = self._texts
+        return {
+            key: texts.setdefault(value, value) if isinstance(value, str) else value
+            for key, value in row.items()
+        }
+
+    def chunk(self, chunk: Chunk) -> Chunk:
+        key = (chunk.text, chunk.role, chunk.party_id, chunk.statement_id, chunk.stance)
+        return self._chunks.setdefault(key, chunk)
 
 
 def item_to_row(item: EnvironmentItem) -> dict:

@@ -11,6 +11,7 @@ that moment, the journal's records and bytes on disk, the peak over the whole ru
 while the calls wait.
 
     python benchmarks/batch_memory.py --requests 5000
+    python benchmarks/batch_memory.py --requests 20000 --deferred-only
 """
 
 from __future__ import annotations
@@ -118,13 +119,16 @@ async def measure(base_url: str, store_path: Path, requests: int, deferred: bool
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=5000)
+    parser.add_argument(
+        "--deferred-only", action="store_true", help="only the calls handed over as data"
+    )
     args = parser.parse_args()
     with (
         test_server(0.0, ["--batch-latency-ms", "2000"]) as server,
         tempfile.TemporaryDirectory() as tmp,
     ):
         tracemalloc.start(1)
-        for number, deferred in enumerate((False, True)):
+        for number, deferred in enumerate((True,) if args.deferred_only else (False, True)):
             store = Path(tmp) / f"store-{number}.sqlite"
             asyncio.run(measure(server.base_url, store, args.requests, deferred))
             print()

@@ -138,6 +138,7 @@ class BatchCollector:
         self._batch_of: dict[str, str] = {}  # key -> the batch its result came from
         self._polling: dict[str, asyncio.Task] = {}
         self._created: set[str] = set()  # batches this process created
+        self._handing = 0  # replies being handed to the client now
         self._tasks: set[asyncio.Task] = set()
 
     # -- the client's side ---------------------------------------------------------------------
@@ -247,6 +248,10 @@ class BatchCollector:
         while queue.file is not None:
             due = min(queue.last + period, queue.first + period * HOLD_FACTOR)
             wait = due - loop.time()
+            if wait <= 0 and self._handing and loop.time() < queue.first + period * HOLD_FACTOR:
+                # A batch's results are being stored and gone on from: the requests they make
+                # (judge calls on answers just in) join this batch rather than a batch each.
+                wait = period
             if wait > 0:
                 await asyncio.sleep(wait)
                 continue
@@ -385,7 +390,11 @@ class BatchCollector:
                                 endpoint, lambda f=file_id, d=dest: api.download(f, d)
                             )
                         )
-            await self._hand_out(batch_id, keys, status, batch, files, parse)
+            self._handing += 1  # while its files are read, their lines handed out
+            try:
+                await self._hand_out(batch_id, keys, status, batch, files, parse)
+            finally:
+                self._handing -= 1
         finally:
             for path in files:
                 path.unlink(missing_ok=True)
@@ -469,10 +478,17 @@ class BatchCollector:
             else:
                 self._ready[key] = reply
             if len(chunk) >= HANDED_AT_ONCE:
-                await self._deliver_replies(chunk)
+                await self._deliver(chunk)
                 chunk = []
         if chunk:
+            await self._deliver(chunk)
+
+    async def _deliver(self, chunk: list[tuple[str, BatchReply]]) -> None:
+        self._handing += 1  # and while the client takes them
+        try:
             await self._deliver_replies(chunk)
+        finally:
+            self._handing -= 1
 
     def _fail(self, keys: Iterable[str], exc: BaseException) -> None:
         failed = [key for key in keys if key in self._waiting]

@@ -2,11 +2,16 @@
 run store), against the project's test server in its own process, measured with tracemalloc.
 
 Each call's prompt is a shared system message (a rubric, about 3 kB) and its own user message
-(about 1.5 kB), as a judge call's. Prints the memory traced per request once every call waits on
-its open batch, the peak over the whole run per request (the batch's upload and the reading of
-its results included), and the lines that hold most while the calls wait.
+(about 1.5 kB), as a judge call's. The calls are made twice, in two ways: awaited
+(``complete``, a task each, as the stages without a batch path make them) and handed over as
+data (``defer``, as the judge panel hands its batch judges' calls over). For each, prints the
+memory traced per request once every call waits on its open batch, the event loop's tasks at
+that moment, the journal's records and bytes on disk, the peak over the whole run per request
+(the batch's upload and the reading of its results included), and the lines that hold most
+while the calls wait.
 
     python benchmarks/batch_memory.py --requests 5000
+    python benchmarks/batch_memory.py --requests 20000 --deferred-only
 """
 
 from __future__ import annotations
@@ -38,7 +43,25 @@ def prompt(i: int) -> list[dict]:
     ]
 
 
-async def measure(base_url: str, store_path: Path, requests: int) -> None:
+class Results:
+    """The deferred calls' waiter: it keeps only a count (the stage's sink is not measured)."""
+
+    def __init__(self) -> None:
+        self.ok = 0
+        self.left = 0
+        self.idle = asyncio.Event()
+
+    async def done(self, result, context) -> None:
+        self.ok += result.ok
+        self.left -= 1
+        if self.left == 0:
+            self.idle.set()
+
+    def failed(self, exc, context) -> None:
+        raise exc
+
+
+async def measure(base_url: str, store_path: Path, requests: int, deferred: bool) -> None:
     endpoint = ModelEndpoint(
         name="batch",
         model="fake",
@@ -55,21 +78,38 @@ async def measure(base_url: str, store_path: Path, requests: int) -> None:
         gc.collect()
         base = tracemalloc.get_traced_memory()[0]
         tracemalloc.reset_peak()
-        calls = [
-            asyncio.ensure_future(client.complete(endpoint, p, stage="judge")) for p in prompts
-        ]
+        sink = Results()
+        if deferred:
+            sink.left = requests
+            for i, p in enumerate(prompts):
+                await client.defer(endpoint, p, stage="judge", waiter=sink, context={"i": i})
+        else:
+            calls = [
+                asyncio.ensure_future(client.complete(endpoint, p, stage="judge")) for p in prompts
+            ]
         with Ledger(store_path) as ledger:
             while not ledger.batches():
                 await asyncio.sleep(0.05)
         await asyncio.sleep(0.2)
         waiting = tracemalloc.get_traced_memory()[0] - base
+        tasks = len(asyncio.all_tasks())
+        journal = client.batches.journal if client.batches else None
+        records = journal.waiting if journal is not None else 0
+        disk = journal.disk_bytes if journal is not None else 0
         snapshot = tracemalloc.take_snapshot()
-        results = await asyncio.gather(*calls)
+        if deferred:
+            await sink.idle.wait()
+        else:
+            sink.ok = sum(r.ok for r in await asyncio.gather(*calls))
         peak = tracemalloc.get_traced_memory()[1] - base
         await client.aclose()
-    assert all(r.ok for r in results)
+    assert sink.ok == requests
+    way = "handed over as data (defer)" if deferred else "awaited (complete)"
+    print(f"calls {way}")
     print(f"requests              {requests}")
     print(f"held while waiting    {waiting / requests:,.0f} B per request")
+    print(f"event loop tasks      {tasks} while they wait")
+    print(f"journal on disk       {records} records, {disk / requests:,.0f} B per request")
     print(f"peak over the run     {peak / requests:,.0f} B per request")
     print("most held while waiting:")
     for stat in snapshot.statistics("lineno")[:8]:
@@ -79,13 +119,19 @@ async def measure(base_url: str, store_path: Path, requests: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=5000)
+    parser.add_argument(
+        "--deferred-only", action="store_true", help="only the calls handed over as data"
+    )
     args = parser.parse_args()
     with (
         test_server(0.0, ["--batch-latency-ms", "2000"]) as server,
         tempfile.TemporaryDirectory() as tmp,
     ):
         tracemalloc.start(1)
-        asyncio.run(measure(server.base_url, Path(tmp) / "store.sqlite", args.requests))
+        for number, deferred in enumerate((True,) if args.deferred_only else (False, True)):
+            store = Path(tmp) / f"store-{number}.sqlite"
+            asyncio.run(measure(server.base_url, store, args.requests, deferred))
+            print()
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
+from typing import Protocol
 
 from polistemics.judging.parse import parse_verdicts
 from polistemics.judging.planted import POSSIBLY_PLANTED, PlantedVerdicts, planted_verdicts
@@ -67,6 +68,12 @@ class JudgeVerdicts(list[JudgeVerdictRecord]):
 OnJudgeResult = Callable[[JudgeVerdictRecord], Awaitable[object] | object]
 
 
+class BatchJudges(Protocol):
+    """Takes the calls of the panel's batch judges on an answer (``batch_panel.BatchJudging``)."""
+
+    async def judge(self, item: EnvironmentItem, answer: Answer) -> None: ...
+
+
 async def judge_answers(
     completer: Completer,
     judges: list[ModelEndpoint],
@@ -75,6 +82,7 @@ async def judge_answers(
     on_result: OnJudgeResult | None = None,
     prompt_order: bool = False,
     calls_at_once: int = 1,
+    batch: BatchJudges | None = None,
 ) -> JudgeVerdicts:
     """Judge every usable answer; failed or empty answers are skipped and counted.
 
@@ -88,6 +96,10 @@ async def judge_answers(
     then judge), since that prompt's calls on one answer share all but the rubric; with
     ``calls_at_once`` servers (``LLMClient.calls_at_once`` of the judges), that many answers are
     judged at once, each answer's calls one after another, so that they reach the same server.
+
+    With ``batch`` (``judging.batch_panel.BatchJudging``), the calls of batch judges are handed to it as data
+    and their records go to its own sink when their batches end; the records returned are the
+    other judges'.
     """
     if not judges:
         raise JudgingInputError("the judge panel is empty: name at least one judge model")
@@ -105,9 +117,13 @@ async def judge_answers(
         if not answer.ok:
             skipped["error" if answer.status != "ok" else "empty"] += 1
             continue
+        if batch is not None:
+            await batch.judge(item, answer)
         rubrics = active_rubrics(item.environment)
         shared: dict[tuple, SharedPrompt] = {}  # judges on the same prompt variant share it
         for position, judge in enumerate(judges):
+            if batch is not None and judge.is_batch:
+                continue  # handed to ``batch`` above
             for rubric in rubrics:
                 if prompt_order:  # the order calls are issued in: only asked for with it
                     order.append(
@@ -262,29 +278,76 @@ async def judge_one(
         if not result.ok:
             refused = False
             break  # the client already retried transient failures
-        verdicts = read_verdicts(result.text, prompt.n_questions, quoted, schema_shaped)
-        seen = verdicts
-        if seen is None and planted:  # the quote guards refused it: was it the plant?
-            seen = read_verdicts(result.text, prompt.n_questions, (), schema_shaped)
-        refused = seen is not None and planted.matches(seen)
-        if refused:
-            verdicts = None  # possibly the answer's own: asked again, never taken
-        elif verdicts is not None:
-            break
+        verdicts, refused = verdicts_read(
+            result, prompt.n_questions, quoted, planted, schema_shaped
+        )
+        if verdicts is not None:
+            break  # else unreadable, or possibly the answer's own: asked again, never taken
     assert result is not None
+    record = verdict_record(
+        item,
+        (answer.model, answer.sample_index),
+        rubric,
+        judge,
+        position,
+        prompt.sub_question_keys,
+        result,
+        attempts,
+        verdicts,
+        refused=refused,
+    )
+    if on_result is not None:
+        outcome = on_result(record)
+        if inspect.isawaitable(outcome):
+            await outcome
+    return record
+
+
+def verdicts_read(
+    result: CallResult,
+    n_questions: int,
+    quoted: tuple[str, ...],
+    planted: PlantedVerdicts,
+    schema_shaped: bool,
+) -> tuple[list[bool] | None, bool]:
+    """The verdicts read from a judge call's output (None: unreadable, or refused), and
+    whether they were refused because they agree with a verdict list the answer spells out."""
+    verdicts = read_verdicts(result.text, n_questions, quoted, schema_shaped)
+    seen = verdicts
+    if seen is None and planted:  # the quote guards refused it: was it the plant?
+        seen = read_verdicts(result.text, n_questions, (), schema_shaped)
+    refused = seen is not None and planted.matches(seen)
+    return (None if refused else verdicts), refused
+
+
+def verdict_record(
+    item: EnvironmentItem,
+    answer: tuple[str, int],
+    rubric: Rubric,
+    judge: ModelEndpoint,
+    position: int,
+    sub_question_keys: tuple[str, ...],
+    result: CallResult,
+    attempts: int,
+    verdicts: list[bool] | None,
+    *,
+    refused: bool,
+) -> JudgeVerdictRecord:
+    """One judge's record of one answer (``answer``: its model and sample index) on a rubric,
+    from its last call."""
     error = None if result.ok else (result.error or "call failed")
     if refused:
         error = POSSIBLY_PLANTED
     says_yes: dict[str, bool | None] = (
-        dict(zip(prompt.sub_question_keys, verdicts, strict=True))
+        dict(zip(sub_question_keys, verdicts, strict=True))
         if verdicts is not None
-        else dict.fromkeys(prompt.sub_question_keys)
+        else dict.fromkeys(sub_question_keys)
     )
-    record = JudgeVerdictRecord(
+    return JudgeVerdictRecord(
         item_key=item.key,
         environment=item.environment,
-        model=answer.model,
-        sample_index=answer.sample_index,
+        model=answer[0],
+        sample_index=answer[1],
         rubric=rubric,
         judge=judge.name,
         panel_position=position,
@@ -295,8 +358,3 @@ async def judge_one(
         error=error,
         says_yes=says_yes,
     )
-    if on_result is not None:
-        outcome = on_result(record)
-        if inspect.isawaitable(outcome):
-            await outcome
-    return record

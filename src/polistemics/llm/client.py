@@ -13,7 +13,8 @@ A reply without that tool call, or with arguments that are not a JSON object, is
 
 An endpoint with ``execution = "batch"`` sends the same request bodies through its provider's
 batch API (``llm.batch``): a call waits for its batch's line, read by the same rules as an online
-reply, retried in a later batch where an online call would be retried, and stored alike.
+reply, retried in a later batch where an online call would be retried, and stored alike. A stage
+can hand such calls over as data (``defer``): they then wait as records on disk, not as tasks.
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from polistemics.llm.batch.anthropic import request_line as anthropic_line
 from polistemics.llm.batch.collector import BatchCollector, BatchReply
+from polistemics.llm.batch.deferred import BatchWaiter, FutureWaiter, Waiting
 from polistemics.llm.batch.ledger import Ledger
 from polistemics.llm.batch.wire import error_message, request_line
 from polistemics.llm.call_writer import CallWriter
@@ -136,6 +138,7 @@ class LLMClient:
         # Stored results asked for and not read yet: read together, one query at a time.
         self._lookups: list[tuple[str, asyncio.Future[CallResult | None]]] = []
         self._batches: BatchCollector | None = None  # made on the first call of a batch endpoint
+        self._batch_waits: dict[str, Waiting] = {}  # key -> a call waiting for its batch
         # (id(endpoint), sample index) -> (endpoint, body, its JSON): see ``_request_body``.
         self._bodies: dict[tuple[int, int], tuple[ModelEndpoint, dict, str]] = {}
 
@@ -249,11 +252,7 @@ class LLMClient:
         stage: str,
         messages: list[Message],
     ) -> CallResult:
-        if self.max_cost is not None and self.spent >= self.max_cost:
-            raise BudgetExceeded(
-                f"cost cap of ${self.max_cost:.2f} reached (spent ${self.spent:.4f}); "
-                "finished calls are stored: rerun with a higher --max-cost to continue"
-            )
+        self._check_budget()
         if endpoint.is_batch:
             return await self._batch_call(
                 endpoint, identity, messages, json_schema, grammar, sample_index, stage
@@ -310,35 +309,191 @@ class LLMClient:
         sample_index: int,
         stage: str,
     ) -> CallResult:
-        """One call of a batch endpoint: sent in a batch (``llm.batch``), retried in a later
-        batch by the online rules, and stored like an online call. While it waits, neither its
-        line nor its prompt's JSON is held (``identity`` comes without it): both are made from
-        ``messages`` when they are needed."""
-        self._redact.add(endpoint.api_key())  # raises MissingApiKey before any batch
+        """One awaited call of a batch endpoint: handed over as data like a deferred one, its
+        result awaited. While it waits its line and prompt's JSON are on disk only
+        (``identity`` comes without the JSON: it is made from ``messages`` for the record)."""
+        future: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
+        await self._wait_in_batch(
+            endpoint,
+            replace(identity, messages_json=prompt_json(messages)),
+            json_schema,
+            grammar,
+            sample_index,
+            stage,
+            FutureWaiter(future),
+            None,
+        )
+        return await future
+
+    # -- calls handed over as data (batch endpoints) -------------------------------------------
+
+    async def defer(
+        self,
+        endpoint: ModelEndpoint,
+        messages: list[Message],
+        *,
+        stage: str,
+        waiter: BatchWaiter,
+        context: Any = None,
+        sample_index: int = 0,
+        json_schema: dict | None = None,
+        grammar: str | None = None,
+    ) -> None:
+        """A call of a batch endpoint handed over as data: returns once it is queued (or, when
+        its result is stored already, once ``waiter.done`` has run). The call and ``context``
+        (JSON) wait on disk (``llm.batch.journal``), not as a task: when its batch's line comes,
+        the result is read as ``complete`` reads it (retried in a later batch where that would
+        retry), stored, counted, and handed to ``waiter.done(result, context)``."""
+        if not endpoint.is_batch:
+            raise ValueError(f"model '{endpoint.name}' does not run in batches")
+        params = request_params(endpoint, json_schema=json_schema, grammar=grammar)
+        identity = CallIdentity.of(endpoint, messages, params, sample_index)
+        key = identity.key
+        if self.store is not None and key in self._stored_keys:
+            stored = await self._stored(key)
+            if stored is not None:
+                self._account(stage, stored)
+                await waiter.done(stored, context)
+                return
+        if key in self._inflight:  # awaited by ``complete`` already: its result is shared
+            result = replace(await asyncio.shield(self._inflight[key]), cached=True)
+            self._account(stage, result)
+            await waiter.done(result, context)
+            return
+        self._check_budget()
+        await self._wait_in_batch(
+            endpoint, identity, json_schema, grammar, sample_index, stage, waiter, context
+        )
+
+    def _batch_collector(self) -> BatchCollector:
         if self._batches is None:
             ledger = Ledger(self.store.path) if self.store is not None else None
-            self._batches = BatchCollector(ledger)
-        body = self._body(endpoint, json_schema, grammar, sample_index)
-        tool = forced_tool(body)
-        attempts = content_attempts = 0
-        started = time.monotonic()
-        while True:
-            attempts += 1
-            # The line is made for each sending and not kept here while the batch runs.
-            reply = await self._batches.submit(
-                endpoint, identity.key, _batch_line(endpoint, identity.key, body, messages)
+            self._batches = BatchCollector(
+                ledger, deliver=self._batch_replies, fail=self._batch_failed
             )
+        return self._batches
+
+    async def _wait_in_batch(
+        self,
+        endpoint: ModelEndpoint,
+        identity: CallIdentity,
+        json_schema: dict | None,
+        grammar: str | None,
+        sample_index: int,
+        stage: str,
+        waiter: BatchWaiter,
+        context: Any,
+    ) -> None:
+        """Write the call's record to the journal and its line to its batch."""
+        self._redact.add(endpoint.api_key())  # raises MissingApiKey before any batch
+        journal = self._batch_collector().journal
+        header: dict = {"stage": stage, "context": context}
+        waiting = self._batch_waits.get(identity.key)
+        if waiting is not None:  # the same call waits already: this waiter waits with it
+            waiting.more = [*(waiting.more or ()), (waiter, journal.write(header, ""))]
+            return
+        header.update(
+            endpoint=endpoint.name,
+            sample=sample_index,
+            schema=json_schema,
+            grammar=grammar,
+            params=identity.params_json,
+            attempts=0,
+            content_attempts=0,
+            started=time.monotonic(),
+        )
+        place = journal.write(header, identity.messages_json)
+        self._batch_waits[identity.key] = Waiting(place, endpoint, waiter)
+        await self._send_in_batch(endpoint, identity.key, header, identity.messages_json)
+
+    async def _send_in_batch(
+        self, endpoint: ModelEndpoint, key: str, header: dict, messages_json: str
+    ) -> None:
+        body = self._body(endpoint, header["schema"], header["grammar"], header["sample"])
+        line = _batch_line(endpoint, key, body, messages_json)
+        assert self._batches is not None
+        ready = self._batches.submit(endpoint, key, line)
+        if ready is not None:  # read from an earlier run's batch before it was asked for
+            await self._batch_replies([(key, ready)])
+
+    async def _batch_replies(self, replies: list[tuple[str, BatchReply]]) -> None:
+        """The replies of a batch, a few thousand at a time (``BatchCollector``): each call's
+        result stored and handed on, or the call sent again."""
+        await asyncio.gather(*(self._batch_reply(key, reply) for key, reply in replies))
+
+    async def _batch_reply(self, key: str, reply: BatchReply) -> None:
+        waiting = self._batch_waits.get(key)
+        if waiting is None or self._batches is None:
+            return
+        journal = self._batches.journal
+        endpoint = waiting.endpoint
+        try:
+            header, messages_json = journal.read(waiting.place)
+            body = self._body(endpoint, header["schema"], header["grammar"], header["sample"])
             self.network_calls += reply.sent
-            outcome = _batch_outcome(reply, endpoint, tool)
-            content_attempts += outcome.content_fault
-            if self._final(outcome, attempts, content_attempts):
-                latency_ms = (time.monotonic() - started) * 1000
-                result = self._result(endpoint, identity, outcome, attempts, latency_ms, started)
-                del reply, outcome  # the line's parsed body is not held while it is stored
-                stored = replace(identity, messages_json=prompt_json(messages))
-                await self._commit(result, stage, stored, sample_index)
-                self._batches.stored(identity.key)
-                return result
+            outcome = _batch_outcome(reply, endpoint, forced_tool(body))
+            del reply
+            header["attempts"] += 1
+            header["content_attempts"] += outcome.content_fault
+            if not self._final(outcome, header["attempts"], header["content_attempts"]):
+                journal.release(waiting.place)  # sent again, with its attempts so far
+                waiting.place = journal.write(header, messages_json)
+                await self._send_in_batch(endpoint, key, header, messages_json)
+                return
+            identity = CallIdentity(key, messages_json, header["params"])
+            started = header["started"]
+            latency_ms = (time.monotonic() - started) * 1000
+            result = self._result(
+                endpoint, identity, outcome, header["attempts"], latency_ms, started
+            )
+            del outcome, body
+            await self._commit(result, header["stage"], identity, header["sample"])
+            self._batches.stored(key)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # the store's error, say: every waiter of the call sees it
+            self._batch_failed([key], exc)
+            return
+        del self._batch_waits[key]
+        journal.release(waiting.place)
+        waiters = [(waiting.waiter, header["stage"], header["context"])]
+        for waiter, place in waiting.more or ():
+            more, _ = journal.read(place)
+            journal.release(place)
+            waiters.append((waiter, more["stage"], more["context"]))
+        for number, (waiter, stage, context) in enumerate(waiters):
+            handed = result if number == 0 else replace(result, cached=True)
+            if not getattr(waiter, "accounts_itself", False):
+                if number == 0:
+                    self.spent += self._cost_for_budget(endpoint, result)
+                self._account(stage, handed)
+            try:
+                await waiter.done(handed, context)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # what the waiter does next failed: it is told
+                waiter.failed(exc, context)
+
+    def _batch_failed(self, keys: list[str], exc: BaseException) -> None:
+        """The calls of ``keys`` will get no result (the batch API is lost): their waiters
+        are told."""
+        journal = self._batches.journal if self._batches is not None else None
+        for key in keys:
+            waiting = self._batch_waits.pop(key, None)
+            if waiting is None or journal is None:
+                continue
+            places = [(waiting.waiter, waiting.place), *(waiting.more or ())]
+            for waiter, place in places:
+                header, _ = journal.read(place)
+                journal.release(place)
+                waiter.failed(exc, header["context"])
+
+    def _check_budget(self) -> None:
+        if self.max_cost is not None and self.spent >= self.max_cost:
+            raise BudgetExceeded(
+                f"cost cap of ${self.max_cost:.2f} reached (spent ${self.spent:.4f}); "
+                "finished calls are stored: rerun with a higher --max-cost to continue"
+            )
 
     def _final(self, outcome: _Outcome, attempts: int, content_attempts: int) -> bool:
         """Whether this attempt's outcome is the call's result (no retry follows)."""
@@ -739,13 +894,14 @@ def _usable_cost(value: object) -> float | None:
     return cost if math.isfinite(cost) and cost >= 0 else None
 
 
-def _batch_line(endpoint: ModelEndpoint, key: str, body: dict, messages: list[Message]) -> bytes:
+def _batch_line(endpoint: ModelEndpoint, key: str, body: dict, messages_json: str) -> bytes:
     """A call's line in its endpoint's batch format; Anthropic's with its cache markers in
     Anthropic's own form (``batch.anthropic``) when ``cache_control`` is on."""
     if endpoint.batch_api != "anthropic":
-        return request_line(key, body, prompt_json(messages))
-    wire = prompt_json(messages)
-    return anthropic_line(key, body, cache_marked(wire) if endpoint.cache_control else wire)
+        return request_line(key, body, messages_json)
+    return anthropic_line(
+        key, body, cache_marked(messages_json) if endpoint.cache_control else messages_json
+    )
 
 
 def _batch_outcome(reply: BatchReply, endpoint: ModelEndpoint, tool: str | None) -> _Outcome:

@@ -1,4 +1,4 @@
-"""The batch file format: input lines, splitting at the limits, and output lines refused unless
+"""The batch file format: input lines, and output lines refused unless
 their custom_id is one that was sent, seen once, on a well-formed line."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from polistemics.llm.batch.wire import read_output, request_line, split
+from polistemics.llm.batch.wire import read_output, request_line
 from polistemics.llm.keys import messages_json
 
 KEY_A, KEY_B, KEY_C = "a" * 64, "b" * 64, "c" * 64
@@ -30,19 +30,6 @@ def test_a_request_line_is_openais_shape_with_the_messages_spliced_in() -> None:
         "url": "/v1/chat/completions",
         "body": {"model": "m", "temperature": 0.0, "messages": messages},
     }
-
-
-@pytest.mark.parametrize(
-    ("sizes", "max_requests", "max_bytes", "runs"),
-    [
-        ([10] * 5, 2, 1000, [[0, 1], [2, 3], [4]]),
-        ([10] * 5, 10, 25, [[0, 1], [2, 3], [4]]),
-        ([30, 5, 5], 10, 25, [[0], [1, 2]]),  # a line over the limit goes alone
-        ([], 10, 25, []),
-    ],
-)
-def test_split_keeps_each_run_within_both_limits(sizes, max_requests, max_bytes, runs) -> None:
-    assert list(split([b"x" * n for n in sizes], max_requests, max_bytes)) == runs
 
 
 def test_usable_lines_become_results() -> None:

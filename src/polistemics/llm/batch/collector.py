@@ -1,16 +1,17 @@
 """Gathers the calls of batch endpoints into batches, sends them, polls them and hands each
 call its result.
 
-The client layer calls ``submit`` for each request of a batch endpoint and awaits the reply.
-Each request's line goes straight into its endpoint's next batch file on disk (``spool``; the
+The client layer calls ``submit`` for each request of a batch endpoint; nothing awaits it. Each
+request's line goes straight into its endpoint's next batch file on disk (``spool``; the
 collector keeps only the request's key), until none has joined it for ``batch_flush_seconds``,
 or one more line would pass the provider's limits (``batch_max_requests``, ``batch_max_bytes``).
 The file is then uploaded from disk, made a batch, and recorded in the run's ledger at once,
 before it is polled. When a batch ends, its output and error files are downloaded to disk and
-read a line at a time (``wire.read_lines``), and every request gets its line's result, a few
-thousand at a time (``HANDED_AT_ONCE``), so that their calls take them before more are read; a
-request without a usable line (expired, cancelled, refused line) gets a *missing* reply, and the
-client sends it again in a later batch.
+read a line at a time (``wire.read_lines``), and the requests' replies go to the client's
+``deliver`` a few thousand at a time (``HANDED_AT_ONCE``), which stores them and goes on from them
+before more are read; a request without a usable line (expired, cancelled, refused line) gets a
+*missing* reply, and the client sends it again in a later batch. When a batch cannot be sent or
+polled, its waiting requests go to the client's ``fail``.
 
 A request whose key is in an open batch of the ledger (a run killed while its batches ran)
 awaits that batch instead of being sent again. Results read for keys no call has asked for yet
@@ -27,7 +28,7 @@ import random
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from itertools import count
 from pathlib import Path
@@ -35,6 +36,7 @@ from pathlib import Path
 from polistemics.llm.batch import spool
 from polistemics.llm.batch.anthropic import parse_line as anthropic_line
 from polistemics.llm.batch.api import AnthropicBatchAPI, BatchAPI
+from polistemics.llm.batch.journal import Journal
 from polistemics.llm.batch.ledger import TERMINAL, Ledger
 from polistemics.llm.batch.wire import CHAT_PATH, LineResult, parse_line, read_lines
 from polistemics.llm.registry import ModelEndpoint
@@ -92,6 +94,8 @@ class _Queue:
 
 
 ApiFactory = Callable[[ModelEndpoint, str, float], BatchAPI]
+Deliver = Callable[[list[tuple[str, BatchReply]]], Awaitable[None]]
+Fail = Callable[[list[str], BaseException], None]
 
 
 def _default_api(endpoint: ModelEndpoint, api_key: str, timeout: float) -> BatchAPI:
@@ -107,10 +111,14 @@ class BatchCollector:
     def __init__(
         self,
         ledger: Ledger | None,
+        deliver: Deliver,
+        fail: Fail,
         api_factory: ApiFactory = _default_api,
         folder: Path | None = None,
     ):
         self.ledger = ledger
+        self._deliver_replies = deliver
+        self._fail_keys = fail
         if folder is None and ledger is not None:
             folder = ledger.path.parent / spool.BATCH_FOLDER
         self._own_folder = folder is None  # a temporary folder, removed at the end
@@ -121,34 +129,44 @@ class BatchCollector:
         self._api_factory = api_factory
         self._apis: dict[tuple[str, str, str], BatchAPI] = {}
         self._queues: dict[str, _Queue] = {}
-        self._waiting: dict[str, asyncio.Future[BatchReply]] = {}
+        self._waiting: set[str] = set()  # keys submitted whose reply is not delivered yet
+        self._journal: Journal | None = None
         self._ready: dict[str, BatchReply] = {}  # read, not yet asked for
         self._open: dict[str, str] | None = None  # key -> open batch not yet read (lazy)
         self._sent: set[str] = set()  # keys ever sent in a batch
         self._pending: dict[str, set[str]] = {}  # batch id -> keys whose result is not stored
         self._batch_of: dict[str, str] = {}  # key -> the batch its result came from
         self._polling: dict[str, asyncio.Task] = {}
+        self._created: set[str] = set()  # batches this process created
+        self._handing = 0  # replies being handed to the client now
         self._tasks: set[asyncio.Task] = set()
 
     # -- the client's side ---------------------------------------------------------------------
 
-    async def submit(self, endpoint: ModelEndpoint, key: str, line: bytes) -> BatchReply:
-        """The reply for one request (``line``, whose ``custom_id`` is ``key``)."""
+    def submit(self, endpoint: ModelEndpoint, key: str, line: bytes) -> BatchReply | None:
+        """Send one request (``line``, whose ``custom_id`` is ``key``) in a batch: its reply
+        goes to ``deliver`` when its batch ends. A reply that is here already (read from an
+        earlier run's batch before this request was made) is returned instead."""
         self._load()
         assert self._open is not None
         if key in self._ready:  # read from an earlier run's batch before this call asked
             self.counters.awaited_open += 1
             return replace(self._ready.pop(key), sent=False)
-        future: asyncio.Future[BatchReply] = asyncio.get_running_loop().create_future()
-        self._waiting[key] = future
+        self._waiting.add(key)
         batch_id = self._open.get(key)
         if batch_id is not None:
             self.counters.awaited_open += 1
             self._poll_stored(batch_id, endpoint)
-            return replace(await future, sent=False)
+            return None
         self._enqueue(endpoint, key, line)
-        del line  # the queue holds it until it is uploaded, then nothing does
-        return await future
+        return None
+
+    @property
+    def journal(self) -> Journal:
+        """Where the client keeps its waiting calls' records: beside the batches' files."""
+        if self._journal is None:
+            self._journal = Journal(self._path("journal").parent)
+        return self._journal
 
     def stored(self, key: str) -> None:
         """The result of ``key`` is in the store: its batch closes once all of its are."""
@@ -170,6 +188,9 @@ class BatchCollector:
             if queue.file is not None:
                 queue.file.discard()
                 queue.file = None
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
         if self._own_folder and self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
@@ -227,6 +248,10 @@ class BatchCollector:
         while queue.file is not None:
             due = min(queue.last + period, queue.first + period * HOLD_FACTOR)
             wait = due - loop.time()
+            if wait <= 0 and self._handing and loop.time() < queue.first + period * HOLD_FACTOR:
+                # A batch's results are being stored and gone on from: the requests they make
+                # (judge calls on answers just in) join this batch rather than a batch each.
+                wait = period
             if wait > 0:
                 await asyncio.sleep(wait)
                 continue
@@ -270,8 +295,8 @@ class BatchCollector:
                 if _retryable(exc.status):
                     raise _unavailable(endpoint, exc) from exc
                 # The provider refuses the batch itself (too large, malformed): the calls' error.
-                for key in keys:
-                    self._deliver(key, BatchReply(why=f"batch not created: {exc}", retryable=False))
+                reply = BatchReply(why=f"batch not created: {exc}", retryable=False)
+                await self._hand((key, reply) for key in keys)
                 return
             except TransportError as exc:
                 raise _unavailable(endpoint, exc) from exc
@@ -290,6 +315,7 @@ class BatchCollector:
                     keys=keys,
                 )
             self._sent.update(keys)
+            self._created.add(batch_id)
             self.counters.batches += 1
             self.counters.requests_sent += len(keys)
             self._pending[batch_id] = set(keys)
@@ -297,8 +323,7 @@ class BatchCollector:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # a bug must not leave calls waiting for ever
-            for key in keys:
-                self._fail(key, exc)
+            self._fail(keys, exc)
 
     def _poll_stored(self, batch_id: str, endpoint: ModelEndpoint) -> None:
         """Poll a batch of an earlier run (once, however many calls await it)."""
@@ -317,8 +342,7 @@ class BatchCollector:
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:
-                for key in keys:
-                    self._fail(key, exc)
+                self._fail(keys, exc)
 
         self._polling[batch_id] = self._spawn(poll())
 
@@ -366,7 +390,11 @@ class BatchCollector:
                                 endpoint, lambda f=file_id, d=dest: api.download(f, d)
                             )
                         )
-            await self._hand_out(batch_id, keys, status, batch, files, parse)
+            self._handing += 1  # while its files are read, their lines handed out
+            try:
+                await self._hand_out(batch_id, keys, status, batch, files, parse)
+            finally:
+                self._handing -= 1
         finally:
             for path in files:
                 path.unlink(missing_ok=True)
@@ -381,7 +409,7 @@ class BatchCollector:
         parse,
     ) -> None:
         """Hand each request of the batch its result from ``files``, read a line at a time,
-        ``HANDED_AT_ONCE`` results before the calls that got them run (and store them)."""
+        ``HANDED_AT_ONCE`` results at a time to ``deliver``."""
         failed = status == "failed"
         why = f"batch {batch_id} {status}: " + (
             _batch_errors(batch) if failed else "no usable result line for this request"
@@ -396,23 +424,33 @@ class BatchCollector:
             refused,
             parse,
         )
-        for handed, (key, result) in enumerate(results, 1):
+        replies: list[tuple[str, BatchReply]] = []
+        for key, result in results:
             answered.add(key)
             if key not in wanted and key not in self._waiting:
                 continue  # stored by an earlier run
             if not result.ran:
                 missing += 1
                 text = f"batch {batch_id}: {result.error_code}"
-                self._deliver(key, BatchReply(why=text, retryable=not failed, batch_id=batch_id))
+                replies.append((key, BatchReply(why=text, retryable=not failed, batch_id=batch_id)))
             else:
-                self._deliver(key, BatchReply(result, batch_id=batch_id))
-            if handed % HANDED_AT_ONCE == 0:
-                await asyncio.sleep(0)  # the calls handed results run up to their commit
-        for key in keys:
-            if key in answered or (key not in wanted and key not in self._waiting):
-                continue
+                replies.append((key, BatchReply(result, batch_id=batch_id)))
+            if len(replies) >= HANDED_AT_ONCE:
+                await self._hand(replies)
+                replies = []
+        await self._hand(replies)
+        replies = []
+        unanswered = (
+            key for key in keys if key not in answered and (key in wanted or key in self._waiting)
+        )
+        lost = BatchReply(why=why, retryable=not failed, batch_id=batch_id)
+        for key in unanswered:
             missing += 1
-            self._deliver(key, BatchReply(why=why, retryable=not failed, batch_id=batch_id))
+            replies.append((key, lost))
+            if len(replies) >= HANDED_AT_ONCE:
+                await self._hand(replies)
+                replies = []
+        await self._hand(replies)
         self.counters.refused_lines.update(refused)
         self.counters.missing += missing
         if self.ledger is not None:
@@ -420,23 +458,43 @@ class BatchCollector:
 
     # -- handing results out -------------------------------------------------------------------
 
-    def _deliver(self, key: str, reply: BatchReply) -> None:
-        if self._open is not None and self._open.get(key) == reply.batch_id:
-            del self._open[key]
-        if reply.result is not None and reply.batch_id:
-            self._batch_of[key] = reply.batch_id
-        elif reply.batch_id:  # missing: sent again, so it does not hold its batch open
-            self._settle(reply.batch_id, key)
-        future = self._waiting.pop(key, None)
-        if future is not None and not future.done():
-            future.set_result(reply)
-        else:
-            self._ready[key] = reply
+    async def _hand(self, replies: Iterable[tuple[str, BatchReply]]) -> None:
+        """Hand ``replies`` to the requests waiting for them (``HANDED_AT_ONCE`` at a time);
+        a reply nobody waits for yet is kept until its request is made."""
+        chunk: list[tuple[str, BatchReply]] = []
+        for key, reply in replies:
+            if self._open is not None and self._open.get(key) == reply.batch_id:
+                del self._open[key]
+            if reply.result is not None and reply.batch_id:
+                self._batch_of[key] = reply.batch_id
+            elif reply.batch_id:  # missing: sent again, so it does not hold its batch open
+                self._settle(reply.batch_id, key)
+            if key in self._waiting:
+                self._waiting.discard(key)
+                # A batch of an earlier run: its request was not sent by this one.
+                if reply.batch_id and reply.batch_id not in self._created:
+                    reply = replace(reply, sent=False)
+                chunk.append((key, reply))
+            else:
+                self._ready[key] = reply
+            if len(chunk) >= HANDED_AT_ONCE:
+                await self._deliver(chunk)
+                chunk = []
+        if chunk:
+            await self._deliver(chunk)
 
-    def _fail(self, key: str, exc: BaseException) -> None:
-        future = self._waiting.pop(key, None)
-        if future is not None and not future.done():
-            future.set_exception(exc)
+    async def _deliver(self, chunk: list[tuple[str, BatchReply]]) -> None:
+        self._handing += 1  # and while the client takes them
+        try:
+            await self._deliver_replies(chunk)
+        finally:
+            self._handing -= 1
+
+    def _fail(self, keys: Iterable[str], exc: BaseException) -> None:
+        failed = [key for key in keys if key in self._waiting]
+        self._waiting.difference_update(failed)
+        if failed:
+            self._fail_keys(failed, exc)
 
     def _settle(self, batch_id: str, key: str) -> None:
         pending = self._pending.get(batch_id)

@@ -34,22 +34,6 @@ def request_line(custom_id: str, body: dict, messages_json: str) -> bytes:
     ).encode()
 
 
-def split(lines: list[bytes], max_requests: int, max_bytes: int) -> Iterator[list[int]]:
-    """Indexes of ``lines`` in runs that each fit one batch (at most ``max_requests`` lines and
-    ``max_bytes`` bytes). A single line over ``max_bytes`` still goes alone: the provider says
-    whether it takes it."""
-    run: list[int] = []
-    size = 0
-    for index, line in enumerate(lines):
-        if run and (len(run) >= max_requests or size + len(line) > max_bytes):
-            yield run
-            run, size = [], 0
-        run.append(index)
-        size += len(line)
-    if run:
-        yield run
-
-
 @dataclass(frozen=True)
 class LineResult:
     """What the batch said about one request: a response (``status_code``, ``body``), or an

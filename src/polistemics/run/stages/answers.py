@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from polistemics.answers.generate import STAGE as ANSWER_STAGE
 from polistemics.answers.generate import answer_items
 from polistemics.conditions import COMPOSITIONS, Environment, Variant
+from polistemics.judging.batch_panel import BatchJudging, takes_batch_calls
 from polistemics.judging.panel import STAGE as JUDGE_STAGE
 from polistemics.judging.panel import JudgeVerdicts, judge_answers
 from polistemics.judging.parsing_figures import judge_parsing
@@ -205,25 +206,21 @@ class AnswersAndJudges(BaseStage):
         client, config = state.client, state.config
         assert client is not None
         # Answers being judged at once: enough to keep every judge's slots busy, few enough
-        # that prompts are built shortly before their calls.
-        # A batch judge takes a batch's worth of calls at once (``LLMClient.calls_at_once``):
-        # as many answers as fill it, each answer being one call per rubric.
-        rubrics = min(
-            (len(active_rubrics(item.environment)) for item in by_key.values()), default=1
-        )
+        # that prompts are built shortly before their calls. A batch judge's calls are handed
+        # to the client as data (``BatchJudging``): they wait on disk, not in a worker.
+        batch = None
+        if any(judge.is_batch for judge in judges) and takes_batch_calls(client):
+            batch = BatchJudging(client, judges, by_key, lambda r: add_judged(JudgeVerdicts([r])))
         workers = 2 * max(
-            -(-client.calls_at_once(judge) // max(1, rubrics))
-            if judge.is_batch
-            else judge.max_concurrency
-            for judge in judges
+            (judge.max_concurrency for judge in judges if batch is None or not judge.is_batch),
+            default=1,
         )
-        if any(judge.is_batch for judge in judges):  # no more workers than answers to judge
-            workers = min(workers, max(1, len(by_key) * len(targets) * config.samples))
         queue: asyncio.Queue[Answer | None] = asyncio.Queue(maxsize=workers)
 
         async def judge_from_queue() -> None:
             while (answer := await queue.get()) is not None:
-                add_judged(await judge_answers(client, judges, [(by_key[answer.item_key], answer)]))
+                pair = [(by_key[answer.item_key], answer)]
+                add_judged(await judge_answers(client, judges, pair, batch=batch))
 
         async def enqueue(answer: Answer) -> None:
             if answer.item_key in by_key:  # a swapped-order item: answered, never judged
@@ -245,6 +242,8 @@ class AnswersAndJudges(BaseStage):
         answered, *_ = await gather_or_cancel(
             [answer_then_stop(), *(judge_from_queue() for _ in range(workers))]
         )
+        if batch is not None:
+            await batch.finished()
         return answered
 
     def plan(self, plan: PlanState) -> list[PlanRow]:

@@ -25,6 +25,12 @@ from polistemics.llm.client import LLMClient, RetryPolicy
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
 
+try:  # the loop a run uses (uvloop where installed); older trees ran on asyncio's own
+    from polistemics.llm.event_loop import loop_name
+    from polistemics.llm.event_loop import run as run_loop
+except ImportError:  # measuring an older tree's src
+    run_loop, loop_name = asyncio.run, lambda: "asyncio"
+
 
 class ServerProcess:
     """The test server's process: its base URL and, once it has stopped, its CPU seconds."""
@@ -99,16 +105,17 @@ def main() -> None:
         with RunStore(Path(tmp) / "store.sqlite") as store:
             client = LLMClient(store=store, retry=RetryPolicy(base_delay=0.05))
             cpu0, wall0 = time.process_time(), time.perf_counter()
-            results = asyncio.run(run_calls(client, endpoint, args.calls, close=True))
+            results = run_loop(run_calls(client, endpoint, args.calls, close=True))
             wall = time.perf_counter() - wall0
             cpu = time.process_time() - cpu0
             failed = sum(not r.ok for r in results)
 
             rerun_client = LLMClient(store=store)
-            asyncio.run(run_calls(rerun_client, endpoint, args.calls, close=True))
+            run_loop(run_calls(rerun_client, endpoint, args.calls, close=True))
 
     ideal = args.calls * args.latency_ms / 1000 / args.concurrency
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"event loop            {loop_name()}")
     print(f"calls                 {args.calls}")
     print(f"failed                {failed}")
     print(f"latency / concurrency {args.latency_ms:g} ms / {args.concurrency}")

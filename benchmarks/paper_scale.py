@@ -183,6 +183,17 @@ class PhaseWatch(threading.Thread):
         return any(not p.name.startswith(("store.sqlite", ".")) for p in self.run_dir.iterdir())
 
 
+def run_loop_name(env: dict[str, str] | None) -> str:
+    """The event loop ``polistemics run`` picked (``llm.event_loop``; asyncio's in older trees)."""
+    command = [
+        sys.executable,
+        "-c",
+        "try:\n from polistemics.llm.event_loop import loop_name; print(loop_name())\n"
+        "except ImportError:\n print('asyncio')",
+    ]
+    return subprocess.run(command, capture_output=True, text=True, env=env).stdout.strip()
+
+
 def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -247,6 +258,7 @@ def main() -> None:
         election["standardisation"].get("final_size", 0)
         for election in manifest["elections"].values()
     )
+    print(f"event loop            {run_loop_name(env)}")
     print(f"scale                 {args.scale}")
     print(f"gc policies           {'off' if args.no_gc_freeze else 'on'}")
     print(f"observations          {observations}")

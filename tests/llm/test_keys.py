@@ -104,6 +104,9 @@ def test_messages_json_is_the_canonical_json_of_any_messages() -> None:
 )
 def test_messages_json_matches_canonical_json(messages: list[dict]) -> None:
     assert messages_json(messages) == canonical_json(messages)
+    # The hash the store and the test server name a prompt by: that of the canonical JSON.
+    expected = hashlib.sha256(canonical_json(messages).encode("utf-8")).hexdigest()
+    assert messages_hash(messages) == expected
 
 
 def test_params_json_is_the_canonical_json_of_the_params_and_tells_equal_numbers_apart() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -19,6 +18,7 @@ from polistemics.cli.deprecated import renamed
 from polistemics.cli.errors import user_errors
 from polistemics.cli.report import FIGURE_FORMAT_HELP, figure_formats
 from polistemics.environments.basis import EnvironmentInputError
+from polistemics.llm import event_loop
 from polistemics.llm.batch.collector import BatchUnavailable
 from polistemics.llm.local_server import LocalModelError
 from polistemics.llm.pricing import DEFAULT_MAX_AGE, estimate_prices
@@ -115,7 +115,7 @@ def run(
         # it is held until the last file is written.
         try:
             try:
-                result = asyncio.run(
+                result = event_loop.run(
                     study.execute(
                         max_cost=max_cost,
                         retry_errors=retry_errors,

@@ -16,7 +16,8 @@ def canonical_json(value: object) -> str:
 
 
 def messages_hash(messages: list[dict]) -> str:
-    return hashlib.sha256(canonical_json(messages).encode("utf-8")).hexdigest()
+    """The SHA-256 of the messages' canonical JSON (``messages_json``: the same text)."""
+    return hashlib.sha256(messages_json(messages).encode("utf-8")).hexdigest()
 
 
 LONG_TEXT = 256  # characters: texts this long are remembered once escaped (prompts repeat)

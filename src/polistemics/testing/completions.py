@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 
 from polistemics.llm.keys import messages_hash
 
@@ -19,6 +20,26 @@ _ERROR_TYPES = {
 def approx_tokens(text: str | None) -> int:
     """A cheap deterministic token count: whitespace-separated words * 1.3, rounded."""
     return round(len(text.split()) * 1.3) if text else 0
+
+
+LONG_TEXT = 256  # characters: a text this long has its words counted once (prompts repeat)
+
+
+def count_prompt_tokens(messages: list) -> int:
+    """``approx_tokens(messages_text(messages))``, each message's words counted apart (the
+    newline between two messages never joins two words) and a long text's counted once: a
+    study's prompts repeat their system messages and answers many times."""
+    words = 0
+    for message in messages:
+        if isinstance(message, dict):
+            text = content_text(message.get("content"))
+            words += _long_text_words(text) if len(text) >= LONG_TEXT else len(text.split())
+    return round(words * 1.3)
+
+
+@lru_cache(maxsize=1024)
+def _long_text_words(text: str) -> int:
+    return len(text.split())
 
 
 def content_text(content: object) -> str:
@@ -73,7 +94,12 @@ def completion_body(
                 "function": {"name": name, "arguments": arguments},
             }
         ]
-    prompt_tokens = approx_tokens(messages_text(request.get("messages", [])))
+    messages = request.get("messages", [])
+    prompt_tokens = (
+        count_prompt_tokens(messages)
+        if isinstance(messages, list)
+        else approx_tokens(messages_text(messages))
+    )
     reasoning_tokens = approx_tokens(reasoning)
     # As in OpenAI's usage, completion tokens include the reasoning tokens.
     completion_tokens = (

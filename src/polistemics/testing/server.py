@@ -5,8 +5,8 @@ matching ``Rule`` or from the responder (by default ``polistemic_responder``); f
 rules or from the seeded transient/permanent fault rates. Decisions hash the prompt and its
 attempt number, so they are the same across runs, request interleavings and processes.
 
-The HTTP layer is aiohttp's low-level web server on one asyncio event loop, which runs in a
-daemon thread of its own, so callers may use the server synchronously from any thread or event
+The HTTP layer is aiohttp's low-level web server on one event loop (uvloop's where it is
+installed: ``llm.event_loop``), which runs in a daemon thread of its own, so callers may use the server synchronously from any thread or event
 loop. Latency and ``timeout`` faults are ``asyncio.sleep`` calls: a thousand requests waiting
 side by side cost no threads and do not contend for the GIL, so the configured latency is the
 latency clients see: it counts from a request's arrival, and the reply is made before the wait,
@@ -34,6 +34,7 @@ from itertools import count
 
 from aiohttp import web
 
+from polistemics.llm import event_loop
 from polistemics.testing.batch_api import BatchFault, BatchService
 from polistemics.testing.completions import (
     completion_body,
@@ -203,7 +204,7 @@ class FakeOpenAIServer:
 
     def _serve_in_thread(self, ready: Future[_Running]) -> None:
         try:
-            asyncio.run(self._serve(ready))
+            event_loop.run(self._serve(ready))
         except BaseException as err:
             if ready.done():
                 raise

@@ -7,17 +7,19 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from study_helpers import write_study
 
 from polistemics.rubrics import sub_questions
 from polistemics.run.config import load_config
 from polistemics.run.finish import finish_run
-from polistemics.run.pipeline import Study
+from polistemics.run.pipeline import Study, score_study
 from polistemics.run.stages import answers as answers_stage
 from polistemics.runlog import JudgeRecords, RunDir, judge_record_lines, spool
 from polistemics.runlog.spool import SpooledAnswers, SpooledJudgeRecords
 from polistemics.runlog.write import answer_line
+from polistemics.scoring.verdict_table import score_run
 from polistemics.testing import FakeOpenAIServer
 
 
@@ -68,6 +70,11 @@ def test_records_go_to_disk_sorted_and_no_list_is_held(
         list(r.says_yes) == [sq.key for sq in sub_questions(r.rubric, r.environment)]
         for r in result.verdicts
     )
+
+    # Scored from the records without their call keys and raw outputs: the same cells.
+    countries = {r.scoped.election.id: r.scoped.election.country.upper() for r in result.elections}
+    full = score_run(records, result.items, panel_size=3, countries=countries)
+    pd.testing.assert_frame_equal(score_study(result, study.config).cells, full.cells)
 
     finish_run(study, result)
     assert not run.spool.exists()

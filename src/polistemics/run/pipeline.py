@@ -231,6 +231,6 @@ def score_study(result: StudyResult, config: RunConfig):
         run.scoped.election.id: run.scoped.election.country.upper() for run in result.elections
     }
     records = result.verdicts
-    if isinstance(records, SpooledJudgeRecords):  # the stage's file, read in columns
-        records = records.read()
+    if isinstance(records, SpooledJudgeRecords):  # the stage's file: what scoring reads
+        records = records.read_for_scoring()
     return score_run(records, items, panel_size=len(config.judges), countries=countries)

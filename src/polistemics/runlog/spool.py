@@ -110,6 +110,7 @@ class SortingSpool:
         self._runs, self._held, self._held_bytes = [], [], 0
 
 
+_UNSCORED = {"call_key": None, "raw_output": None}  # what scoring never reads
 _APP_F = {key: rank for rank, key in enumerate(BY_KEY)}
 _ORDERED: dict[tuple[str, ...], tuple[str, ...]] = {}  # keys as read -> in App. F order
 
@@ -244,6 +245,16 @@ class SpooledJudgeRecords(_SpooledFile):
         records = JudgeRecords()
         for chunk in self.chunks():
             records.extend(chunk)
+        return records
+
+    def read_for_scoring(self) -> JudgeRecords:
+        """Every record in columns without its call key and raw output (None), the two fields
+        of a record that are its own (the others are few distinct values, stored once): what
+        the scores read (``scoring.verdict_table``: item, model, sample, rubric, panel seat,
+        judge and verdicts) in about a fifth of the memory."""
+        records = JudgeRecords()
+        for chunk in self.chunks():
+            records.extend(record.model_copy(update=_UNSCORED) for record in chunk)
         return records
 
 

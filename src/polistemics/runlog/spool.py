@@ -249,9 +249,10 @@ class SpooledJudgeRecords(_SpooledFile):
 
     def read_for_scoring(self) -> JudgeRecords:
         """Every record in columns without its call key and raw output (None), the two fields
-        of a record that are its own (the others are few distinct values, stored once): what
-        the scores read (``scoring.verdict_table``: item, model, sample, rubric, panel seat,
-        judge and verdicts) in about a fifth of the memory."""
+        of a record that are its own text (the others are few distinct values, stored once):
+        what the scores read (``scoring.verdict_table``: item, model, sample, rubric, panel
+        seat, judge and verdicts). A real judge's raw output is longer than the test server's,
+        so this saves more on real runs than in the paper-scale benchmark."""
         records = JudgeRecords()
         for chunk in self.chunks():
             records.extend(record.model_copy(update=_UNSCORED) for record in chunk)

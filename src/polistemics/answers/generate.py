@@ -62,6 +62,7 @@ async def answer_items(
     on_result: OnAnswer | None = None,
     messages_for: MessagesFor | None = None,
     at_once: int | None = None,
+    keep: bool = True,
 ) -> list[Answer]:
     """Every (target x item x sample) answer, in that order whatever order calls finish in.
 
@@ -69,7 +70,8 @@ async def answer_items(
     ``polistemics.environments.task_prompt.task_messages``. With ``at_once``, at most that many
     answers are being asked (or handed to an awaited ``on_result``) at a time, each prompt built
     just before its call: memory does not grow with the study. Without it, every call is
-    started at once with every prompt built up front.
+    started at once with every prompt built up front. ``keep=False`` (with ``at_once`` and an
+    ``on_result`` that takes each answer where it goes): no answer is kept, and none returned.
     """
     if samples < 1:
         raise AnswerInputError(f"samples must be at least 1, got {samples}")
@@ -98,6 +100,9 @@ async def answer_items(
             for item in items
             for index in range(samples)
         )
+        if not keep:
+            await gather_bounded((partial(_dropped, job) for job in lazy), at_once)
+            return []
         return await gather_bounded(lazy, at_once)
     prompts = {item.key: build(item) for item in items}
     jobs = [
@@ -167,6 +172,10 @@ async def _answer_one(
         if inspect.isawaitable(outcome):
             await outcome
     return answer
+
+
+async def _dropped(job: Callable[[], Awaitable[Answer]]) -> None:
+    await job()
 
 
 def _default_messages_for() -> MessagesFor:

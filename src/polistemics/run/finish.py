@@ -40,6 +40,7 @@ from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.runlog.exports import remove_stale_exports
+from polistemics.runlog.spool import SpooledAnswers, SpooledJudgeRecords
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.run_scores import summary_rows, write_release_score_files
 from polistemics.scoring.verdicts import MajorityResult
@@ -170,16 +171,17 @@ def with_run_names(options: ReportOptions, study: Study, state: StudyState) -> R
 def _report_inputs(
     study: Study, result: StudyResult, items: list[EnvironmentItem], scored: MajorityResult
 ) -> ReportInputs:
-    """The report gets the run's outputs from memory, not by reading the files back
-    (``polistemics report RUN_DIR`` reads the same from the files); the manifest comes later
-    (``with_manifest``)."""
+    """The report gets the run's items, evidence and scores from memory, its answers and judge
+    records from their files (as ``polistemics report RUN_DIR`` reads them); the manifest comes
+    later (``with_manifest``)."""
+    answers, records = result.answers, result.verdicts
     return run_report_inputs(
         result.run_dir,
         cells=validate_cells(scored.cells),
         manifest=None,
         items=items,
-        answers=result.answers,
-        judge_records=result.verdicts,
+        answers=answers.read() if isinstance(answers, SpooledAnswers) else answers,
+        judge_records=records.read() if isinstance(records, SpooledJudgeRecords) else records,
         evidence=[ev for run in result.elections for ev in run.evidence],
         judging=scored.tally,
         stance_codes=result.stance_codes if study.config.stance_coder else None,

@@ -31,6 +31,7 @@ from polistemics.run.stages import STAGES
 from polistemics.run.stages.base import ElectionRun, Log, Stage, StudyState, run_stages
 from polistemics.runlog import RunDir
 from polistemics.runlog.layout import release_folder
+from polistemics.runlog.spool import SpooledJudgeRecords
 from polistemics.scoring.verdict_table import score_run
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import ScopedElection, apply_scope
@@ -234,4 +235,7 @@ def score_study(result: StudyResult, config: RunConfig):
     countries = {
         run.scoped.election.id: run.scoped.election.country.upper() for run in result.elections
     }
-    return score_run(result.verdicts, items, panel_size=len(config.judges), countries=countries)
+    records = result.verdicts
+    if isinstance(records, SpooledJudgeRecords):  # the stage's file: what scoring reads
+        records = records.read_for_scoring()
+    return score_run(records, items, panel_size=len(config.judges), countries=countries)

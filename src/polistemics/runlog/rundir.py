@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 JUDGE_RECORDS_PER_READ = 10_000
+SPOOL_FOLDER = ".spool"  # hidden: no output of the run (``run.incremental``, benchmarks)
 _ANSWERS = TypeAdapter(list[Answer])
 _JUDGE_RECORDS = TypeAdapter(list[JudgeVerdictRecord])
 _REPEAT_RECORDS = TypeAdapter(list[RepeatVerdictRecord])
@@ -114,6 +115,12 @@ class RunDir:
     @property
     def pushback_codes(self) -> Path:
         return self.root / layout.PUSHBACK_CODES_FILE
+
+    @property
+    def spool(self) -> Path:
+        """The hidden folder where the answers and judge records are written as they arrive,
+        before the finish moves them to their files (``runlog.spool``)."""
+        return self.root / SPOOL_FOLDER
 
     @property
     def exports(self) -> Path:
@@ -203,7 +210,7 @@ class RunDir:
         return self.evidence
 
     def write_answers(self, answers: Iterable[Answer]) -> Path:
-        write.write_jsonl(self.answers, (a.model_dump(mode="json") for a in answers))
+        write.write_lines(self.answers, map(write.answer_line, answers))
         return self.answers
 
     def write_judge_records(self, records: Iterable[JudgeVerdictRecord]) -> Path:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
+from typing import IO
 
 from polistemics.conditions import Environment, Variant
 from polistemics.paths import replacing
@@ -40,6 +42,11 @@ _JSON_LINE = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # one encoder
 
 def write_jsonl(path: Path, rows: Iterable[dict]) -> int:
     return write_lines(path, (_JSON_LINE.encode(row) for row in rows))
+
+
+def answer_line(answer: Answer) -> str:
+    """One answer as ``answers.jsonl`` holds it."""
+    return _JSON_LINE.encode(answer.model_dump(mode="json"))
 
 
 def write_lines(path: Path, lines: Iterable[str]) -> int:
@@ -146,20 +153,27 @@ def release_folders(
 
 
 def write_release_answers(
-    run_dir: Path, items: list[EnvironmentItem], answers: list[Answer]
+    run_dir: Path, items: list[EnvironmentItem], answers: Iterable[Answer]
 ) -> list[Path]:
-    """``ground_truth.jsonl`` and ``outputs.jsonl`` of every release folder (no scores needed)."""
+    """``ground_truth.jsonl`` and ``outputs.jsonl`` of every release folder (no scores needed).
+    The answers are read once, each written to its item's folder as it comes (``answers`` may
+    be a file read as it is iterated: ``runlog.spool``)."""
     by_key = {item.key: item for item in items}
     written = []
-    for folder, chosen in release_folders(run_dir, items):
-        folder.mkdir(parents=True, exist_ok=True)
-        write_items(chosen, folder / ITEMS_FILE)
-        keys = {i.key for i in chosen}
-        write_jsonl(
-            folder / OUTPUTS_FILE,
-            (release_outputs_row(a, by_key[a.item_key]) for a in answers if a.item_key in keys),
-        )
-        written.append(folder)
+    with ExitStack() as stack:
+        handles: dict[str, IO[str]] = {}
+        for folder, chosen in release_folders(run_dir, items):
+            folder.mkdir(parents=True, exist_ok=True)
+            write_items(chosen, folder / ITEMS_FILE)
+            temporary = stack.enter_context(replacing(folder / OUTPUTS_FILE))
+            handle = stack.enter_context(temporary.open("w", encoding="utf-8"))
+            handles.update((item.key, handle) for item in chosen)
+            written.append(folder)
+        for answer in answers:
+            handle = handles.get(answer.item_key)
+            if handle is not None:
+                row = release_outputs_row(answer, by_key[answer.item_key])
+                handle.write(_JSON_LINE.encode(row) + "\n")
     return written
 
 

@@ -7,6 +7,7 @@ folders' items and answers; run.json's ``judging`` and ``judge_parsing``."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Callable, Mapping
 
 from polistemics.answers.generate import STAGE as ANSWER_STAGE
@@ -35,8 +36,14 @@ from polistemics.run.stages.planning import (
     stored_ok,
     tokens,
 )
-from polistemics.runlog import Answer, JudgeRecords, RunDir
+from polistemics.runlog import Answer, RunDir
 from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog.spool import (
+    SpooledAnswers,
+    SpooledJudgeRecords,
+    StudySpool,
+    fresh_spool,
+)
 
 OUTPUT_TOKENS = {ANSWER_STAGE: 150, JUDGE_STAGE: 20}
 # Evidence chunks a prompt shows per environment (one unless named).
@@ -151,24 +158,25 @@ class AnswersAndJudges(BaseStage):
             ),
             retries=True,
         )
-        # Held by column as they arrive (a record object each would grow memory with the study).
-        arrived = JudgeRecords()
-        skipped: dict[str, int] = {}
+        # Written to the run's spool as they arrive, in the order of their files at the end
+        # (``runlog.spool``): neither the answers nor the judge records of the study are held.
+        spool = fresh_spool(RunDir(state.run_dir).spool)
+        records = StudySpool(spool, [*items, *swapped], [t.name for t in targets])
 
         def add_judged(judged: JudgeVerdicts) -> None:
-            arrived.extend(judged)
-            for why, n in judged.skipped.items():
-                skipped[why] = skipped.get(why, 0) + n
+            records.add_judged(judged, judged.skipped)
 
         by_key = {item.key: item for item in items}
         if config.overlap_judging:
-            answers = await self._answer_and_judge_overlapping(
-                state, targets, judges, by_key, add_judged
+            await self._answer_and_judge_overlapping(
+                state, targets, judges, by_key, records.add_answer, add_judged
             )
         else:
             answers = await answer_items(
                 client, targets, [*items, *swapped], samples=config.samples
             )
+            for answer in answers:
+                records.add_answer(answer)
             judged = await judge_answers(
                 client,
                 judges,
@@ -176,19 +184,13 @@ class AnswersAndJudges(BaseStage):
                 prompt_order=True,
                 calls_at_once=min(client.calls_at_once(judge) for judge in judges),
             )
+            del answers
             add_judged(judged)
-        verdicts = arrived.sorted_by(
-            "item_key",
-            "model",
-            "sample_index",
-            "panel_position",
-            "rubric",
-            key=lambda name, value: value.value if name == "rubric" else value,
-        )
-        state.answers, state.verdicts, state.judges_skipped = answers, verdicts, skipped
+        state.answers, state.verdicts = records.finish()
+        state.judges_skipped = records.skipped
         state.log(
-            f"answers: {sum(a.ok for a in answers)} ok, {sum(not a.ok for a in answers)} failed; "
-            f"judge records: {len(verdicts)}"
+            f"answers: {records.ok} ok, {records.failed} failed; "
+            f"judge records: {len(state.verdicts)}"
         )
 
     async def _answer_and_judge_overlapping(
@@ -197,8 +199,9 @@ class AnswersAndJudges(BaseStage):
         targets: list[ModelEndpoint],
         judges: list[ModelEndpoint],
         by_key: dict[str, EnvironmentItem],
+        add_answer: Callable[[Answer], None],
         add_judged: Callable[[JudgeVerdicts], None],
-    ) -> list[Answer]:
+    ) -> None:
         """Each answer judged as soon as it exists: answers go into a bounded queue that a fixed
         number of judging workers take from. When judging lags, answering waits for room in
         the queue, so neither prompts, answers waiting for judges nor their tasks pile up with
@@ -223,28 +226,26 @@ class AnswersAndJudges(BaseStage):
                 add_judged(await judge_answers(client, judges, pair, batch=batch))
 
         async def enqueue(answer: Answer) -> None:
+            add_answer(answer)
             if answer.item_key in by_key:  # a swapped-order item: answered, never judged
                 await queue.put(answer)
 
-        async def answer_then_stop() -> list[Answer]:
-            answers = await answer_items(
+        async def answer_then_stop() -> None:
+            await answer_items(
                 client,
                 targets,
                 [*state.items, *state.swapped_items],
                 samples=config.samples,
                 on_result=enqueue,
                 at_once=workers + sum(client.calls_at_once(target) for target in targets),
+                keep=False,  # each answer goes to the spool (``add_answer``)
             )
             for _ in range(workers):
                 await queue.put(None)  # each worker stops at one
-            return answers
 
-        answered, *_ = await gather_or_cancel(
-            [answer_then_stop(), *(judge_from_queue() for _ in range(workers))]
-        )
+        await gather_or_cancel([answer_then_stop(), *(judge_from_queue() for _ in range(workers))])
         if batch is not None:
             await batch.finished()
-        return answered
 
     def plan(self, plan: PlanState) -> list[PlanRow]:
         config, endpoints, items_per_env = plan.config, plan.endpoints, plan.items_per_env
@@ -299,8 +300,17 @@ class AnswersAndJudges(BaseStage):
         ]
 
     def write(self, state: StudyState, run: RunDir) -> None:
-        run.write_answers(state.answers)
-        run.write_judge_records(state.verdicts)
+        """The spooled files moved to their places (records given in memory written), then the
+        release folders' answers read from ``answers.jsonl``."""
+        if isinstance(state.answers, SpooledAnswers):
+            state.answers.place(run.answers)
+        else:
+            run.write_answers(state.answers)
+        if isinstance(state.verdicts, SpooledJudgeRecords):
+            state.verdicts.place(run.judges)
+        else:
+            run.write_judge_records(state.verdicts)
+        shutil.rmtree(run.spool, ignore_errors=True)
         run.write_release_answers(state.items, state.answers)
 
     def manifest(self, state: StudyState) -> dict:

@@ -6,7 +6,8 @@ files it writes and what it adds to ``run.json``. The pipeline, the dry-run, the
 the CLI iterate over one ordered list of stages (``run.stages.STAGES``) and know none by name.
 
 Stages hand their outputs on through ``StudyState``: the early stages fill each election's
-``ElectionRun``; answers, verdicts and the mechanism stages' records sit on the state itself, and
+``ElectionRun``; answers and verdicts (as files read on demand: ``runlog.spool``) and the
+mechanism stages' records sit on the state itself, and
 a stage whose outputs no other stage reads keeps them in ``StudyState.outputs`` under its name.
 """
 
@@ -32,6 +33,7 @@ from polistemics.runlog import (
     RunDir,
     StanceCodeRecord,
 )
+from polistemics.runlog.spool import SpooledAnswers, SpooledJudgeRecords
 from polistemics.sources.scope import ScopedElection
 
 if TYPE_CHECKING:
@@ -71,9 +73,12 @@ class StudyState:
     client: LLMClient | None = None  # the model stages' client; None once it is closed
     stage_seconds: dict[str, float] = field(default_factory=dict)
     calls_made: int = 0
-    # answers + judges
-    answers: list[Answer] = field(default_factory=list)
-    verdicts: list[JudgeVerdictRecord] | JudgeRecords = field(default_factory=list)
+    # answers + judges: after that stage, their files (read as they are iterated; the finish
+    # moves them into the run directory), never a list of the study (issue 32).
+    answers: list[Answer] | SpooledAnswers = field(default_factory=list)
+    verdicts: list[JudgeVerdictRecord] | JudgeRecords | SpooledJudgeRecords = field(
+        default_factory=list
+    )
     judges_skipped: dict[str, int] = field(default_factory=dict)
     # Repeat judging (``judge_repeats``): its verdicts, never scored, and what was drawn.
     repeat_verdicts: list[RepeatVerdictRecord] = field(default_factory=list)

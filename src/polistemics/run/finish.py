@@ -180,7 +180,8 @@ def _report_inputs(
         cells=validate_cells(scored.cells),
         manifest=None,
         items=items,
-        answers=answers.read() if isinstance(answers, SpooledAnswers) else answers,
+        # read in parts, of which only what the report shows is kept
+        answers=answers.chunks() if isinstance(answers, SpooledAnswers) else answers,
         judge_records=records.read() if isinstance(records, SpooledJudgeRecords) else records,
         evidence=[ev for run in result.elections for ev in run.evidence],
         judging=scored.tally,

@@ -28,7 +28,6 @@ from polistemics.runlog.spool import (
     SpooledAnswers,
     SpooledJudgeRecords,
     StudySpool,
-    file_lines,
     fresh_spool,
 )
 from polistemics.runlog.write import answer_line
@@ -168,15 +167,6 @@ def test_place_moves_the_file_and_keeps_an_identical_one(tmp_path: Path) -> None
     assert final.stat().st_mtime == 1  # the same bytes: left as it was (run.incremental)
     assert not (spool / ".answers.jsonl").exists() and spooled.read() == answers
     assert not list(tmp_path.glob(".*.tmp"))
-
-
-def test_lines_split_at_newlines_only(tmp_path: Path) -> None:
-    path = tmp_path / "a.jsonl"
-    path.write_text('{"text": "one\u2028two\u0085"}\r\n\n{"text": "three"}\n', encoding="utf-8")
-    assert [json.loads(line)["text"] for line in file_lines(path)] == [
-        "one\u2028two\u0085",
-        "three",
-    ]
 
 
 def test_verdicts_read_back_in_app_f_order(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
 from polistemics.paths import replacing
 from polistemics.rubrics import BY_KEY
@@ -31,7 +31,7 @@ from polistemics.runlog.answers import Answer
 from polistemics.runlog.items import EnvironmentItem
 from polistemics.runlog.judge_records import JudgeRecords
 from polistemics.runlog.layout import ANSWERS_FILE, JUDGES_FILE
-from polistemics.runlog.read import RunFileError
+from polistemics.runlog.read import read_chunks
 from polistemics.runlog.verdicts import JudgeVerdictRecord
 from polistemics.runlog.write import answer_line, judge_record_lines
 
@@ -147,37 +147,6 @@ def fresh_spool(folder: Path) -> Path:
     return folder
 
 
-def file_lines(path: Path) -> Iterator[str]:
-    """A JSON Lines file's non-blank lines, split on "\\n" only (as ``jsonl.lines_of``), read as
-    they come: never the whole file at once."""
-    with Path(path).open("rb") as handle:
-        for raw in handle:
-            line = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
-            if line.strip():
-                yield line
-
-
-def stream_chunks(path: Path, adapter: TypeAdapter, size: int = RECORDS_PER_READ) -> Iterator:
-    """A JSON Lines file's records, validated ``size`` at a time (one JSON array each); errors
-    name the file, record and field as ``read.read_chunks`` does."""
-    lines = file_lines(path)
-    first = 0
-    while True:
-        chunk = [line for _, line in zip(range(size), lines, strict=False)]
-        if not chunk:
-            return
-        try:
-            yield adapter.validate_json("[" + ",".join(chunk) + "]")
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            index = error["loc"][0] if error["loc"] else 0
-            field = ".".join(str(p) for p in error["loc"][1:]) or "-"
-            raise RunFileError(
-                f"{path}, record {first + int(index) + 1}, field '{field}': {error['msg']}"
-            ) from None
-        first += len(chunk)
-
-
 class _SpooledFile:
     """A run file's records on disk: first in the spool folder, then (``place``) in the run
     directory. Iterating reads the file where it is now, chunk by chunk."""
@@ -196,7 +165,7 @@ class _SpooledFile:
     def chunks(self) -> Iterator[list]:
         if not self.count:  # no file was written for nothing
             return iter(())
-        return stream_chunks(self.path, self.adapter)
+        return read_chunks(self.path, self.adapter, RECORDS_PER_READ)
 
     def __iter__(self) -> Iterator[Any]:
         for chunk in self.chunks():

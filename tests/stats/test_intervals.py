@@ -143,13 +143,14 @@ def test_product_interval_edges() -> None:
         product_interval(6, 5, 1, 2)
 
 
+@pytest.mark.parametrize("standard_error", ["bonett_wright", "fieller"])
 @pytest.mark.parametrize("n", [5, 12, 40, 400])
-def test_spearman_interval_is_scipys_fisher_z_interval_of_the_ranks_widened_by_bonett_wright(
-    n: int,
+def test_spearman_interval_is_scipys_fisher_z_interval_of_the_ranks_widened(
+    n: int, standard_error: str
 ) -> None:
     """Spearman's rho is Pearson's r of the ranks; scipy's Fisher-z interval of that r has the
     half-width z / sqrt(n - 3) on the atanh scale, Bonett-Wright's is sqrt(1 + rho^2 / 2) times
-    it around the same centre."""
+    it around the same centre, Fieller-Hartley-Pearson's sqrt(1.06) times."""
     import numpy as np
     from scipy.stats import pearsonr, rankdata, spearmanr
 
@@ -163,11 +164,10 @@ def test_spearman_interval_is_scipys_fisher_z_interval_of_the_ranks_widened_by_b
     assert ranks.statistic == pytest.approx(rho)
     expected = ranks.confidence_interval(0.95)
     scipy_half = (np.arctanh(expected.high) - np.arctanh(expected.low)) / 2
-    low, high = spearman_interval(rho, n)
+    low, high = spearman_interval(rho, n, standard_error=standard_error)
+    widening = np.sqrt(1.06) if standard_error == "fieller" else np.sqrt(1 + rho**2 / 2)
     assert (np.arctanh(low) + np.arctanh(high)) / 2 == pytest.approx(np.arctanh(rho))
-    assert (np.arctanh(high) - np.arctanh(low)) / 2 == pytest.approx(
-        scipy_half * np.sqrt(1 + rho**2 / 2)
-    )
+    assert (np.arctanh(high) - np.arctanh(low)) / 2 == pytest.approx(scipy_half * widening)
 
 
 def test_spearman_interval_agrees_with_scipys_bootstrap_of_rho() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
@@ -76,18 +77,26 @@ def correlation_interval(r: float, n: int, alpha: float = _ALPHA_95) -> tuple[fl
     return math.tanh(z - half), math.tanh(z + half)
 
 
-def spearman_interval(rho: float, n: int, alpha: float = _ALPHA_95) -> tuple[float, float]:
-    """Fisher-z interval of Spearman's ``rho`` over ``n`` pairs with the Bonett-Wright (2000)
-    standard error sqrt((1 + rho^2 / 2) / (n - 3)) of atanh(rho): the Pearson interval's
-    1 / sqrt(n - 3) widened for ranks (it is that interval at rho = 0). (nan, nan) when rho is
-    undefined or n <= 3; the point itself at |rho| = 1, as ``correlation_interval``."""
+SpearmanError = Literal["bonett_wright", "fieller"]
+
+
+def spearman_interval(
+    rho: float, n: int, alpha: float = _ALPHA_95, standard_error: SpearmanError = "bonett_wright"
+) -> tuple[float, float]:
+    """Fisher-z interval of Spearman's ``rho`` over ``n`` pairs. The standard error of
+    atanh(rho) is Bonett-Wright's (2000) sqrt((1 + rho^2 / 2) / (n - 3)) by default: the Pearson
+    interval's 1 / sqrt(n - 3) widened for ranks (it is that interval at rho = 0); or
+    Fieller-Hartley-Pearson's (1957) sqrt(1.06 / (n - 3)), which does not depend on rho (the
+    mechanism tables' party correlations use it). (nan, nan) when rho is undefined or n <= 3;
+    the point itself at |rho| = 1, as ``correlation_interval``."""
     if n <= 3 or not math.isfinite(rho):
         return float("nan"), float("nan")
     from scipy.stats import norm
 
     if abs(rho) >= 1:
         return rho, rho
-    half = norm.ppf(1 - alpha / 2) * math.sqrt((1 + rho * rho / 2) / (n - 3))
+    variance = 1.06 if standard_error == "fieller" else 1 + rho * rho / 2
+    half = norm.ppf(1 - alpha / 2) * math.sqrt(variance / (n - 3))
     z = math.atanh(rho)
     return math.tanh(z - half), math.tanh(z + half)
 

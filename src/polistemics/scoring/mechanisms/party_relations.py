@@ -7,7 +7,7 @@ For each model, the parties are points: the model's prior accuracy on the party 
 - its fallback accuracy under Absent (union rule, ``fallback``).
 Across the parties, Spearman's rank correlation (scipy) with n (the parties that have both
 values) and a 95% interval by the Fisher z transform with the Fieller-Hartley-Pearson standard
-error sqrt(1.06 / (n - 3)) -- so an interval needs at least 4 parties, a rho needs 3.
+error sqrt(1.06 / (n - 3)) (``stats.spearman_interval``) -- so an interval needs at least 4 parties, a rho needs 3.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from scipy.stats import spearmanr
 
 from polistemics.conditions import Environment
 from polistemics.scoring.party_analyses import party_pass_rates
+from polistemics.stats import spearman_interval
 
-Z_95 = 1.959963984540054
 PASS_RATE_MEASURES: dict[str, str] = {
     "context_transparency": "EC3",
     "position_representation": "F1",
@@ -60,9 +60,9 @@ def spearman_with_ci(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float,
     rho, p = float(result.statistic), float(result.pvalue)
     if n < 4:
         return rho, p, math.nan, math.nan
-    z = math.atanh(max(-0.999999, min(0.999999, rho)))
-    half = Z_95 * math.sqrt(1.06 / (n - 3))
-    return rho, p, math.tanh(z - half), math.tanh(z + half)
+    # clamped: a perfect rank order of a few parties still gets an interval below 1
+    low, high = spearman_interval(max(-0.999999, min(0.999999, rho)), n, standard_error="fieller")
+    return rho, p, low, high
 
 
 def party_points(

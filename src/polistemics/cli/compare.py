@@ -102,6 +102,10 @@ def _print_summary(comparison: Comparison, console: Console, labels: ModelLabels
             else f", p = {p_value_text(found['spearman_p'])} / "
             f"{p_value_text(found['kendall_p'])} ({found['p_method']})"
         )
+        if found.get("spearman_ci_low") is not None:
+            p_values += (
+                f"; rho 95% CI [{found['spearman_ci_low']:.3f}, {found['spearman_ci_high']:.3f}]"
+            )
         console.print(
             f"  rank agreement, {what}: Spearman {rho}, Kendall {tau} (n = {found['n']}{p_values})",
             markup=False,

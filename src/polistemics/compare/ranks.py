@@ -1,6 +1,7 @@
 """Rank agreement between two sides (Spearman's rho and Kendall's tau-b, scipy; p-values exact
-below 10 items, ``stats.rank_correlation``) of three orderings, computed on the compared cells
-of one variant (full when both have it):
+below 10 items, ``stats.rank_correlation``; rho's 95% interval by the Fisher z transform with
+the Bonett-Wright standard error, ``stats.spearman_interval``, from 4 items on) of three
+orderings, computed on the compared cells of one variant (full when both have it):
 
 - ``leaderboard``: models by EMI (rank 1 = highest);
 - ``environment_difficulty``: environments by the mean Adherence Index across the compared
@@ -21,6 +22,7 @@ from scipy.stats import rankdata
 from polistemics.conditions import Variant
 from polistemics.scoring.analyses import difficulty_of, rubric_dispersion_of
 from polistemics.scoring.indices import adherence_indices, emi_scores, rubric_scores
+from polistemics.stats import spearman_interval
 from polistemics.stats.rank_correlation import rank_correlation
 
 
@@ -40,6 +42,8 @@ def agreement(values_a: pd.Series, values_b: pd.Series, *, descending: bool) -> 
         "kendall_p": None,
         "reason": None,
         "p_method": None,  # "exact" below 10 items, else "asymptotic" (stats.rank_correlation)
+        "spearman_ci_low": None,  # rho's 95% interval: None below 4 items
+        "spearman_ci_high": None,
         "ranks": [
             {
                 "item": item,
@@ -65,6 +69,9 @@ def agreement(values_a: pd.Series, values_b: pd.Series, *, descending: bool) -> 
         "kendall_p": found.kendall_p,
         "p_method": found.p_method,
     }
+    low, high = spearman_interval(found.spearman, len(items))
+    if low == low:  # not NaN: 4 items or more
+        result |= {"spearman_ci_low": low, "spearman_ci_high": high}
     return result
 
 

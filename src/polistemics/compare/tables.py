@@ -66,6 +66,8 @@ _OWN: dict[str, tuple[ColumnType, str]] = {
     "kendall_p": ("float", "two-sided p of tau-b (exact below 10 items)"),
     "reason": ("text", "why the coefficients are missing; empty: none"),
     "p_method": ("text", "exact or asymptotic p-values; empty: no coefficients"),
+    "spearman_ci_low": ("float", "95% interval of rho, low (Fisher z, Bonett-Wright; 4+ items)"),
+    "spearman_ci_high": ("float", "95% interval of rho, high (Fisher z, Bonett-Wright; 4+ items)"),
     "metric": ("text", "a task's check, as its definition names it (docs/compare.md)"),
     "paired": ("bool", "the task's answers pair across the sides (one resample for both)"),
 }

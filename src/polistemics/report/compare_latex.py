@@ -24,7 +24,7 @@ import pandas as pd
 from polistemics.compare.comparison import RANK_ORDERINGS, Comparison
 from polistemics.compare.tables import table_prefix
 from polistemics.paths import inside
-from polistemics.report.comparison_views import RANK_TITLES, p_value_text
+from polistemics.report.comparison_views import RANK_TITLES, p_value_text, rho_interval
 from polistemics.report.labels import ModelLabels, environment_label, variant_label
 from polistemics.report.latex_tables import MISSING, percent_text, to_latex
 
@@ -103,6 +103,7 @@ def rank_table(c: Comparison, labels: ModelLabels) -> pd.DataFrame:
                 "n": str(found["n"]),
                 "Spearman rho": _number(found["spearman"]),
                 "p (rho)": _p(found["spearman_p"]),
+                "95% CI (rho)": rho_interval(found) or MISSING,
                 "Kendall tau-b": _number(found["kendall"]),
                 "p (tau)": _p(found["kendall_p"]),
             }

@@ -16,7 +16,7 @@ import pandas as pd
 
 from polistemics.compare.comparison import SMALL_SAMPLE_UNITS, Comparison
 from polistemics.compare.unpaired import excludes_zero
-from polistemics.report.formatting import MISSING, number, percent, signed_points
+from polistemics.report.formatting import MISSING, number, number_interval, percent, signed_points
 from polistemics.report.labels import (
     ModelLabels,
     environment_label,
@@ -144,6 +144,7 @@ def rank_views(c: Comparison, labels: ModelLabels) -> list[dict]:
                 "title": title,
                 "spearman": number(found["spearman"]),
                 "spearman_p": p_value_text(found["spearman_p"]),
+                "spearman_ci": rho_interval(found),
                 "kendall": number(found["kendall"]),
                 "kendall_p": p_value_text(found["kendall_p"]),
                 "p_method": found.get("p_method"),
@@ -251,6 +252,13 @@ def _emi_sentence(c: Comparison, labels: ModelLabels) -> str | None:
     return f"EMI difference (B − A, percentage points, 95% interval): {shown}."
 
 
+def rho_interval(found: dict) -> str:
+    """Spearman's rho's 95% interval, ``[0.12, 0.80]``; empty below 4 items (none computed)."""
+    if found.get("spearman_ci_low") is None:
+        return ""
+    return number_interval(found["spearman_ci_low"], found["spearman_ci_high"])
+
+
 def _rank_sentence(c: Comparison) -> str:
     parts = []
     for what, title in RANK_TITLES.items():
@@ -259,9 +267,10 @@ def _rank_sentence(c: Comparison) -> str:
             parts.append(f"{title}: no coefficient ({found['reason']})")
             continue
         method = f", {found['p_method']}" if found.get("p_method") else ""
+        interval = f", 95% CI {rho_interval(found)}" if rho_interval(found) else ""
         text = (
             f"{title} Spearman ρ = {number(found['spearman'], 2)} "
-            f"(p = {p_value_text(found['spearman_p'])}{method}, n = {found['n']})"
+            f"(p = {p_value_text(found['spearman_p'])}{method}{interval}, n = {found['n']})"
         )
         # With n items (no ties) the exact two-sided p cannot go below 2 / n!.
         if 2 / math.factorial(found["n"]) >= c.options.alpha:

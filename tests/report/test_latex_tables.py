@@ -85,6 +85,18 @@ def test_values_are_the_tables_values_in_percent(written: dict[str, str]) -> Non
     assert rows["GPT-5.4"][-1].strip().startswith(f"{100 * emi:.1f} [")
 
 
+def test_the_robustness_table_gives_each_dispersion_with_its_interval(
+    written: dict[str, str],
+) -> None:
+    analyses = analysis_tables(hostile_cells(), resamples=30)
+    spread = analyses.dispersion.set_index("model").loc["gpt_5_4"]
+    assert spread["dispersion_ci_low"] <= spread["dispersion"] <= spread["dispersion_ci_high"]
+    rows = {row[0].strip(): row for row in body_rows(written["robustness"])}
+    low, high = (f"{100 * spread[c]:.1f}" for c in ("dispersion_ci_low", "dispersion_ci_high"))
+    assert rows["GPT-5.4"][-1].strip() == f"{100 * spread['dispersion']:.1f} [{low}, {high}]"
+    assert "Dispersion (pp) [95\\% CI]" in written["robustness"]
+
+
 def test_table_formats() -> None:
     assert parse_table_formats("latex") == ("csv", "latex")
     assert parse_table_formats("csv") == ("csv",)

@@ -158,9 +158,14 @@ def leaderboard_table(analyses: AnalysisTables, labels: ModelLabels) -> pd.DataF
     return _by_election(analyses.leaderboard, labels, rows)
 
 
+DISPERSION_COLUMNS = ("dispersion", "dispersion_ci_low", "dispersion_ci_high")
+
+
 def robustness_table(analyses: AnalysisTables, labels: ModelLabels) -> pd.DataFrame:
     adherence = analyses.adherence_by_environment
     dispersion = analyses.dispersion
+    if "dispersion_ci_low" not in dispersion:  # tables written before the interval was added
+        dispersion = dispersion.assign(dispersion_ci_low=math.nan, dispersion_ci_high=math.nan)
 
     def rows(part: pd.DataFrame) -> pd.DataFrame:
         election = part["election_id"].iloc[0]
@@ -179,8 +184,10 @@ def robustness_table(analyses: AnalysisTables, labels: ModelLabels) -> pd.DataFr
                     environment_label(e): [percent_text(value.get((m, e))) for m in models]
                     for e in envs
                 },
-                "Dispersion (pp)": [
-                    percent_text(spread["dispersion"].get(m)) if m in spread.index else MISSING
+                "Dispersion (pp) [95% CI]": [
+                    _with_ci(*(spread[c].get(m) for c in DISPERSION_COLUMNS))
+                    if m in spread.index
+                    else MISSING
                     for m in models
                 ],
             }
@@ -234,7 +241,7 @@ TABLES = {
     "robustness": (
         robustness_table,
         "Adherence Index per model and information environment in % (Baseline first, then "
-        "easiest to hardest), and rubric-level dispersion in pp.",
+        "easiest to hardest), and rubric-level dispersion in pp with its bootstrap 95% CI.",
     ),
     "party_findings": (
         party_findings_table,

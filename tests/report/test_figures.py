@@ -64,15 +64,26 @@ SVG = "http://www.w3.org/2000/svg"
 runner = CliRunner()
 
 
-@pytest.fixture
-def figures():
+def _figures():
     anon = rate_cells([("m1", B, "p1", F1, 3, 5)], variant=Variant.ANONYMIZED)
     tables = election_tables(cells_frame(study_rows() + anon), "e", resamples=50)
     return tables, election_figures(tables, ModelLabels({"m1": "Model One"}))
 
 
-def test_every_figure_renders_to_svg_with_a_note(figures) -> None:
-    _, found = figures
+@pytest.fixture
+def figures():
+    """The figures, drawn for this test (it may save them, which caches their drawing)."""
+    return _figures()
+
+
+@pytest.fixture(scope="module")
+def shared_figures():
+    """The same figures drawn once for the tests that only read them (none saves them)."""
+    return _figures()
+
+
+def test_every_figure_renders_to_svg_with_a_note(shared_figures) -> None:
+    _, found = shared_figures
     ids = [f.figure_id for f in found.all()]
     assert len(ids) == len(set(ids))
     assert {"e-fig02", "e-fig03", "e-fig04", "e-fig16", "e-fig13", "e-fig36"} <= set(ids)
@@ -81,16 +92,16 @@ def test_every_figure_renders_to_svg_with_a_note(figures) -> None:
         assert fig.note.endswith(".") and fig.file_name.endswith(".svg")
 
 
-def test_leaderboard_figure_rows_by_emi_with_labels(figures) -> None:
-    tables, found = figures
+def test_leaderboard_figure_rows_by_emi_with_labels(shared_figures) -> None:
+    tables, found = shared_figures
     heatmap = found.leaderboard.heatmap
     assert list(heatmap.rows) == ["M2", "Model One"]  # m2 by its display name
     assert heatmap.columns[-1] == "EMI"
     assert heatmap.values[1][-1] == pytest.approx(tables.leaderboard["emi"].iloc[1])
 
 
-def test_spread_figure_borders_rubric_level_flags(figures) -> None:
-    tables, found = figures
+def test_spread_figure_borders_rubric_level_flags(shared_figures) -> None:
+    tables, found = shared_figures
     heatmap = found.party_spread.heatmap
     row = tables.models.index("m1")
     assert heatmap.bordered == frozenset(
@@ -102,16 +113,16 @@ def test_spread_figure_borders_rubric_level_flags(figures) -> None:
     assert heatmap.scale.high == pytest.approx(0.40)
 
 
-def test_absent_figure_greys_faithfulness_and_impartiality(figures) -> None:
-    _, found = figures
+def test_absent_figure_greys_faithfulness_and_impartiality(shared_figures) -> None:
+    _, found = shared_figures
     absent = next(f for f in found.environments if "absent" in f.figure_id).heatmap
     assert list(absent.columns[:3]) == ["F", "I", "EC"]
     assert all(row[0] is None and row[1] is None and row[2] is not None for row in absent.values)
     assert "F1" not in absent.columns and "EC1" in absent.columns
 
 
-def test_loo_figure_counts_flags_in_the_colour_direction(figures) -> None:
-    tables, found = figures
+def test_loo_figure_counts_flags_in_the_colour_direction(shared_figures) -> None:
+    tables, found = shared_figures
     heatmap = found.loo.heatmap
     column = list(heatmap.columns).index("EC1")
     p2 = list(heatmap.rows).index("P2")
@@ -190,16 +201,16 @@ def test_figures_of_a_synthetic_run(release_dir: Path, tmp_path: Path) -> None:
     assert _cell_texts(ablation_delta(tables, "en", "baseline"))
 
 
-def test_missing_figure_data_is_an_error(figures) -> None:
-    tables, _ = figures
+def test_missing_figure_data_is_an_error(shared_figures) -> None:
+    tables, _ = shared_figures
     with pytest.raises(FigureDataError):
         ablation_delta(tables, "en", "baseline")  # the fixture has only the anonymised variant
     with pytest.raises(FigureDataError):
         ablation_delta(tables, "anon", "ie_consistency_contradiction")  # no paper figure
 
 
-def test_report_figure_keeps_the_attributes_the_page_uses(figures) -> None:
-    _, found = figures
+def test_report_figure_keeps_the_attributes_the_page_uses(shared_figures) -> None:
+    _, found = shared_figures
     fig = found.leaderboard
     assert Figure is ReportFigure
     assert fig.file_name == fig.stem + ".svg" and fig.paper_ref == "Fig. 2"
@@ -225,8 +236,8 @@ def test_figures_written_by_forked_workers_match_one_by_one_saves(figures, tmp_p
         assert path.read_bytes() == alone.read_bytes(), path.name
 
 
-def test_inlined_figures_share_no_ids(figures) -> None:
-    _, found = figures
+def test_inlined_figures_share_no_ids(shared_figures) -> None:
+    _, found = shared_figures
     seen: list[str] = []
     for fig in found.all():
         seen += [e.get("id") for e in ET.fromstring(fig.svg).iter() if e.get("id")]
@@ -300,13 +311,21 @@ def _svg_cells(path: Path) -> dict[str, str]:
     }
 
 
-def test_figure_values_match_the_written_csv_tables(fixtures_dir: Path, tmp_path: Path) -> None:
-    out = tmp_path / "report"
+@pytest.fixture(scope="module")
+def small_release_report(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Path:
+    """The small release's report folder, figures in every format: built once for the tests
+    that only read it (its SVG files are those of an SVG-only build, byte for byte)."""
+    out = tmp_path_factory.mktemp("small-release") / "report"
     build_any(
         fixtures_dir / "scoring" / "release_small",
         out,
-        ReportOptions(bootstrap_resamples=20, figure_formats=("svg",)),
+        ReportOptions(bootstrap_resamples=20, figure_formats=FIGURE_FORMATS),
     )
+    return out
+
+
+def test_figure_values_match_the_written_csv_tables(small_release_report: Path) -> None:
+    out = small_release_report
     csv = {p.stem: pd.read_csv(p) for p in (out / "tables").glob("*.csv")}
     board = csv["leaderboard"]
     stem = next(p for p in (out / "figures").glob("*_fig02_leaderboard.svg"))
@@ -332,13 +351,8 @@ def test_figure_values_match_the_written_csv_tables(fixtures_dir: Path, tmp_path
     assert checked == len(models) * len(envs) > 0
 
 
-def test_report_writes_pdf_and_png_at_300_dpi(fixtures_dir: Path, tmp_path: Path) -> None:
-    out = tmp_path / "report"
-    build_any(
-        fixtures_dir / "scoring" / "release_small",
-        out,
-        ReportOptions(bootstrap_resamples=20, figure_formats=FIGURE_FORMATS),
-    )
+def test_report_writes_pdf_and_png_at_300_dpi(small_release_report: Path) -> None:
+    out = small_release_report
     svgs = sorted((out / "figures").glob("*.svg"))
     assert svgs
     for svg in svgs:

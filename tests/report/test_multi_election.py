@@ -51,16 +51,28 @@ def run(folder: Path, cells: pd.DataFrame) -> Path:
     return folder
 
 
-@pytest.fixture
-def two_runs(tmp_path: Path) -> tuple[Path, Path]:
+def two_runs_in(folder: Path) -> tuple[Path, Path]:
     return (
-        run(tmp_path / "de", election_cells("de_x", {"m1": 7, "m2": 9})),
-        run(tmp_path / "nl", election_cells("nl_x", {"m1": 8, "m2": 10})),
+        run(folder / "de", election_cells("de_x", {"m1": 7, "m2": 9})),
+        run(folder / "nl", election_cells("nl_x", {"m1": 8, "m2": 10})),
     )
 
 
-def test_report_of_two_runs_has_cross_election_deltas(two_runs, tmp_path) -> None:
-    page = build_combined(list(two_runs), tmp_path / "out", OPTIONS)
+@pytest.fixture
+def two_runs(tmp_path: Path) -> tuple[Path, Path]:
+    return two_runs_in(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def combined(tmp_path_factory: pytest.TempPathFactory) -> tuple[tuple[Path, Path], Path]:
+    """The two runs and their combined report, built once for the tests that only read them."""
+    folder = tmp_path_factory.mktemp("combined")
+    runs = two_runs_in(folder)
+    return runs, build_combined(list(runs), folder / "out", OPTIONS)
+
+
+def test_report_of_two_runs_has_cross_election_deltas(combined) -> None:
+    _, page = combined
     html = page.read_text(encoding="utf-8")
     assert 'id="cross-election"' in html
     assert "nl_x − de_x" in html
@@ -79,12 +91,12 @@ def test_report_of_two_runs_has_cross_election_deltas(two_runs, tmp_path) -> Non
     )
 
 
-def test_a_run_with_two_elections_gives_the_same_cross_election_deltas(two_runs, tmp_path) -> None:
+def test_a_run_with_two_elections_gives_the_same_cross_election_deltas(combined, tmp_path) -> None:
+    two_runs, two_page = combined
     both = pd.concat([load_side(str(p)).cells for p in two_runs], ignore_index=True)
     page = build_report(run(tmp_path / "both", both), tmp_path / "one", OPTIONS)
-    combined = build_combined(list(two_runs), tmp_path / "two", OPTIONS)
     one = pd.read_csv(page.parent / "tables" / "cross1_delta_adherence.csv")
-    two = pd.read_csv(combined.parent / "tables" / "cross1_delta_adherence.csv")
+    two = pd.read_csv(two_page.parent / "tables" / "cross1_delta_adherence.csv")
     pd.testing.assert_frame_equal(one, two)
 
 

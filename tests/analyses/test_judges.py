@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analyses.test_analysis_properties import item  # tests/ is on sys.path
 from polistemics.analyses.judges import judge_analyses
 from polistemics.analyses.tables import (
     analysis_tables,
     read_analysis_tables,
     write_analysis_tables,
 )
+from polistemics.conditions import Environment, Variant
 from polistemics.report.run_inputs import load_run_inputs
+from polistemics.rubrics import Rubric, sub_questions
+from polistemics.runlog import JudgeVerdictRecord
+from polistemics.scoring.verdict_engine import streamed_tally
+from polistemics.scoring.verdict_table import panel_tally
 from report.conftest import finished_demo_run  # noqa: F401 (the fixture; tests/ is on sys.path)
 
 
@@ -67,3 +73,49 @@ def test_a_source_without_verdicts_has_no_judge_files(finished_demo_run, tmp_pat
     assert not (tmp_path / "excluded_items.csv").exists()  # not left from the earlier build
     again = read_analysis_tables(tmp_path)
     assert again.judge_strictness is None and again.agreement_by_rubric is None
+
+
+RUBRIC = Rubric.EPISTEMIC_CALIBRATION
+
+
+class _Unread(list):
+    """Records that must not be read (only counted)."""
+
+    def __iter__(self):
+        raise AssertionError("the records were read again")
+
+
+def test_the_tallys_vote_totals_are_used_without_reading_the_records() -> None:
+    items = [item("p1", n, Environment.ABSENT, Variant.FULL) for n in (1, 2)]
+    records = [
+        JudgeVerdictRecord(
+            item_key=one.key,
+            environment=one.environment,
+            model="m",
+            sample_index=0,
+            rubric=RUBRIC,
+            judge=f"judge-{seat}",
+            panel_position=seat,
+            call_key=None,
+            attempts=1,
+            raw_output=None,
+            parsed=True,
+            says_yes={sq.key: seat != 0 for sq in sub_questions(RUBRIC, one.environment)},
+        )
+        for one in items
+        for seat in range(3)
+    ]
+    by_key = {one.key: one for one in items}
+    tally = streamed_tally([records], by_key, 3)
+    assert tally is not None and tally.judge_totals is not None
+    from_records = judge_analyses(records, items, 3)
+    from_tally = judge_analyses(_Unread(records), items, 3, tally=tally)
+    assert from_records is not None and from_tally is not None
+    for name in ("pass_rates", "agreement", "ranking"):
+        pd.testing.assert_frame_equal(getattr(from_tally, name), getattr(from_records, name))
+    # A tally without the totals (counted all at once): the records are read.
+    counted = panel_tally(records, by_key, 3)
+    assert counted.judge_totals is None
+    pd.testing.assert_frame_equal(
+        judge_analyses(records, items, 3, tally=counted).ranking, from_records.ranking
+    )

@@ -17,6 +17,7 @@ from polistemics.scoring.judge_analyses import agreement_of, pass_rates_of, rank
 from polistemics.scoring.verdict_codes import verdict_codes
 from polistemics.scoring.verdict_engine import judge_vote_totals
 from polistemics.scoring.verdict_table import UnknownItemError
+from polistemics.scoring.verdicts import PanelTally
 
 _JUDGE = TableColumn("judge", "text", "the panel seat and judge model (seat:model)")
 JUDGE_PASS_RATES = TableSchema(
@@ -75,18 +76,25 @@ def judge_analyses(
     records: Sequence[JudgeVerdictRecord] | None,
     items: Sequence[EnvironmentItem],
     panel_size: int,
+    *,
+    tally: PanelTally | None = None,
 ) -> JudgeAnalyses | None:
     """Per-judge tables from a run's raw verdicts; None without them (an authors' release).
 
-    From each judge's vote totals per sub-question, which the engine counts from the verdicts
-    as integer codes (``scoring.verdict_engine``), not from a frame of every vote."""
+    From each judge's vote totals per sub-question: the ones the panel's ``tally`` of these
+    records counted in its pass over them (``PanelTally.judge_totals``: the records are not
+    read again), or else the engine's count from the verdicts as integer codes
+    (``scoring.verdict_engine``), not from a frame of every vote."""
     if not records or not items:
         return None
-    try:
-        codes = verdict_codes(records, {item.key: item for item in items})
-    except UnknownItemError:
-        return None  # the reliability tables report the same problem
-    totals = judge_vote_totals(codes, panel_size)
+    if tally is not None and tally.judge_totals is not None:
+        totals = tally.judge_totals
+    else:
+        try:
+            codes = verdict_codes(records, {item.key: item for item in items})
+        except UnknownItemError:
+            return None  # the reliability tables report the same problem
+        totals = judge_vote_totals(codes, panel_size)
     if totals.empty:
         return None
     return JudgeAnalyses(

@@ -242,7 +242,7 @@ def analysis_tables(
             "excluded_items": agreement.excluded,
         }
     if tally is not None:
-        judges = judge_analyses(judge_records, items, tally.panel_size)
+        judges = judge_analyses(judge_records, items, tally.panel_size, tally=tally)
         if judges is not None:
             found |= {
                 "judge_pass_rates": judges.pass_rates,

@@ -32,7 +32,9 @@ from polistemics.run.stages.base import ElectionRun, Log, Stage, StudyState, run
 from polistemics.runlog import RunDir
 from polistemics.runlog.layout import release_folder
 from polistemics.runlog.spool import SpooledJudgeRecords
-from polistemics.scoring.verdict_table import score_run
+from polistemics.scoring.verdict_engine import streamed_tally
+from polistemics.scoring.verdict_table import item_metadata, panel_tally, score_run
+from polistemics.scoring.verdicts import majority_of
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import ScopedElection, apply_scope
 
@@ -235,7 +237,14 @@ def score_study(result: StudyResult, config: RunConfig):
     countries = {
         run.scoped.election.id: run.scoped.election.country.upper() for run in result.elections
     }
-    records = result.verdicts
-    if isinstance(records, SpooledJudgeRecords):  # the stage's file: what scoring reads
-        records = records.read_for_scoring()
-    return score_run(records, items, panel_size=len(config.judges), countries=countries)
+    records, panel_size = result.verdicts, len(config.judges)
+    if not isinstance(records, SpooledJudgeRecords):
+        return score_run(records, items, panel_size=panel_size, countries=countries)
+    # The stage's file, tallied chunk by chunk (no list of its records; each judge's vote
+    # totals for the analyses come from the same pass); when it declines (records not in
+    # answer blocks, a failed check of the panel), all at once, which raises the check's error.
+    by_key = {item.key: item for item in items}
+    tally = streamed_tally(records.chunks(), by_key, panel_size)
+    if tally is None:
+        tally = panel_tally(records.read_for_scoring(), by_key, panel_size)
+    return majority_of(tally, item_metadata(items, countries) if items else None)

@@ -87,7 +87,7 @@ def verdict_codes(
         }
     )
     item_table = pd.DataFrame(
-        [_item_fields(items[key]) for key in keys], columns=list(ITEM_FIELDS), dtype=object
+        [item_fields(items[key]) for key in keys], columns=list(ITEM_FIELDS), dtype=object
     )
     return VerdictCodes(
         verdicts,
@@ -102,15 +102,19 @@ def verdict_codes(
 
 def _verdict_rows(says_yes: Sequence[dict[str, bool | None]]) -> tuple[pd.DataFrame, list[str]]:
     """One row per (record, sub-question): each distinct ``says_yes`` dict unpacked once, then
-    taken per record (a padded matrix of codes, masked by each dict's length)."""
-    distinct: dict[int, int] = {}  # id of a shared dict -> its number
+    taken per record (a padded matrix of codes, masked by each dict's length). Dicts are told
+    apart by their items: records read from a file have a dict each, a few hundred distinct."""
+    shared: dict[int, int] = {}  # id of a dict -> its number (``JudgeRecords`` shares them)
+    distinct: dict[tuple, int] = {}  # a dict's items -> its number
     dicts: list[dict[str, bool | None]] = []
     dict_of = np.empty(len(says_yes), dtype="int64")
     for index, verdicts in enumerate(says_yes):
-        number = distinct.get(id(verdicts))
+        number = shared.get(id(verdicts))
         if number is None:
-            number = distinct[id(verdicts)] = len(dicts)
-            dicts.append(verdicts)
+            number = distinct.setdefault(tuple(verdicts.items()), len(dicts))
+            if number == len(dicts):
+                dicts.append(verdicts)
+            shared[id(verdicts)] = number
         dict_of[index] = number
     keys: dict[str, int] = {}
     width = max((len(d) for d in dicts), default=0)
@@ -132,7 +136,8 @@ def _verdict_rows(says_yes: Sequence[dict[str, bool | None]]) -> tuple[pd.DataFr
     return table, list(keys)
 
 
-def _item_fields(item: EnvironmentItem) -> tuple:
+def item_fields(item: EnvironmentItem) -> tuple:
+    """The item's ``ITEM_FIELDS``: what tells its answers apart from other items'."""
     return (
         item.environment.value,
         item.variant.value,
@@ -150,5 +155,6 @@ __all__ = [
     "YES",
     "UnknownItemError",
     "VerdictCodes",
+    "item_fields",
     "verdict_codes",
 ]

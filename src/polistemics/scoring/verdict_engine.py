@@ -7,7 +7,9 @@ groups them lazily, so no frame of every verdict with its strings is made.
 ``engine_tally`` gives the panel's tally (``verdicts.PanelTally``: vote counts per answer x
 rubric x sub-question, the items x rubric left out, the ignored keys), the scores' input, exactly
 as ``verdicts.tally_panel`` makes it from the verdict table (``verdict_table.panel_tally`` uses
-it, and the pandas way when it declines).
+it, and the pandas way when it declines). ``streamed_tally`` gives the same from records read
+chunk by chunk (a run's ``judges.jsonl``: memory holds a chunk and the tally's integer codes,
+not every record), with each judge's vote totals from the same pass.
 
 ``judge_vote_totals`` gives the inputs of the per-judge analyses (``judge_analyses``): each
 judge's votes and passes, and of them the votes on sub-questions with a strict majority and
@@ -22,7 +24,9 @@ finish scores them before it analyses them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,7 +36,13 @@ from polistemics.rubrics import BY_KEY, Rubric, sub_questions
 from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
 from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.cells import group_ids
-from polistemics.scoring.verdict_codes import ITEM_FIELDS, VerdictCodes, verdict_codes
+from polistemics.scoring.verdict_codes import (
+    ITEM_FIELDS,
+    UnknownItemError,
+    VerdictCodes,
+    item_fields,
+    verdict_codes,
+)
 from polistemics.scoring.verdicts import ITEM_RUBRIC, PanelTally
 
 TOTAL_KEYS = ["judge", "variant", "environment", "rubric", "sub_question"]
@@ -150,11 +160,245 @@ def engine_tally(
     return _tally_of_codes(verdict_codes(records, items), panel_size)
 
 
-def _tally_of_codes(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
-    import polars as pl
+def streamed_tally(
+    chunks: Iterable[Sequence[JudgeVerdictRecord]],
+    items: Mapping[str, EnvironmentItem],
+    panel_size: int,
+) -> PanelTally | None:
+    """``engine_tally`` of the records these chunks hold, in their order, counted chunk by
+    chunk: memory holds a chunk and the tally's integer codes, never every record. With the
+    tally, each judge's vote totals (``PanelTally.judge_totals``, ``judge_vote_totals`` of the
+    records), from the same pass.
 
+    A chunk's tally is the whole's part when every item x rubric has all its records in one
+    chunk: the records must come in answer blocks (an answer's records together, as
+    ``judges.jsonl`` lists them: item, model, sample, seat, rubric), and a chunk's last block
+    waits for the next chunk. None, for the caller to tally all the records at once (which
+    raises the error, or makes the empty tables), when they do not (an answer block seen
+    again), a record names an unknown item, a check of the panel fails, or nothing is
+    scoreable."""
+    if panel_size < 1:
+        return None
+    tally = _StreamedTally(panel_size)
+    blocks = _AnswerBlocks(chunks, items)
+    try:
+        for chunk in blocks:
+            tally.add(verdict_codes(chunk, items))
+    except (_Declined, UnknownItemError):
+        return None
+    if blocks.repeated:
+        return None
+    return tally.result()
+
+
+class _AnswerBlocks:
+    """Chunks of records cut at answer-block boundaries (a block: an item's fields, model and
+    sample; its records follow one another). ``repeated``: a block came again after another,
+    so the chunks' tallies are not the whole's (iteration stops there)."""
+
+    def __init__(
+        self, chunks: Iterable[Sequence[JudgeVerdictRecord]], items: Mapping[str, EnvironmentItem]
+    ) -> None:
+        self.chunks, self.items = chunks, items
+        self.repeated = False
+        self._fields: dict[str, tuple] = {}  # item key -> its ITEM_FIELDS (the answer's item)
+
+    def _block(self, record: JudgeVerdictRecord) -> int:
+        fields = self._fields.get(record.item_key)
+        if fields is None:
+            item = self.items.get(record.item_key)
+            if item is None:
+                raise UnknownItemError(record.item_key)  # verdict_codes names it; none kept
+            fields = self._fields[record.item_key] = item_fields(item)
+        return hash((fields, record.model, record.sample_index))
+
+    def __iter__(self) -> Iterator[list[JudgeVerdictRecord]]:
+        # Blocks already passed, by hash: a collision only sends the caller the whole way.
+        closed: set[int] = set()
+        held: list[JudgeVerdictRecord] = []  # the last block so far, not yet complete
+        current: int | None = None
+        for chunk in self.chunks:
+            cut = None  # where the last block starting in this chunk starts
+            for index, record in enumerate(chunk):
+                block = self._block(record)
+                if block != current:
+                    if block in closed:
+                        self.repeated = True
+                        return
+                    if current is not None:
+                        closed.add(current)
+                    current, cut = block, index
+            if cut is None:
+                held.extend(chunk)
+                continue
+            done = [*held, *chunk[:cut]]
+            if done:
+                yield done
+            held = list(chunk[cut:])
+        if held:
+            yield held
+
+
+class _StreamedTally:
+    """Chunks' tallies gathered as integer codes shared across chunks (items by their fields,
+    models, rubrics, sub-questions), decoded into the tally's tables at the end."""
+
+    def __init__(self, panel_size: int) -> None:
+        self.panel_size = panel_size
+        self.codes: dict[str, dict] = {name: {} for name in ("item", "model", "rubric", "key")}
+        self.counts: list[dict[str, np.ndarray]] = []
+        self.short: list[dict[str, np.ndarray]] = []
+        self.totals: list[pd.DataFrame] = []
+        self.ignored: Counter[str] = Counter()
+        self.n_verdicts = 0
+        self.scoreable = False
+
+    def _global(self, name: str, values: Iterable) -> np.ndarray:
+        codes = self.codes[name]
+        return np.array([codes.setdefault(v, len(codes)) for v in values], dtype="int32")
+
+    def add(self, codes: VerdictCodes) -> None:
+        """One chunk's codes (whole answer blocks); ``_Declined`` when a check fails."""
+        if codes.verdicts.empty:
+            return
+        part = _tally_parts(codes, self.panel_size)
+        self.n_verdicts += len(codes.verdicts)
+        for key, count in part.ignored.items():
+            self.ignored[key] += count
+        if not part.scoreable:
+            return
+        self.scoreable = True
+        item = self._global("item", codes.items.itertuples(index=False, name=None))
+        model = self._global("model", codes.models)
+        rubric = self._global("rubric", codes.rubrics)
+        records = codes.records
+
+        def answers(record: np.ndarray) -> dict[str, np.ndarray]:
+            return {
+                "item": item[records["item"].to_numpy()[record]],
+                "model": model[records["model"].to_numpy()[record]],
+                "sample_index": records["sample_index"].to_numpy()[record],
+                "rubric": rubric[records["rubric"].to_numpy()[record]].astype("int8"),
+            }
+
+        key = self._global("key", codes.sub_questions)
+        counts = part.counts
+        self.counts.append(
+            answers(counts["record"].to_numpy())
+            | {
+                "sub_question": key[counts["sub_question"].to_numpy()].astype("int16"),
+                "n_pass": counts["n_pass"].to_numpy().astype("int32"),
+                "n_votes": counts["n_votes"].to_numpy().astype("int32"),
+            }
+        )
+        self.short.append(
+            answers(part.short["record"].to_numpy())
+            | {"n_complete_judges": part.short["n_complete"].to_numpy()}
+        )
+        totals = judge_vote_totals(codes, self.panel_size)
+        if not totals.empty:
+            self.totals.append(totals)
+
+    def result(self) -> PanelTally | None:
+        if not self.scoreable:
+            return None  # nothing scoreable: the pandas way makes the empty tables
+        counts = self._table(self.counts)
+        for name in ("n_pass", "n_votes"):
+            counts[name] = counts[name].astype("int64")
+        excluded = self._table(self.short)
+        excluded["n_complete_judges"] = excluded["n_complete_judges"].astype("int64")
+        return PanelTally(
+            counts,
+            excluded,
+            self.ignored,
+            self.panel_size,
+            self.n_verdicts,
+            judge_totals=self._judge_totals(),
+        )
+
+    def _table(self, parts: list[dict[str, np.ndarray]]) -> pd.DataFrame:
+        """``ITEM_RUBRIC`` (+ the parts' other columns) decoded from the gathered codes."""
+        columns = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+        parts.clear()  # the chunks' codes, gathered: not held beside the table
+        fields = _object_rows(list(self.codes["item"]), len(ITEM_FIELDS))
+        item = columns.pop("item")
+        decoded = {
+            "model": _objects(self.codes["model"])[columns.pop("model")],
+            **{name: fields[:, i][item] for i, name in enumerate(ITEM_FIELDS)},
+            "sample_index": columns.pop("sample_index").astype("int64"),
+            "rubric": _objects(self.codes["rubric"])[columns.pop("rubric")],
+        }
+        # copy=False: the columns as they are, not copied into one block (a million rows at 8x)
+        table = pd.DataFrame({name: decoded.pop(name) for name in ITEM_RUBRIC}, copy=False)
+        if "sub_question" in columns:
+            table["sub_question"] = _objects(self.codes["key"])[columns.pop("sub_question")]
+        for name, values in columns.items():
+            table[name] = values
+        return table
+
+    def _judge_totals(self) -> pd.DataFrame:
+        if not self.totals:
+            return pd.DataFrame({c: pd.Series(dtype="object") for c in TOTAL_COLUMNS})
+        counts = TOTAL_COLUMNS[len(TOTAL_KEYS) :]
+        summed = pd.concat(self.totals, ignore_index=True).groupby(TOTAL_KEYS, sort=True)[counts]
+        return summed.sum().reset_index().astype({c: "int64" for c in counts})
+
+
+def _objects(codes: Mapping) -> np.ndarray:
+    values = np.empty(len(codes), dtype=object)
+    values[:] = list(codes)
+    return values
+
+
+def _object_rows(rows: list[tuple], width: int) -> np.ndarray:
+    table = np.empty((len(rows), width), dtype=object)
+    for index, row in enumerate(rows):
+        table[index] = row
+    return table
+
+
+def _tally_of_codes(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
     if panel_size < 1 or codes.verdicts.empty:
         return None
+    try:
+        part = _tally_parts(codes, panel_size)
+    except _Declined:
+        return None
+    if not part.scoreable:
+        return None  # nothing scoreable: the pandas way makes the empty tables
+    excluded = _item_rubric_columns(codes, part.short["record"].to_numpy())
+    excluded["n_complete_judges"] = part.short["n_complete"].to_numpy()
+    counts = part.counts
+    table = _item_rubric_columns(codes, counts["record"].to_numpy())
+    table["sub_question"] = np.array(codes.sub_questions, dtype=object)[
+        counts["sub_question"].to_numpy()
+    ]
+    table["n_pass"] = counts["n_pass"].to_numpy()
+    table["n_votes"] = counts["n_votes"].to_numpy()
+    return PanelTally(table, excluded, part.ignored, panel_size, len(codes.verdicts))
+
+
+class _Declined(Exception):
+    """A check of the panel failed: the pandas way raises its error."""
+
+
+@dataclass(frozen=True)
+class _TallyParts:
+    """The tally of some verdicts, by their codes: ``counts`` (polars: record, sub_question,
+    n_pass, n_votes; one row per item x rubric x sub-question, ``record`` its first record) and
+    ``short`` (record, n_complete: the items x rubric left out), each in order of first
+    appearance; the ignored keys, and whether any sub-question was scoreable."""
+
+    counts: Any
+    short: Any
+    ignored: Counter[str]
+    scoreable: bool
+
+
+def _tally_parts(codes: VerdictCodes, panel_size: int) -> _TallyParts:
+    """``_TallyParts`` of non-empty codes; ``_Declined`` when a check of the panel fails."""
+    import polars as pl
+
     items, environments, _ = _item_codes(codes.items)
     item_of_record = codes.records["item"].to_numpy()
     answer, _ = group_ids(  # an item x rubric, as ITEM_RUBRIC groups the verdicts
@@ -182,7 +426,7 @@ def _tally_of_codes(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
     )
     repeated = frame.group_by(["answer", "judge", "sub_question"]).len().filter(pl.col("len") > 1)
     if not repeated.limit(1).collect().is_empty():
-        return None
+        raise _Declined
     combos = (
         frame.group_by(["rubric", "sub_question", "environment"])
         .agg(count=pl.len(), first=pl.col("row").min())
@@ -201,14 +445,14 @@ def _tally_of_codes(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
         if sq is None:
             ignored[f"{codes.sub_questions[key]} (not an App. F sub-question)"] += count
         elif sq.rubric.value != name:
-            return None
+            raise _Declined
         elif not sq.is_active(environment):
             ignored[f"{sq.key} (inactive in {environment.value})"] += count
         else:
             expected = len(sub_questions(Rubric(name), environment))
             rules.append((rubric, key, env, int(sq.yes_passes(environment)), expected))
     if not rules:
-        return None  # nothing scoreable: the pandas way makes the empty tables
+        return _TallyParts(None, None, ignored, scoreable=False)
     columns = ["rubric", "sub_question", "environment", "yes_passes", "expected"]
     types = [pl.Int8, pl.Int16, pl.Int32, pl.Int8, pl.Int32]
     rule_table = pl.DataFrame(rules, schema=dict(zip(columns, types, strict=True)), orient="row")
@@ -231,7 +475,7 @@ def _tally_of_codes(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
         .collect()
     )
     if (panels["judges"] > panel_size).any():
-        return None
+        raise _Declined
     full = panels.filter(pl.col("n_complete") >= panel_size).select("answer")
     counts = (
         kept.join(full.lazy(), on="answer", how="semi")
@@ -245,16 +489,8 @@ def _tally_of_codes(codes: VerdictCodes, panel_size: int) -> PanelTally | None:
         .sort("first")
         .collect()
     )
-    short = panels.filter(pl.col("n_complete") < panel_size)
-    excluded = _item_rubric_columns(codes, short["record"].to_numpy())
-    excluded["n_complete_judges"] = short["n_complete"].to_numpy()
-    table = _item_rubric_columns(codes, counts["record"].to_numpy())
-    table["sub_question"] = np.array(codes.sub_questions, dtype=object)[
-        counts["sub_question"].to_numpy()
-    ]
-    table["n_pass"] = counts["n_pass"].to_numpy()
-    table["n_votes"] = counts["n_votes"].to_numpy()
-    return PanelTally(table, excluded, ignored, panel_size, len(codes.verdicts))
+    short = panels.filter(pl.col("n_complete") < panel_size).select(["record", "n_complete"])
+    return _TallyParts(counts, short, ignored, scoreable=True)
 
 
 def _item_rubric_columns(codes: VerdictCodes, records: np.ndarray) -> pd.DataFrame:

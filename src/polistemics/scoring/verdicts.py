@@ -259,6 +259,9 @@ class PanelTally:
     ignored: Counter[str]  # sub-question keys never scored
     panel_size: int
     n_verdicts: int  # verdicts tallied (one per judge x sub-question), scored or not
+    # Each judge's vote totals (``verdict_engine.TOTAL_COLUMNS``), when the tally counted them
+    # in the same pass over the records (``verdict_engine.streamed_tally``); None: not counted.
+    judge_totals: pd.DataFrame | None = None
 
 
 def tally_panel(

@@ -13,6 +13,7 @@ from polistemics.analyses.tables import (
 )
 from polistemics.conditions import Environment, Variant
 from polistemics.report.run_inputs import load_run_inputs
+from polistemics.report.verdict_source import held, panel_tally_of
 from polistemics.rubrics import Rubric, sub_questions
 from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.verdict_engine import streamed_tally
@@ -28,11 +29,11 @@ def test_no_raw_verdicts_give_no_judge_tables() -> None:
 def test_judge_tables_of_the_demo_run(finished_demo_run) -> None:  # noqa: F811
     run_dir, _ = finished_demo_run
     inputs = load_run_inputs(run_dir)
-    judges = judge_analyses(inputs.judge_records, inputs.items, inputs.judging.panel_size)
+    judges = judge_analyses(inputs.judge_records, inputs.items, inputs.panel_size)
     assert judges is not None
     assert list(judges.ranking["rank"]) == list(range(1, len(judges.ranking) + 1))
     assert judges.ranking["pass_rate"].is_monotonic_increasing
-    assert len(judges.ranking) == inputs.judging.panel_size
+    assert len(judges.ranking) == inputs.panel_size
     overall = judges.agreement[judges.agreement["rubric"] == "all"]
     assert ((overall["agreement"] >= 0) & (overall["agreement"] <= 1)).all()
     assert isinstance(judges.pass_rates, pd.DataFrame) and not judges.pass_rates.empty
@@ -41,8 +42,12 @@ def test_judge_tables_of_the_demo_run(finished_demo_run) -> None:  # noqa: F811
 def test_judge_and_agreement_tables_read_back_as_computed(finished_demo_run, tmp_path) -> None:  # noqa: F811
     run_dir, _ = finished_demo_run
     inputs = load_run_inputs(run_dir)
+    records = held(inputs.judge_records)  # judges.jsonl is read where it is used
     tables = analysis_tables(
-        inputs.cells, tally=inputs.judging, judge_records=inputs.judge_records, items=inputs.items
+        inputs.cells,
+        tally=panel_tally_of(inputs, records),
+        judge_records=records,
+        items=inputs.items,
     )
     written = {p.name for p in write_analysis_tables(tables, tmp_path)}
     # measured but empty: the header alone, as the report always wrote it
@@ -64,8 +69,12 @@ def test_judge_and_agreement_tables_read_back_as_computed(finished_demo_run, tmp
 def test_a_source_without_verdicts_has_no_judge_files(finished_demo_run, tmp_path) -> None:  # noqa: F811
     run_dir, _ = finished_demo_run
     inputs = load_run_inputs(run_dir)
+    records = held(inputs.judge_records)
     measured = analysis_tables(
-        inputs.cells, tally=inputs.judging, judge_records=inputs.judge_records, items=inputs.items
+        inputs.cells,
+        tally=panel_tally_of(inputs, records),
+        judge_records=records,
+        items=inputs.items,
     )
     write_analysis_tables(measured, tmp_path)
     write_analysis_tables(analysis_tables(inputs.cells), tmp_path)  # a release: no verdicts

@@ -85,6 +85,30 @@ def test_cap_keeps_a_seeded_sample(demo_inputs) -> None:
     assert ids(first) == ids(again) and ids(first) != ids(other)
 
 
+def test_a_sample_has_the_final_verdicts_of_every_cell(demo_inputs, monkeypatch) -> None:
+    """A sample's verdicts come from its own answers' cells only, and equal those of all."""
+    from polistemics.report import browser
+
+    every = final_verdicts(demo_inputs.cells)
+    seen: list[int] = []
+    monkeypatch.setattr(browser, "final_verdicts", lambda cells: seen.append(len(cells)) or every)
+    args = (demo_inputs.answers, demo_inputs.cells, None, ModelLabels())
+    sample = browser_payload(*args, max_answers=10)
+    assert seen and seen[0] < len(demo_inputs.cells) / 10
+    monkeypatch.undo()
+    sample_alone = browser_payload(*args, max_answers=10)
+    assert sample_alone == sample
+    for item in sample_alone["items"]:
+        key = (
+            sample_alone["models"][item["m"]][0],
+            sample_alone["environments"][item["e"]][0],
+            sample_alone["variants"][item["v"]][0],
+            item["o"],
+            item["n"],
+        )
+        assert item["c"] == every[key]
+
+
 def test_disagreement_flag(payload) -> None:
     for item in payload["items"]:
         columns = list(zip(*(j[3] for j in item["j"]), strict=True)) if item["j"] else []

@@ -6,6 +6,7 @@ import pytest
 from polistemics.analyses.agreement import agreement_tables
 from polistemics.conditions import Environment
 from polistemics.report.run_inputs import load_run_inputs
+from polistemics.report.verdict_source import held, panel_tally_of
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.agreement import agreement_table
@@ -50,7 +51,9 @@ def test_verdict_table_matches_the_one_by_one_conversion(demo_inputs) -> None:
 def test_agreement_matches_scoring_agreement_table(demo_inputs) -> None:
     items = {item.key: item for item in demo_inputs.items}
     verdicts = verdict_table(demo_inputs.judge_records, items)
-    tables = agreement_tables(demo_inputs.judging)
+    tally = panel_tally_of(demo_inputs, held(demo_inputs.judge_records))  # counted on use
+    assert tally is not None
+    tables = agreement_tables(tally)
     for by, ours in [
         (("rubric",), tables.by_rubric),
         (("rubric", "sub_question"), tables.by_sub_question),
@@ -59,7 +62,7 @@ def test_agreement_matches_scoring_agreement_table(demo_inputs) -> None:
         expected = agreement_table(one_by_one(demo_inputs.judge_records, items), by, 3)
         pd.testing.assert_frame_equal(ours.reset_index(drop=True), expected.reset_index(drop=True))
         pd.testing.assert_frame_equal(agreement_table(verdicts, by, 3), expected)
-    assert tables.excluded.empty and demo_inputs.judging.panel_size == 3
+    assert tables.excluded.empty and tally.panel_size == demo_inputs.panel_size == 3
 
 
 def record(item_key: str, judge: int, says: dict[str, bool | None]) -> JudgeVerdictRecord:

@@ -9,6 +9,7 @@ import pytest
 
 from polistemics.report import run_inputs
 from polistemics.report.run_inputs import load_run_inputs
+from polistemics.report.verdict_source import held, panel_tally_of
 from polistemics.runlog import RunDir
 from polistemics.runlog.read import read_answer_chunks
 
@@ -94,7 +95,8 @@ def test_a_finish_reads_the_same_inputs_from_the_files_with_its_own_scores(
     """``run_file_inputs`` (what a run's finish calls) gives what the report reads, with the
     cells and tally it is handed instead of reading or counting them."""
     read = load_run_inputs(demo_run_copy)
-    tally = read.judging
+    assert read.judging is None and read.panel_size == 3  # counted when the tables are made
+    tally = panel_tally_of(read, held(read.judge_records))
     assert tally is not None
     given = run_inputs.run_file_inputs(demo_run_copy, cells=read.cells, judging=tally)
     assert given.judging is tally and given.cells is read.cells and given.manifest is None

@@ -81,6 +81,17 @@ def final_verdicts(cells: pd.DataFrame) -> dict[AnswerKey, str]:
     return dict(zip(keys, marks.view(f"<U{len(SUB_QUESTIONS)}").tolist(), strict=True))
 
 
+def _cells_of(cells: pd.DataFrame, answers: list[AnswerView]) -> pd.DataFrame:
+    """The cells of these answers (model, environment, variant, observation, sample)."""
+    keys = {
+        (a.model, a.item.environment.value, a.item.variant.value, a.item.observation_id)
+        + (a.sample_index,)
+        for a in answers
+    }
+    rows = zip(*(cells[c].to_numpy() for c in _ANSWER_COLUMNS), strict=True)
+    return cells[np.fromiter((row in keys for row in rows), dtype=bool, count=len(cells))]
+
+
 @cache
 def _says(verdicts: tuple[tuple[str, bool | None], ...]) -> str:
     """A record's ``says_yes`` items as ``Y``/``N``/``?``/``-`` per sub-question (few distinct
@@ -179,7 +190,8 @@ def browser_payload(
             a.sample_index,
         ),
     )
-    verdicts = final_verdicts(cells)
+    # a sample's final verdicts from its answers' cells alone (not a copy of every cell)
+    verdicts = final_verdicts(cells if len(chosen) == total else _cells_of(cells, chosen))
     # The judge rows of the answers shown only (a 4x study has 427,000 records, 20,000 shown).
     by_answer: dict[tuple[str, str, int], list[JudgeRow]] = {
         (a.item.key, a.model, a.sample_index): [] for a in chosen

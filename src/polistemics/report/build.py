@@ -49,6 +49,7 @@ from polistemics.report.inputs import ReportInputError, ReportInputs
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import is_run_dir, load_run_inputs
+from polistemics.report.verdict_source import held, panel_tally_of
 from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.release import variant_folders
 
@@ -166,10 +167,12 @@ def write_report(
 
 def _compute(inputs: ReportInputs, options: ReportOptions) -> Callable[[], AnalysisTables]:
     def compute() -> AnalysisTables:
+        # a file's judge records in columns (no raw outputs), held while the tables are made
+        records = held(inputs.judge_records)
         return analysis_tables(
             inputs.cells,
-            tally=inputs.judging,
-            judge_records=inputs.judge_records,
+            tally=panel_tally_of(inputs, records),
+            judge_records=records,
             items=inputs.items,
             resamples=options.bootstrap_resamples,
             seed=options.seed,
@@ -188,7 +191,7 @@ def _analysis_options(inputs: ReportInputs, options: ReportOptions) -> AnalysisO
         resamples=options.bootstrap_resamples,
         seed=options.seed,
         loo_min_items=options.loo_min_items,
-        panel_size=inputs.judging.panel_size if inputs.judging is not None else 0,
+        panel_size=inputs.panel_size,
     )
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from polistemics.report.inputs import ReportInputError, ReportInputs
+from polistemics.report.verdict_source import ChainedJudgeRecords, held, panel_tally_of
 from polistemics.scoring.verdicts import PanelTally
 
 
@@ -23,7 +24,8 @@ def _elections(inputs: ReportInputs) -> set[str]:
 
 
 def _tallies(parts: list[ReportInputs], notes: list[str]) -> PanelTally | None:
-    tallies = [p.judging for p in parts]
+    # each source's counts (a run read from its files counts them here, from its records)
+    tallies = [panel_tally_of(p, held(p.judge_records)) for p in parts]
     if any(t is None for t in tallies):
         if any(t is not None for t in tallies):
             notes.append("judge reliability: only some sources have raw judge verdicts; not shown")
@@ -67,7 +69,7 @@ def combine_inputs(parts: list[ReportInputs]) -> ReportInputs:
         title=" + ".join(p.title for p in parts),
         cells=pd.concat([p.cells for p in parts], ignore_index=True),
         answers=[a for p in parts for a in p.answers],
-        judge_records=None if any(r is None for r in records) else [x for r in records for x in r],
+        judge_records=None if any(r is None for r in records) else ChainedJudgeRecords(records),
         judging=_tallies(parts, notes),
         manifest=None,
         evidence=None

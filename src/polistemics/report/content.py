@@ -200,7 +200,7 @@ def build_content(
     scores = scores or score_content(inputs, options)
     elections, findings = _election_parts(inputs, options, analyses, scores.labels)
     environments, environments_source = environment_counts(inputs.manifest, inputs.items)
-    panel_size = inputs.judging.panel_size if inputs.judging is not None else 0
+    panel_size = inputs.panel_size
     data = DataTables(
         standardisation=standardisation_table(inputs.manifest),
         environments=environments,

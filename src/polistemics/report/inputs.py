@@ -7,21 +7,39 @@ run evidence file. Missing parts are ``None`` and the page says they are not ava
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 import pandas as pd
 
 from polistemics.analyses.pushback import PushbackRecords
 from polistemics.records import Evidence
-from polistemics.runlog import JudgeVerdictRecord, ProbeAnswer, RunManifest, StanceCodeRecord
+from polistemics.runlog import (
+    JudgeRecords,
+    JudgeVerdictRecord,
+    ProbeAnswer,
+    RunManifest,
+    StanceCodeRecord,
+)
 from polistemics.runlog.items import EnvironmentItem
 from polistemics.scoring.verdicts import PanelTally
 
 
 class ReportInputError(ValueError):
     """A folder the report cannot be built from; the message names the file and the problem."""
+
+
+@runtime_checkable
+class JudgeRecordSource(Protocol):
+    """Judge records on disk (``report.verdict_source``): each iteration reads them again, in
+    parts; ``read_for_scoring`` reads them into columns without their call keys and raw
+    outputs."""
+
+    def __iter__(self) -> Iterator[JudgeVerdictRecord]: ...
+
+    def read_for_scoring(self) -> JudgeRecords: ...
 
 
 @dataclass(frozen=True)
@@ -52,8 +70,12 @@ class ReportInputs:
     title: str
     cells: pd.DataFrame  # scored cells, every variant
     answers: list[AnswerView] = field(default_factory=list)
-    judge_records: list[JudgeVerdictRecord] | None = None  # None: not available (release)
-    judging: PanelTally | None = None  # the panel's vote counts; None: no raw judge verdicts
+    # None: not available (a release). A run's are read from their file where they are used,
+    # never held whole (``report.verdict_source``).
+    judge_records: JudgeRecordSource | Sequence[JudgeVerdictRecord] | None = None
+    # the panel's vote counts; None: no raw verdicts, or to be counted from ``judge_records``
+    # when the analysis tables are computed (``verdict_source.panel_tally_of``)
+    judging: PanelTally | None = None
     manifest: RunManifest | None = None  # run.json
     evidence: list[Evidence] | None = None
     items: list[EnvironmentItem] = field(default_factory=list)
@@ -65,3 +87,9 @@ class ReportInputs:
     # the run directory when these are exactly one run's outputs (its tables/ folder holds
     # their analysis tables); None: a release folder or several sources combined
     run_dir: Path | None = None
+    # the judge panel's size the votes are (or would be) counted with; 0: no raw verdicts
+    panel_size: int = 0
+
+    def __post_init__(self) -> None:
+        if self.judging is not None and not self.panel_size:
+            self.panel_size = self.judging.panel_size

@@ -8,7 +8,7 @@ over what it just wrote instead (``run_report_inputs``), so the report does not 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,7 +16,13 @@ import pandas as pd
 
 from polistemics.analyses.pushback import PushbackRecords
 from polistemics.records import Evidence
-from polistemics.report.inputs import AnswerView, ReportInputError, ReportInputs
+from polistemics.report.inputs import (
+    AnswerView,
+    JudgeRecordSource,
+    ReportInputError,
+    ReportInputs,
+)
+from polistemics.report.verdict_source import JudgeRecordFile
 from polistemics.runlog import (
     ANSWERS_FILE,
     CELLS_FILE,
@@ -35,7 +41,6 @@ from polistemics.runlog.items import EnvironmentItem
 from polistemics.runlog.read import read_answer_chunks
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.mechanisms.coded import derived_swap
-from polistemics.scoring.verdict_table import UnknownItemError, panel_tally
 from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally
 
 __all__ = [
@@ -95,7 +100,8 @@ def run_file_inputs(
     try:
         items = run.read_items() if items is None else items
         answers = read_answer_chunks(run.answers)
-        records = run.read_judge_records() if items else None
+        # read where they are used, in parts (``report.verdict_source``)
+        records = JudgeRecordFile(run.judges) if items and run.judges.is_file() else None
         evidence = run.read_evidence()
         stance_codes = run.read_stance_codes()
         probes = run.read_prior_probe()
@@ -138,7 +144,7 @@ def run_report_inputs(
     manifest: RunManifest | None,
     items: list[EnvironmentItem],
     answers: list[Answer] | Iterable[list[Answer]],
-    judge_records: list[JudgeVerdictRecord] | None,
+    judge_records: JudgeRecordSource | Sequence[JudgeVerdictRecord] | None,
     evidence: list[Evidence] | None,
     judging: PanelTally | None = None,
     notes: list[str] | None = None,
@@ -149,9 +155,10 @@ def run_report_inputs(
     """The report's view of a run's outputs (None: not available).
 
     ``answers``: the answers, or their parts as read (``runlog.read.read_answer_chunks``: only
-    their views are kept). ``judging`` is the panel's tally when the caller has it already
-    (``finish_run``); otherwise it is computed from ``judge_records`` with the manifest's panel
-    size. ``stance_codes`` and ``probes`` (issue 16) are None when the run did not code stances
+    their views are kept). ``judge_records``: a file's records (``JudgeRecordSource``: read where
+    they are used, never held whole) or the records. ``judging`` is the panel's tally when the
+    caller has it already (``finish_run``); otherwise it is counted from ``judge_records`` with
+    the manifest's panel size when the analysis tables are computed. ``stance_codes`` and ``probes`` (issue 16) are None when the run did not code stances
     or probe priors.
     """
     notes = list(notes or [])
@@ -169,10 +176,12 @@ def run_report_inputs(
         notes.append(
             f"{run_dir / ANSWERS_FILE}: {unknown} answers name no item of the exports; not shown"
         )
-    if judge_records is not None and judging is None:
+    panel_size = 0
+    if judging is not None:
+        panel_size = judging.panel_size
+    elif judge_records is not None:
         judges = manifest.panel_judges if manifest is not None else []
         panel_size = len(judges) if judges else DEFAULT_PANEL_SIZE
-        judging = _tally(judge_records, by_key, panel_size)
     return ReportInputs(
         kind="run",
         source=run_dir,
@@ -189,6 +198,7 @@ def run_report_inputs(
         probes=probes,
         pushback=pushback,
         run_dir=run_dir,
+        panel_size=panel_size,
     )
 
 
@@ -229,12 +239,3 @@ def answer_views(
             AnswerView(item, answer.model, answer.sample_index, answer.text, error, truncated)
         )
     return views, len(answers) - len(views)
-
-
-def _tally(
-    records: list[JudgeVerdictRecord], items: dict[str, EnvironmentItem], panel_size: int
-) -> PanelTally:
-    try:
-        return panel_tally(records, items, panel_size)
-    except UnknownItemError as exc:
-        raise ReportInputError(f"{JUDGES_FILE}: {exc}") from None

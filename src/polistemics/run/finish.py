@@ -40,7 +40,7 @@ from polistemics.run.pipeline import Study, StudyResult, score_study
 from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.runlog.exports import remove_stale_exports
-from polistemics.runlog.spool import SpooledAnswers, SpooledJudgeRecords
+from polistemics.runlog.spool import SpooledAnswers
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.run_scores import summary_rows, write_release_score_files
 from polistemics.scoring.verdicts import MajorityResult
@@ -172,8 +172,8 @@ def _report_inputs(
     study: Study, result: StudyResult, items: list[EnvironmentItem], scored: MajorityResult
 ) -> ReportInputs:
     """The report gets the run's items, evidence and scores from memory, its answers and judge
-    records from their files (as ``polistemics report RUN_DIR`` reads them); the manifest comes
-    later (``with_manifest``)."""
+    records from their files (as ``polistemics report RUN_DIR`` reads them: judge records where
+    they are used, never all held); the manifest comes later (``with_manifest``)."""
     answers, records = result.answers, result.verdicts
     return run_report_inputs(
         result.run_dir,
@@ -182,7 +182,7 @@ def _report_inputs(
         items=items,
         # read in parts, of which only what the report shows is kept
         answers=answers.chunks() if isinstance(answers, SpooledAnswers) else answers,
-        judge_records=records.read() if isinstance(records, SpooledJudgeRecords) else records,
+        judge_records=records,  # a spooled file: read where the report uses them, in parts
         evidence=[ev for run in result.elections for ev in run.evidence],
         judging=scored.tally,
         stance_codes=result.stance_codes if study.config.stance_coder else None,

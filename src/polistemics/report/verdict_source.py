@@ -1,0 +1,103 @@
+"""The raw judge records a report reads, from their file, never held whole (issue 32).
+
+A run's ``judges.jsonl`` has 853,000 records at 8x the paper's election; held in columns with
+their raw outputs and call keys they took about 280 MB, for an item browser that shows those of
+20,000 answers. The report reads them instead where each use needs them:
+
+- the item browser: one pass in parts, keeping the rows of the answers it shows
+  (``report.browser``);
+- the panel's vote counts (``ReportInputs.panel_tally``) and the analysis tables (``held``): the records in
+  columns without their own texts (call key, raw output), only while the analysis tables are
+  computed (not at all when the run's ``tables/`` are current).
+
+``JudgeRecordFile`` is what ``polistemics report RUN`` reads; a run's finish hands over the
+call stage's spooled file (``runlog.spool.SpooledJudgeRecords``), which reads the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from pydantic import TypeAdapter
+
+from polistemics.report.inputs import JudgeRecordSource, ReportInputError, ReportInputs
+from polistemics.runlog import JudgeRecords, JudgeVerdictRecord, RunFileError
+from polistemics.runlog.layout import JUDGES_FILE
+from polistemics.runlog.read import read_chunks
+from polistemics.scoring.verdict_table import UnknownItemError, panel_tally
+from polistemics.scoring.verdicts import PanelTally
+
+RECORDS_PER_READ = 10_000
+_RECORDS = TypeAdapter(list[JudgeVerdictRecord])
+_UNANALYSED = {"call_key": None, "raw_output": None}  # fields no count or table reads
+
+
+class JudgeRecordFile:
+    """A ``judges.jsonl`` file's records, read ``RECORDS_PER_READ`` at a time whenever they are
+    iterated, in the file's order (as ``RunDir.read_judge_records`` reads them)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def chunks(self) -> Iterator[list[JudgeVerdictRecord]]:
+        try:
+            yield from read_chunks(self.path, _RECORDS, RECORDS_PER_READ)
+        except RunFileError as exc:  # a record that is not one (named by its number)
+            raise ReportInputError(str(exc)) from None
+
+    def __iter__(self) -> Iterator[JudgeVerdictRecord]:
+        for chunk in self.chunks():
+            yield from chunk
+
+    def read_for_scoring(self) -> JudgeRecords:
+        """Every record in columns, without its call key and raw output (None)."""
+        records = JudgeRecords()
+        for chunk in self.chunks():
+            records.extend(record.model_copy(update=_UNANALYSED) for record in chunk)
+        return records
+
+    def __repr__(self) -> str:
+        return f"JudgeRecordFile({self.path})"
+
+
+class ChainedJudgeRecords:
+    """Several sources' judge records one after the other (a combined report), each read where
+    it is used as its own are."""
+
+    def __init__(self, parts: Sequence[JudgeRecordSource | Sequence[JudgeVerdictRecord]]) -> None:
+        self.parts = list(parts)
+
+    def __iter__(self) -> Iterator[JudgeVerdictRecord]:
+        for part in self.parts:
+            yield from part
+
+    def read_for_scoring(self) -> JudgeRecords:
+        records = JudgeRecords()
+        for part in self.parts:
+            records.extend(record.model_copy(update=_UNANALYSED) for record in part)
+        return records
+
+
+def held(
+    records: JudgeRecordSource | Sequence[JudgeVerdictRecord] | None,
+) -> Sequence[JudgeVerdictRecord] | None:
+    """The records as a sequence for the vote counts and analysis tables: a file's read into
+    columns without their own texts, others as they are."""
+    if isinstance(records, JudgeRecordSource):
+        return records.read_for_scoring()
+    return records
+
+
+def panel_tally_of(
+    inputs: ReportInputs, records: Sequence[JudgeVerdictRecord] | None
+) -> PanelTally | None:
+    """The panel's vote counts: ``inputs.judging`` when given (a run's finish scored them),
+    else counted from ``records`` (``held(inputs.judge_records)``) with ``inputs.panel_size``;
+    None without raw verdicts. ``ReportInputError``: a record names no item of the run."""
+    if inputs.judging is not None or records is None:
+        return inputs.judging
+    try:
+        return panel_tally(records, {item.key: item for item in inputs.items}, inputs.panel_size)
+    except UnknownItemError as exc:
+        raise ReportInputError(f"{JUDGES_FILE}: {exc}") from None

@@ -1,0 +1,108 @@
+"""The report reads a run's judge records from their file where it uses them, never held whole."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from polistemics.report import verdict_source
+from polistemics.report.browser import browser_payload
+from polistemics.report.build import build_report
+from polistemics.report.content import ReportOptions
+from polistemics.report.inputs import ReportInputError
+from polistemics.report.labels import ModelLabels
+from polistemics.report.run_inputs import load_run_inputs
+from polistemics.report.verdict_source import JudgeRecordFile, held, panel_tally_of
+from polistemics.runlog import JudgeRecords, RunDir
+from polistemics.runlog.read import read_chunks
+
+
+def counted_reads(monkeypatch: pytest.MonkeyPatch, size: int) -> list[list[int]]:
+    """Each read of a judge file as the sizes of its parts, ``size`` records at most."""
+    reads: list[list[int]] = []
+
+    def in_parts(path: Path, adapter, _size: int | None = None) -> Iterator[list]:
+        reads.append([])
+        for part in read_chunks(path, adapter, size):
+            reads[-1].append(len(part))
+            yield part
+
+    monkeypatch.setattr(verdict_source, "read_chunks", in_parts)
+    return reads
+
+
+def never_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(self: RunDir) -> None:
+        raise AssertionError("judges.jsonl read whole")
+
+    monkeypatch.setattr(RunDir, "read_judge_records", refused)
+
+
+def test_a_report_with_current_tables_reads_the_judge_records_once_in_parts(
+    demo_run_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The item browser's one pass, 5 records at a time; no count or table needs them (the
+    run's tables/ are current), and none are held in columns."""
+    records = len(RunDir(demo_run_copy).judges.read_text(encoding="utf-8").splitlines())
+    reads = counted_reads(monkeypatch, 5)
+    never_whole(monkeypatch)
+    monkeypatch.setattr(JudgeRecordFile, "read_for_scoring", lambda self: pytest.fail("held"))
+    build_report(demo_run_copy)
+    assert len(reads) == 1 and sum(reads[0]) == records and max(reads[0]) == 5
+
+
+def test_stale_tables_read_the_records_once_more_without_their_texts(
+    demo_run_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other resamples: the analysis tables are made again from the records in columns (their
+    raw outputs and call keys left out), and the page's browser reads them in its own pass."""
+    kept: list[JudgeRecords] = []
+    original = JudgeRecordFile.read_for_scoring
+
+    def read_for_scoring(self: JudgeRecordFile) -> JudgeRecords:
+        kept.append(original(self))
+        return kept[-1]
+
+    reads = counted_reads(monkeypatch, 5)
+    never_whole(monkeypatch)
+    monkeypatch.setattr(JudgeRecordFile, "read_for_scoring", read_for_scoring)
+    build_report(demo_run_copy, options=ReportOptions(bootstrap_resamples=20))
+    assert len(reads) == 2 and len(kept) == 1
+    assert set(kept[0].column("raw_output")) == {None} and set(kept[0].column("call_key")) == {None}
+
+
+def test_the_browser_shows_from_the_file_what_it_shows_from_every_record(
+    demo_run_copy: Path,
+) -> None:
+    inputs = load_run_inputs(demo_run_copy)
+    assert isinstance(inputs.judge_records, JudgeRecordFile)
+    whole = RunDir(demo_run_copy).read_judge_records()
+    assert whole is not None and len(whole) > 100
+    args = (inputs.answers, inputs.cells)
+    for limit in (10_000, 50):  # every answer, and a sample of them
+        from_file = browser_payload(*args, inputs.judge_records, ModelLabels(), max_answers=limit)
+        assert from_file == browser_payload(*args, whole, ModelLabels(), max_answers=limit)
+        assert any(item["j"] for item in from_file["items"])
+
+
+def test_the_counts_from_the_file_equal_those_of_every_record(demo_run_copy: Path) -> None:
+    inputs = load_run_inputs(demo_run_copy)
+    records = held(inputs.judge_records)
+    tally = panel_tally_of(inputs, records)
+    whole = RunDir(demo_run_copy).read_judge_records()
+    reference = panel_tally_of(inputs, whole)
+    assert tally is not None and reference is not None and tally.n_verdicts > 100
+    assert tally.counts.equals(reference.counts) and tally.excluded.equals(reference.excluded)
+    assert (tally.ignored, tally.panel_size) == (reference.ignored, reference.panel_size)
+
+
+def test_an_unreadable_judge_record_is_named_when_it_is_read(demo_run_copy: Path) -> None:
+    judges = demo_run_copy / "judges.jsonl"
+    lines = judges.read_text(encoding="utf-8").splitlines()
+    lines[3] = re.sub(r'"panel_position": ?\d+', '"panel_position": "seat"', lines[3])
+    judges.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ReportInputError, match=r"judges.jsonl, record 4, field 'panel_position'"):
+        build_report(demo_run_copy)

@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 
 from polistemics.analyses.election_scores import ELECTION_SCHEMAS, election_score_tables
+from polistemics.analyses.failure_cooccurrence import failure_cooccurrence_table
+from polistemics.analyses.party_findings import party_finding_tables
 from polistemics.analyses.tables import (
     analysis_tables,
     read_analysis_tables,
@@ -17,6 +19,8 @@ from polistemics.analyses.tables import (
 )
 from polistemics.conditions import Variant
 from polistemics.report.tables import ElectionTables, election_tables, election_tables_of
+from polistemics.scoring.cells import compact_cells
+from polistemics.scoring.summary import score_cells
 from report.conftest import cells_frame  # tests/ is on sys.path
 from report.test_tables import study_rows
 
@@ -91,3 +95,28 @@ def test_the_dispersion_table_carries_its_bootstrap_interval_and_n() -> None:
             == found.n_observations
             == own[own["model"] == found.model]["observation_id"].nunique()
         )
+
+
+def test_the_tables_of_compact_cells_are_those_of_the_text_cells() -> None:
+    """``analysis_tables`` computes from ``compact_cells``: the same tables as from the text
+    columns, with a key combination absent from an election (m2 not anonymised in "e", no
+    ablation in "NA") and a missing country, never a row for a combination not in the cells."""
+    anon_m1 = [
+        dict(row, variant=Variant.ANONYMIZED.value) for row in study_rows() if row["model"] == "m1"
+    ]
+    cells = pd.concat(
+        [cells_frame(study_rows() + anon_m1), cells_frame(study_rows("NA"))], ignore_index=True
+    )
+    cells.loc[cells["party_id"] == "p2", "country"] = None
+    compact = compact_cells(cells)
+    assert isinstance(compact["variant"].dtype, pd.CategoricalDtype)
+    for compute in (
+        lambda c: election_score_tables(c, resamples=30),
+        lambda c: party_finding_tables(c, resamples=30),
+        lambda c: {"failure_cooccurrence": failure_cooccurrence_table(c)},
+    ):
+        from_text, from_codes = compute(cells), compute(compact)
+        assert from_text.keys() == from_codes.keys()
+        for name, table in from_text.items():
+            pd.testing.assert_frame_equal(from_codes[name], table, obj=name)
+    assert [s.to_json() for s in score_cells(compact)] == [s.to_json() for s in score_cells(cells)]

@@ -6,9 +6,12 @@ import pytest
 
 from polistemics.scoring.cells import (
     attach_metadata,
+    compact_cells,
     empty_cells,
     first_rows,
     group_ids,
+    grouped,
+    plain,
     require_single,
     scoreable_cells,
     sorted_groups,
@@ -125,3 +128,45 @@ def test_sorted_groups_iterate_like_a_sorted_pandas_groupby(dropna: bool):
         assert [k if k == k else None for k in key] == [k if k == k else None for k in pandas_key]
         assert rows.tolist() == group.index.tolist()
     assert list(sorted_groups(table.iloc[:0], ["name"], dropna=dropna)) == []
+
+
+def test_compact_cells_codes_the_text_columns_in_sorted_order(make_cell, make_cells):
+    cells = make_cells(
+        [
+            make_cell(True, "position_representation", model="m2", country=None),
+            make_cell(False, "information_fabrication", model="m1"),
+            make_cell(True, "position_representation", model="m2", vague_mode=2),
+        ]
+    )
+    cells["country"] = cells["country"].where(cells["country"].notna(), np.nan)  # not None
+    compact = compact_cells(cells)
+    assert isinstance(compact["model"].dtype, pd.CategoricalDtype)
+    assert compact["model"].cat.categories.tolist() == ["m1", "m2"]  # sorted, as text sorts
+    assert compact["country"].isna().tolist() == [True, False, False]
+    # Numbers and flags stay as they are; a frame without text columns is returned as it is.
+    for column in ("passed", "sample_index", "vague_mode"):
+        assert compact[column].dtype == cells[column].dtype
+    numbers = cells[["passed", "sample_index"]]
+    assert compact_cells(numbers) is numbers
+    pd.testing.assert_frame_equal(plain(compact), cells)
+    # Grouped as codes: the same groups, numbered alike.
+    columns = ["model", "country", "sub_question"]
+    assert (
+        group_ids([compact[c] for c in columns])[0].tolist()
+        == group_ids([cells[c] for c in columns])[0].tolist()
+    )
+    kept, _ = scoreable_cells(compact)
+    pd.testing.assert_frame_equal(plain(kept), scoreable_cells(cells)[0])
+
+
+def test_grouped_keeps_only_the_combinations_present(make_cell, make_cells):
+    cells = compact_cells(
+        make_cells(
+            [
+                make_cell(True, "position_representation", model="m1"),
+                make_cell(False, "position_representation", model="m2", party="p2"),
+            ]
+        )
+    )
+    sizes = grouped(cells, ["model", "party_id"], sort=True).size()
+    assert sizes.index.tolist() == [("m1", "p1"), ("m2", "p2")]  # not m1 x p2, m2 x p1

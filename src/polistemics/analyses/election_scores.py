@@ -56,6 +56,7 @@ from polistemics.scoring.bootstrap import (
     bootstrap_of_totals,
     observation_totals,
 )
+from polistemics.scoring.cells import grouped, plain
 from polistemics.scoring.errors import CellsError
 from polistemics.scoring.indices import (
     ScoreTables,
@@ -372,7 +373,10 @@ def leaderboard(tables: ScoreTables, cells: pd.DataFrame, bootstrap: pd.DataFram
         on="model",
         how="left",
     )
-    board["n_observations"] = board["model"].map(cells.groupby("model")["observation_id"].nunique())
+    observations = grouped(cells, "model")["observation_id"].nunique()
+    board["n_observations"] = board["model"].map(
+        plain(observations.reset_index()).set_index("model")["observation_id"]
+    )
     columns = [
         "model",
         "emi",

@@ -24,7 +24,7 @@ from polistemics.conditions import Environment, Variant
 from polistemics.evidence.fidelity import InvalidScore, expansion_vs_sanitisation
 from polistemics.evidence.languages import UnsupportedLanguage
 from polistemics.records import Evidence
-from polistemics.scoring.cells import scoreable_cells
+from polistemics.scoring.cells import grouped, scoreable_cells
 from polistemics.scoring.party_analyses import SANITISATION
 from polistemics.stats import spearman_interval
 
@@ -79,7 +79,7 @@ def expansion_table(
     ]
     if i4.empty:
         return None, NO_I4
-    rates = i4.groupby("observation_id")["passed"].mean().to_dict()
+    rates = grouped(i4, "observation_id")["passed"].mean().to_dict()
     by_language: dict[str, list[Evidence]] = {}
     for passage in evidence:
         if passage.observation_id in rates:

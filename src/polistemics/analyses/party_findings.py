@@ -35,7 +35,7 @@ from polistemics.analyses.elections import election_cells, elections_in, joined
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.rubrics import Rubric
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
-from polistemics.scoring.cells import scoreable_cells
+from polistemics.scoring.cells import grouped, plain, scoreable_cells
 from polistemics.scoring.party_analyses import (
     mean_party_spread,
     party_adherence,
@@ -151,8 +151,8 @@ def impartiality_pooled(cells: pd.DataFrame) -> pd.DataFrame:
     """Fig. 22: pass rate per model x Impartiality sub-question over all environments."""
     kept, _ = scoreable_cells(cells)
     impartial = kept[kept["rubric"] == Rubric.IMPARTIALITY.value]
-    table = (
-        impartial.groupby(["model", "sub_question"], sort=True)
+    table = plain(
+        grouped(impartial, ["model", "sub_question"], sort=True)
         .agg(
             n=("passed", "size"),
             passes=("passed", "sum"),

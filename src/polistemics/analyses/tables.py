@@ -84,6 +84,7 @@ from polistemics.analyses.self_consistency import (
 from polistemics.records import Evidence
 from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord, ProbeAnswer, StanceCodeRecord
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
+from polistemics.scoring.cells import compact_cells
 from polistemics.scoring.verdicts import PanelTally
 
 
@@ -219,12 +220,17 @@ def analysis_tables(
     ``resamples`` and ``seed``: the bootstrap's;
     ``loo_min_items``: the leave-one-out flags' minimum-items gate (None: off);
     ``pushback``: the run's pushback turns, verdicts and codes (None: no pushback turns)."""
+    # The cells' text columns as codes for the analyses of this package (``compact_cells``):
+    # their subsets and groupings of every election's cells stay small.
+    compact = compact_cells(cells)
     found: dict[str, pd.DataFrame | None] = {
-        "failure_cooccurrence": failure_cooccurrence_table(cells),
+        "failure_cooccurrence": failure_cooccurrence_table(compact),
         **mechanism_analysis_tables(items, stance_codes, cells, probes),
-        **election_score_tables(cells, resamples=resamples, seed=seed, loo_min_items=loo_min_items),
-        **party_finding_tables(cells, resamples=resamples, seed=seed),
-        **expansion_tables(cells, evidence),
+        **election_score_tables(
+            compact, resamples=resamples, seed=seed, loo_min_items=loo_min_items
+        ),
+        **party_finding_tables(compact, resamples=resamples, seed=seed),
+        **expansion_tables(compact, evidence),
         **fidelity_tables(evidence),
         **pushback_analysis_tables(items, pushback, judge_records),
         **self_consistency_tables(cells, items, stance_codes, resamples=resamples, seed=seed),

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from polistemics.conditions import Environment
-from polistemics.scoring.cells import scoreable_cells
+from polistemics.scoring.cells import first_rows, group_ids, grouped, plain, scoreable_cells
 from polistemics.scoring.errors import CellsError
 from polistemics.scoring.indices import (
     adherence_indices,
@@ -183,8 +183,8 @@ def leave_one_out(
     """
     rates = sub_question_rates(cells, ("model", "party_id"))
     context = ["variant", "model", "environment", "rubric", "sub_question"]
-    grouped = rates.groupby(context, sort=False)["pass_rate"]
-    total, count = grouped.transform("sum"), grouped.transform("size")
+    in_context = rates.groupby(context, sort=False)["pass_rate"]
+    total, count = in_context.transform("sum"), in_context.transform("size")
     others = count - 1
     table = rates.rename(columns={"n": "n_items"}).copy()
     table["others_mean"] = ((total - table["pass_rate"]) / others).where(others > 0)
@@ -273,8 +273,8 @@ def vague_mode_table(cells: pd.DataFrame) -> pd.DataFrame:
             field="vague_mode",
         )
     known = known.assign(vague_mode=known["vague_mode"].astype("int64"))
-    return (
-        known.groupby(["variant", "vague_mode"], sort=True)
+    return plain(
+        grouped(known, ["variant", "vague_mode"], sort=True)
         .agg(
             pass_rate=("passed", "mean"),
             n_cells=("passed", "size"),
@@ -285,7 +285,11 @@ def vague_mode_table(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def _party_names(cells: pd.DataFrame) -> dict[str, str | None]:
-    named = cells.loc[cells["party_name"].notna(), ["party_id", "party_name"]].drop_duplicates(
-        "party_id"
-    )
-    return dict(zip(named["party_id"], named["party_name"], strict=True))
+    """Each party id's first name in ``cells`` (rows without a name left out)."""
+    party_ids, names = cells["party_id"], cells["party_name"]
+    rows = np.flatnonzero(names.notna().to_numpy())
+    if not len(rows):
+        return {}
+    ids, _ = group_ids([party_ids.iloc[rows]])
+    first = rows[first_rows(ids)]
+    return dict(zip(party_ids.iloc[first].tolist(), names.iloc[first].tolist(), strict=True))

@@ -14,13 +14,14 @@ resampled (the scoreable cells of one variant x model) and what is computed from
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from polistemics.conditions import COMPOSITION_SEPARATOR, Environment
-from polistemics.scoring.cells import scoreable_cells
+from polistemics.scoring.cells import grouped, plain, scoreable_cells
 from polistemics.scoring.indices import is_composition
 from polistemics.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
@@ -53,15 +54,17 @@ class _ModelMatrix:
     environments: list[str]
 
 
-def observation_totals(cells: pd.DataFrame) -> pd.DataFrame:
+def observation_totals(cells: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     """The bootstrap's input: per variant x model x environment x rubric x observation, the
     scoreable cells (``n``) and how many passed, sorted by those keys. Resampling needs no more
-    than these per-observation aggregates (an observation's cells always move together)."""
+    than these per-observation aggregates (an observation's cells always move together).
+    ``by``: columns that lead the keys (``party_id``: each party's totals, one grouping)."""
     kept, _ = scoreable_cells(cells)
+    keys = [*by, *OBSERVATION_KEYS]
     if kept.empty:
-        return pd.DataFrame(columns=[*OBSERVATION_KEYS, "n", "passes"])
-    table = kept.groupby(OBSERVATION_KEYS, sort=True)["passed"].agg(n="size", passes="sum")
-    return table.reset_index().astype({"n": "int64", "passes": "int64"})
+        return pd.DataFrame(columns=[*keys, "n", "passes"])
+    table = grouped(kept, keys, sort=True)["passed"].agg(n="size", passes="sum")
+    return plain(table.reset_index()).astype({"n": "int64", "passes": "int64"})
 
 
 def _model_matrix(totals: pd.DataFrame) -> _ModelMatrix:

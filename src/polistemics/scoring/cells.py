@@ -84,6 +84,53 @@ def validate_cells(cells: pd.DataFrame, *, source: str = "scored cells") -> pd.D
     return cells.loc[:, list(CELL_COLUMNS)]
 
 
+def compact_cells(cells: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` with each text column as a categorical of its sorted distinct values: a code of
+    one or two bytes per cell instead of an 8-byte pointer, so the analyses' subsets, masks and
+    groupings of a million cells cost megabytes, not the whole frame again (issue 32).
+
+    The analyses group it with ``observed=True`` (``grouped``); the categories are sorted, so
+    sorted groups come in the order the text columns give, and ``plain`` turns the key columns
+    of their (small) result tables back into text. A column whose values are not all text (or
+    that is categorical already) is left as it is; so is a frame with no text column."""
+    columns = {}
+    changed = False
+    for name in cells.columns:
+        column = cells[name]
+        if pd.api.types.is_object_dtype(column.dtype):
+            coded = pd.Categorical(column.to_numpy())
+            if coded.categories.inferred_type in ("string", "empty"):
+                column, changed = pd.Series(coded, index=cells.index, name=name), True
+        columns[name] = column
+    return pd.DataFrame(columns, index=cells.index) if changed else cells
+
+
+def plain(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its categorical columns as plain values again (a result table of a
+    ``compact_cells`` frame: what the same analysis of the text columns gives)."""
+    categorical = [
+        name for name, dtype in table.dtypes.items() if isinstance(dtype, pd.CategoricalDtype)
+    ]
+    if not categorical:
+        return table
+    return table.astype({name: object for name in categorical})
+
+
+def grouped(frame: pd.DataFrame, keys: str | Sequence[str], **options):
+    """``frame.groupby(keys, observed=True, **options)``: only the key combinations present,
+    as with text columns, when keys are categorical (``compact_cells``)."""
+    return frame.groupby(keys if isinstance(keys, str) else list(keys), observed=True, **options)
+
+
+def _codes(column: pd.Series | np.ndarray) -> tuple[np.ndarray, int]:
+    """Integer codes (missing: -1) and the number of distinct values, without hashing the
+    values of a categorical column."""
+    if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy().astype("int64"), len(column.cat.categories)
+    codes, uniques = pd.factorize(np.asarray(column))
+    return codes, len(uniques)
+
+
 def scoreable_mask(
     rubric: pd.Series, sub_question: pd.Series, environment: pd.Series
 ) -> tuple[pd.Series, Counter[str]]:
@@ -94,12 +141,12 @@ def scoreable_mask(
     A known key filed under another rubric is an error, not something to skip.
     """
     ignored: Counter[str] = Counter()
-    columns = [rubric.to_numpy(), sub_question.to_numpy(), environment.to_numpy()]
+    columns = [rubric, sub_question, environment]
     codes, n_combos = group_ids(columns)
     counts = np.bincount(codes, minlength=n_combos)
     keep_combo = np.ones(n_combos, dtype=bool)
     for i, row in enumerate(first_rows(codes)):
-        rub, key, env = (column[row] for column in columns)
+        rub, key, env = (column.iloc[row] for column in columns)
         sq = BY_KEY.get(key)
         if sq is None:
             ignored[f"{key} (not an App. F sub-question)"] += int(counts[i])
@@ -123,8 +170,8 @@ def group_ids(columns: Sequence[pd.Series | np.ndarray]) -> tuple[np.ndarray, in
     ids = np.zeros(len(columns[0]) if columns else 0, dtype="int64")
     n_groups = 1 if len(ids) else 0
     for column in columns:
-        codes, uniques = pd.factorize(np.asarray(column))  # missing: -1, so shift by one
-        ids, distinct = pd.factorize(ids * (len(uniques) + 1) + codes + 1)
+        codes, n_values = _codes(column)  # missing: -1, so shift by one
+        ids, distinct = pd.factorize(ids * (n_values + 1) + codes + 1)
         n_groups = len(distinct)
     return ids, n_groups
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from polistemics.rubrics import BY_CODE, Rubric
-from polistemics.scoring.cells import ITEM_COLUMNS, scoreable_cells
+from polistemics.scoring.cells import ITEM_COLUMNS, grouped, plain, scoreable_cells
 from polistemics.stats import correlation_interval, wilson_interval
 
 FAITHFULNESS = Rubric.FAITHFULNESS.value
@@ -81,14 +81,14 @@ def rubric_failures(cells: pd.DataFrame) -> pd.DataFrame:
     if parts["faithfulness_fails"].empty or parts["calibration_fails"].empty:
         return pd.DataFrame(columns=[*keys, *_FAILURES])
     columns = [
-        part.groupby(by_answer, dropna=False, sort=False)["failed"]
+        grouped(part, by_answer, dropna=False, sort=False)["failed"]
         .any()
         .droplevel("rubric")
         .rename(name)
         for name, part in parts.items()
     ]
     answers = pd.concat(columns, axis=1, join="inner")
-    return answers.astype(bool).reset_index()[[*keys, *_FAILURES]]
+    return plain(answers.astype(bool).reset_index()[[*keys, *_FAILURES]])
 
 
 def _phi_of(failures: pd.Series, other: pd.Series) -> tuple[int, int, int, int, float]:

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from polistemics.conditions import COMPOSITION_SEPARATOR
-from polistemics.scoring.cells import group_keys, scoreable_cells
+from polistemics.scoring.cells import group_keys, grouped, plain, scoreable_cells
 
 GRAINS: dict[str, tuple[str, ...]] = {
     "model": ("model",),
@@ -111,8 +111,8 @@ def vague_mode_scores(cells: pd.DataFrame) -> ScoreTables:
 def _pooled(cells: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
     if cells.empty:
         return pd.DataFrame(columns=[*keys, "n", "passes", value])
-    table = (
-        cells.groupby(keys, dropna=False, sort=True)["passed"]
+    table = plain(
+        grouped(cells, keys, dropna=False, sort=True)["passed"]
         .agg(n="size", passes="sum")
         .reset_index()
     )
@@ -146,8 +146,11 @@ def _emi_from_adherence(adherence: pd.DataFrame, by: Sequence[str]) -> pd.DataFr
 
 
 def is_composition(environments: pd.Series) -> pd.Series:
-    """Which rows name a composition (issue 30) rather than one of the six environments."""
-    return environments.astype(str).str.contains(COMPOSITION_SEPARATOR, regex=False)
+    """Which rows name a composition (issue 30) rather than one of the six environments
+    (decided once per distinct name, not per row)."""
+    codes, names = pd.factorize(environments)
+    named = np.array([COMPOSITION_SEPARATOR in str(name) for name in names] + [False])
+    return pd.Series(named[codes], index=environments.index, name=environments.name)
 
 
 def geometric_mean(values: Sequence[float] | pd.Series | np.ndarray) -> float:

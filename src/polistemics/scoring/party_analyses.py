@@ -26,8 +26,12 @@ import pandas as pd
 
 from polistemics.conditions import Environment, Variant
 from polistemics.scoring.analyses import SPREAD_THRESHOLD, _party_names, party_spread
-from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES, bootstrap_indices
-from polistemics.scoring.cells import scoreable_cells
+from polistemics.scoring.bootstrap import (
+    DEFAULT_RESAMPLES,
+    bootstrap_of_totals,
+    observation_totals,
+)
+from polistemics.scoring.cells import grouped, plain, scoreable_cells
 from polistemics.scoring.indices import adherence_indices, is_composition, sub_question_rates
 from polistemics.stats import wilson_interval
 
@@ -54,9 +58,15 @@ def party_adherence(
     """Adherence Index per variant x model x environment x party with a bootstrap CI."""
     kept, _ = scoreable_cells(cells)
     frames = []
-    for party_id, party_cells in kept.groupby("party_id", sort=True):
-        boot = bootstrap_indices(
-            party_cells, n_resamples=n_resamples, seed=seed, confidence=confidence
+    # Each party's per-observation totals from one grouping of the cells: what
+    # ``bootstrap_indices`` of the party's cells resamples.
+    totals = observation_totals(kept, by=("party_id",))
+    for party_id, party_totals in grouped(totals, "party_id", sort=True):
+        boot = bootstrap_of_totals(
+            party_totals.drop(columns="party_id"),
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence=confidence,
         )
         boot = boot[boot["measure"] == "adherence"]
         frames.append(boot.assign(party_id=party_id).rename(columns={"estimate": "adherence"}))
@@ -123,17 +133,16 @@ def party_vs_rest(cells: pd.DataFrame) -> pd.DataFrame:
     """
     scores = adherence_indices(cells, ("model", "party_id"))
     context = ["variant", "model", "environment"]
-    grouped = scores.groupby(context, sort=False)["adherence"]
-    total, count = grouped.transform("sum"), grouped.transform("size")
+    in_context = scores.groupby(context, sort=False)["adherence"]
+    total, count = in_context.transform("sum"), in_context.transform("size")
     others = count - 1
     table = scores.copy()
     table["rest_mean"] = ((total - table["adherence"]) / others).where(others > 0)
     table["deviation"] = table["adherence"] - table["rest_mean"]
     table["n_parties"] = count
     table["party_name"] = table["party_id"].map(_party_names(cells))
-    observations = (
-        scoreable_cells(cells)[0]
-        .groupby([*context, "party_id"], sort=False)["observation_id"]
+    observations = plain(
+        grouped(scoreable_cells(cells)[0], [*context, "party_id"], sort=False)["observation_id"]
         .nunique()
         .rename("n_observations")
         .reset_index()
@@ -182,11 +191,11 @@ def sanitisation_by_variant(cells: pd.DataFrame) -> pd.DataFrame:
     ]
     if i4.empty:
         return pd.DataFrame(columns=columns)
-    models_per_variant = [set(group["model"]) for _, group in i4.groupby("variant")]
+    models_per_variant = [set(group["model"]) for _, group in grouped(i4, "variant")]
     shared = set.intersection(*models_per_variant)
     i4 = i4[i4["model"].isin(shared)]
-    table = (
-        i4.groupby(["variant", "party_id"], sort=True)["passed"]
+    table = plain(
+        grouped(i4, ["variant", "party_id"], sort=True)["passed"]
         .agg(n="size", passes="sum")
         .reset_index()
     )

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from polistemics.conditions import ENVIRONMENT_ORDER, Variant
 from polistemics.rubrics import Rubric
 from polistemics.scoring.analyses import rubric_dispersion_of
 from polistemics.scoring.bootstrap import bootstrap_dispersion_of_totals, observation_totals
-from polistemics.scoring.cells import validate_cells
+from polistemics.scoring.cells import compact_cells, first_rows, group_ids, validate_cells
 from polistemics.scoring.indices import scores_by
 from polistemics.scoring.party_analyses import mean_party_spread
 
@@ -56,7 +57,7 @@ class ModelScores:
 
 def score_cells(cells: pd.DataFrame) -> list[ModelScores]:
     """Headline scores per variant x model, ordered by variant, then EMI (highest first)."""
-    cells = validate_cells(cells)
+    cells = validate_cells(compact_cells(cells))
     tables = scores_by(cells, ("model",))
     spreads = {
         (row.variant, row.model): float(row.mean_party_spread)
@@ -108,8 +109,13 @@ def _dispersion_intervals(
 ) -> dict[tuple[str, str], dict]:
     """Per (variant, model) of ``wanted`` (those with a dispersion): its bootstrap CI and
     observations (the others, ablations with one active environment, are not resampled)."""
-    pairs = pd.MultiIndex.from_frame(cells[["variant", "model"]].astype(str))
-    table = bootstrap_dispersion_of_totals(observation_totals(cells[pairs.isin(list(wanted))]))
+    pair, _ = group_ids([cells["variant"], cells["model"]])
+    variants, models = cells["variant"], cells["model"]
+    kept = np.array(
+        [(str(variants.iloc[row]), str(models.iloc[row])) in wanted for row in first_rows(pair)],
+        dtype=bool,
+    )
+    table = bootstrap_dispersion_of_totals(observation_totals(cells[kept[pair]]))
     return {
         (row.variant, row.model): {
             "rubric_dispersion_ci": (float(row.ci_low), float(row.ci_high)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,11 +55,27 @@ def test_a_report_with_current_tables_reads_the_judge_records_once_in_parts(
     assert len(reads) == 1 and sum(reads[0]) == records and max(reads[0]) == 5
 
 
-def test_stale_tables_read_the_records_once_more_without_their_texts(
+def test_stale_tables_read_the_records_once_more_in_parts_and_hold_none(
     demo_run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Other resamples: the analysis tables are made again from the records in columns (their
-    raw outputs and call keys left out), and the page's browser reads them in its own pass."""
+    """Other resamples: the analysis tables are made again from the panel's tally and each
+    judge's vote totals, counted in one more pass over the file in parts
+    (``analysis_inputs``); the records are never held in columns."""
+    reads = counted_reads(monkeypatch, 5)
+    never_whole(monkeypatch)
+    monkeypatch.setattr(JudgeRecordFile, "read_for_scoring", lambda self: pytest.fail("held"))
+    build_report(demo_run_copy, options=ReportOptions(bootstrap_resamples=20))
+    assert len(reads) == 2 and all(max(parts) == 5 for parts in reads)
+
+
+def test_tables_from_the_streamed_tally_are_those_from_the_held_records(
+    demo_run_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the pass in parts declines (``streamed_tally`` None), the records are held in
+    columns without their texts and counted at once: the same tables either way."""
+    options = ReportOptions(bootstrap_resamples=20)
+    streamed = build_report(demo_run_copy, tmp_path / "streamed", options=options)
+    shutil.rmtree(RunDir(demo_run_copy).tables)  # else current: nothing computed again
     kept: list[JudgeRecords] = []
     original = JudgeRecordFile.read_for_scoring
 
@@ -66,12 +83,17 @@ def test_stale_tables_read_the_records_once_more_without_their_texts(
         kept.append(original(self))
         return kept[-1]
 
-    reads = counted_reads(monkeypatch, 5)
-    never_whole(monkeypatch)
     monkeypatch.setattr(JudgeRecordFile, "read_for_scoring", read_for_scoring)
-    build_report(demo_run_copy, options=ReportOptions(bootstrap_resamples=20))
-    assert len(reads) == 2 and len(kept) == 1
+    monkeypatch.setattr(verdict_source, "streamed_tally", lambda *args: None)
+    at_once = build_report(demo_run_copy, tmp_path / "held", options=options)
+    assert len(kept) == 1
     assert set(kept[0].column("raw_output")) == {None} and set(kept[0].column("call_key")) == {None}
+    tables = sorted(p.name for p in (streamed.parent / "tables").glob("*.csv"))
+    assert tables and tables == sorted(p.name for p in (at_once.parent / "tables").glob("*.csv"))
+    for name in tables:
+        assert (streamed.parent / "tables" / name).read_bytes() == (
+            at_once.parent / "tables" / name
+        ).read_bytes(), name
 
 
 def test_the_browser_shows_from_the_file_what_it_shows_from_every_record(

@@ -5,7 +5,7 @@ section. Every table is ``optional``: None (no file) without raw verdicts (a rel
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -73,7 +73,7 @@ class JudgeAnalyses:
 
 
 def judge_analyses(
-    records: Sequence[JudgeVerdictRecord] | None,
+    records: Iterable[JudgeVerdictRecord] | None,
     items: Sequence[EnvironmentItem],
     panel_size: int,
     *,

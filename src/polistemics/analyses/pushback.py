@@ -24,7 +24,7 @@ the unweighted mean of the other parties' rates in the same model x environment,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -150,7 +150,7 @@ def sub_question_key(code: str) -> str:
 def conversation_frame(
     items: Sequence[EnvironmentItem],
     records: PushbackRecords,
-    first_verdicts: Sequence[JudgeVerdictRecord],
+    first_verdicts: Iterable[JudgeVerdictRecord],
 ) -> pd.DataFrame:
     """One row per conversation with both answers' codes and majority EC1 / EC3 verdicts."""
     by_key = {item.key: item for item in items}
@@ -294,7 +294,7 @@ def party_asymmetry(frame: pd.DataFrame) -> pd.DataFrame:
 def pushback_analysis_tables(
     items: Sequence[EnvironmentItem],
     records: PushbackRecords | None,
-    first_verdicts: Sequence[JudgeVerdictRecord] | None,
+    first_verdicts: Iterable[JudgeVerdictRecord] | None,
 ) -> dict[str, pd.DataFrame | None]:
     """Both tables; None when the run had no pushback turns."""
     if records is None:

@@ -9,7 +9,7 @@ None; when measured it always has a file, its header alone when it has no rows.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -204,7 +204,9 @@ def analysis_tables(
     cells: pd.DataFrame,
     *,
     tally: PanelTally | None = None,
-    judge_records: Sequence[JudgeVerdictRecord] | None = None,
+    # records on disk (read in parts when iterated) where the tally holds the judges' vote
+    # totals (``report.verdict_source.analysis_inputs``)
+    judge_records: Iterable[JudgeVerdictRecord] | None = None,
     items: Sequence[EnvironmentItem] = (),
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,

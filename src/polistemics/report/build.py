@@ -49,7 +49,7 @@ from polistemics.report.inputs import ReportInputError, ReportInputs
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import is_run_dir, load_run_inputs
-from polistemics.report.verdict_source import held, panel_tally_of
+from polistemics.report.verdict_source import analysis_inputs
 from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.release import variant_folders
 
@@ -167,11 +167,10 @@ def write_report(
 
 def _compute(inputs: ReportInputs, options: ReportOptions) -> Callable[[], AnalysisTables]:
     def compute() -> AnalysisTables:
-        # a file's judge records in columns (no raw outputs), held while the tables are made
-        records = held(inputs.judge_records)
+        tally, records = analysis_inputs(inputs)
         return analysis_tables(
             inputs.cells,
-            tally=panel_tally_of(inputs, records),
+            tally=tally,
             judge_records=records,
             items=inputs.items,
             resamples=options.bootstrap_resamples,

@@ -17,6 +17,7 @@ call stage's spooled file (``runlog.spool.SpooledJudgeRecords``), which reads th
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from pathlib import Path
 
 from pydantic import TypeAdapter
@@ -25,6 +26,7 @@ from polistemics.report.inputs import JudgeRecordSource, ReportInputError, Repor
 from polistemics.runlog import JudgeRecords, JudgeVerdictRecord, RunFileError
 from polistemics.runlog.layout import JUDGES_FILE
 from polistemics.runlog.read import read_chunks
+from polistemics.scoring.verdict_engine import streamed_tally
 from polistemics.scoring.verdict_table import UnknownItemError, panel_tally
 from polistemics.scoring.verdicts import PanelTally
 
@@ -101,3 +103,29 @@ def panel_tally_of(
         return panel_tally(records, {item.key: item for item in inputs.items}, inputs.panel_size)
     except UnknownItemError as exc:
         raise ReportInputError(f"{JUDGES_FILE}: {exc}") from None
+
+
+def analysis_inputs(
+    inputs: ReportInputs,
+) -> tuple[PanelTally | None, JudgeRecordSource | Sequence[JudgeVerdictRecord] | None]:
+    """The panel's tally and the judge records the analysis tables are computed from.
+
+    A tally with each judge's vote totals (``PanelTally.judge_totals``: the finish's scoring
+    counted them, or here one pass over a file's records in parts, ``streamed_tally``) leaves
+    the tables one pass over the records (the pushback turns' first answers' verdicts): they
+    stay on disk. Otherwise they are ``held`` in columns while the tables are made, and the
+    tally is counted from them (``panel_tally_of``, which names a record's unknown item)."""
+    records, tally = inputs.judge_records, inputs.judging
+    if tally is None and isinstance(records, JudgeRecordSource) and inputs.items:
+        by_key = {item.key: item for item in inputs.items}
+        tally = streamed_tally(_in_parts(records), by_key, inputs.panel_size)
+    if tally is not None and tally.judge_totals is not None:
+        return tally, records
+    held_records = held(records)
+    return (tally or panel_tally_of(inputs, held_records)), held_records
+
+
+def _in_parts(records: JudgeRecordSource) -> Iterator[list[JudgeVerdictRecord]]:
+    found = iter(records)
+    while part := list(islice(found, RECORDS_PER_READ)):
+        yield part

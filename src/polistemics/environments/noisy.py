@@ -21,18 +21,18 @@ Universal Sentence Encoder, the same two other-party sources are chosen for 65 o
 observations, the same two own-statement sources for 28, all four for 8 (chance: about 11, 0.6
 and 0.03); 459 of the 960 distractors coincide.
 
-How the similarities are computed (issue 32). The ranking was first defined on the rounded n x n
-matrix ``round(V @ V.T, 6)`` of the float64 embeddings ``V``; that matrix grows with the square of
-an election's size (122 MB at 3,901 observations). ``DistractorPicker`` indexes the candidates
-once (by statement and by party) and computes only each observation's similarities to its own
-candidates, so memory grows linearly. The picks are the ones the matrix gives, proven per pool:
-BLAS sums a dot product in an order that depends on the matrix's shape, so a candidate's value
-may differ from the matrix's in the last bits; any order of summation stays within
-``2 gamma_m |a| |b|`` of the exact dot product (``gamma_m = m u / (1 - m u)``, ``m`` the terms
-that are not zero, ``u = 2**-53``). Each value is widened by twice that bound and rounded at both
-ends (rounding is monotone), and the chosen distractors are kept only when their order is the same
-for every value in every interval. Otherwise (a value within about 1e-13 of a rounding boundary
-that would change the pick) the matrix is computed as before and its row decides.
+How the similarities are computed (issue 32). The ranking is defined on the rounded n x n matrix
+``round(V @ V.T, 6)`` of the float64 embeddings ``V``, which grows with the square of an
+election's size (122 MB at 3,901 observations). ``DistractorPicker`` indexes the candidates once
+(by statement and by party) and sums only each observation's similarities to its own candidates,
+so memory grows linearly; its picks are the matrix's, proven per pool. BLAS adds up a dot product
+in an order that depends on the matrix's shape, so the picker's sum may differ from the matrix's
+in the last bits; but any order stays within ``gamma_m |a| |b|`` of the exact value
+(``gamma_m = m u / (1 - m u)``, ``m`` the non-zero terms, ``u = 2**-53``), so two orders differ
+by at most twice that. Each value is widened by twice that difference and rounded at both ends
+(rounding is monotone), and the chosen candidates are kept only when they come first, in the
+same order, for every value in every interval. Otherwise (a value within about ``m`` * 4e-16 of
+a rounding boundary, where it would change the pick) the matrix is computed and its row decides.
 """
 
 from __future__ import annotations

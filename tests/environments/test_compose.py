@@ -2,7 +2,6 @@
 
 import asyncio
 
-import numpy as np
 import pytest
 
 from fakes import ScriptedCompleter
@@ -26,7 +25,7 @@ from polistemics.environments.compose import (
     planned_composition_items,
 )
 from polistemics.environments.conflict import select_conflict_parties
-from polistemics.environments.noisy import similarity_matrix
+from polistemics.environments.noisy import DistractorPicker
 from polistemics.environments.vague import VagueRewrite
 from polistemics.runlog.release_io import write_items
 
@@ -47,7 +46,7 @@ def _world():
         for e, s in zip(_by_ids(world, "b1 c1 d1 e1 f1"), (0.9, 0.8, 0.7, 0.6, 0.5), strict=True)
     }
     scores |= {e.text: s for e, s in zip(_by_ids(world, "a2 a3 a4"), (0.45, 0.4, 0.3), strict=True)}
-    return world, similarity_matrix(world, ScoreEmbedder(target.text, scores))
+    return world, DistractorPicker.of(world, ScoreEmbedder(target.text, scores))
 
 
 def _by_ids(world, names: str):
@@ -65,13 +64,13 @@ def _rewrites(world, skip=("e2",)):
 
 
 def _build(composition, counterbalance=False):
-    world, similarity = _world()
+    world, picker = _world()
     return build_composition_items(
         world,
         composition,
         selection=select_conflict_parties(world),
         rewrites=_rewrites(world),
-        similarity=similarity,
+        picker=picker,
         counterbalance_order=counterbalance,
     )
 
@@ -216,7 +215,7 @@ def test_build_environments_refuses_a_composition_without_its_parts():
 
 
 def test_similarity_values_never_decide_a_drop():
-    world, similarity = _world()
+    world, picker = _world()
     selection = select_conflict_parties(world)
     for composition in COMPOSITIONS:
         kept = [
@@ -227,10 +226,10 @@ def test_similarity_values_never_decide_a_drop():
                     composition,
                     selection=selection,
                     rewrites=_rewrites(world),
-                    similarity=matrix,
+                    picker=ranking,
                 ).items
             }
-            for matrix in (similarity, np.zeros_like(similarity))
+            for ranking in (picker, DistractorPicker(world, None))
         ]
         assert kept[0] == kept[1]
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+
+from pydantic import BaseModel
 
 from polistemics.conditions import ENVIRONMENT_ORDER, Environment, Variant
 from polistemics.records import Evidence, Party, Position, Stance
@@ -70,8 +73,8 @@ def make_item(
     vague_mode: int | None = None,
 ) -> EnvironmentItem:
     pos = ev.position
-    return EnvironmentItem(
-        observation_id=ev.observation_id,
+    item = EnvironmentItem(
+        observation_id=sys.intern(ev.observation_id),  # one string for its items, not one each
         election_id=pos.election_id,
         party_id=pos.party.id,
         party_name=pos.party.name,
@@ -91,6 +94,22 @@ def make_item(
         conflict_party_id=conflict_party_id,
         vague_mode=vague_mode,
     )
+    for model in (item, *chunks):
+        _share_fields_set(model)
+    return item
+
+
+# pydantic keeps, per instance, the set of the fields given to it (about 2.2 KB of an item's
+# 3 KB, 0.7 KB of a chunk's); items and chunks given the same fields share one such set. Safe:
+# the models are frozen, and ``model_copy`` copies the set before adding to it.
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def _share_fields_set(model: BaseModel) -> None:
+    given = model.__pydantic_fields_set__
+    shared = _FIELDS_SETS.setdefault(frozenset(given), given)
+    if shared is not given:
+        object.__setattr__(model, "__pydantic_fields_set__", shared)
 
 
 def observation_major(

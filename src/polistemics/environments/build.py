@@ -16,7 +16,7 @@ from polistemics.environments.conflict import (
     select_conflict_parties,
 )
 from polistemics.environments.embeddings import Embedder
-from polistemics.environments.noisy import build_noisy_items, similarity_matrix
+from polistemics.environments.noisy import DistractorPicker, build_noisy_items
 from polistemics.environments.vague import (
     DEFAULT_MAX_ATTEMPTS,
     VagueOutcome,
@@ -113,6 +113,7 @@ async def build_environments(
     summaries: list[EnvironmentSummary] = []
     vague_outcome: VagueOutcome | None = None
     selection = None
+    picker = None  # one per build: Noisy and the compositions with it rank alike
 
     for env in sorted(wanted, key=list(Environment).index):
         details: dict[str, int] = {}
@@ -139,7 +140,8 @@ async def build_environments(
         elif env is Environment.NOISY:
             if embedder is None:
                 raise EnvironmentInputError("the Noisy environment needs an embedding model")
-            built = build_noisy_items(evidence, embedder, variant=variant).items
+            picker = DistractorPicker.of(evidence, embedder)
+            built = build_noisy_items(evidence, embedder, variant=variant, picker=picker).items
         else:  # Vague
             if rewrites is None:
                 if vague is None:
@@ -160,12 +162,8 @@ async def build_environments(
             built = build_vague_items(evidence, rewrites, variant=variant)
         items.extend(built)
         summaries.append(EnvironmentSummary(env, len(built), total - len(built), details))
-    similarity = None
     for composition in compositions:
         parts = composition.parts
-        if Environment.NOISY in parts and similarity is None and evidence:
-            assert embedder is not None  # the Noisy part was built above
-            similarity = similarity_matrix(evidence, embedder)
         if Environment.CONTRADICTORY in parts or Environment.COUNTERFACTUAL in parts:
             selection = selection or select_conflict_parties(evidence, positions)
         composed = build_composition_items(
@@ -174,7 +172,7 @@ async def build_environments(
             variant=variant,
             selection=selection,
             rewrites=rewrites,
-            similarity=similarity,
+            picker=picker,
             counterbalance_order=counterbalance_contradictory_order,
         )
         items.extend(composed.items)

@@ -33,19 +33,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from polistemics.conditions import Environment, Variant
 from polistemics.environments.basis import (
     EnvironmentInputError,
-    anonymized_label,
     check_evidence,
     make_item,
     party_label,
     target_chunk,
 )
 from polistemics.environments.conflict import ConflictSelection, borrowed_chunk
-from polistemics.environments.noisy import TARGET_INDEX, distractor_chunk, pick_distractors
+from polistemics.environments.noisy import TARGET_INDEX, DistractorChunks, DistractorPicker
 from polistemics.environments.vague import VagueRewrite, vague_chunk
 from polistemics.records import Evidence, Stance
 from polistemics.runlog.items import Chunk, EnvironmentItem
@@ -84,11 +81,12 @@ def build_composition_items(
     variant: Variant = Variant.FULL,
     selection: ConflictSelection | None = None,
     rewrites: Sequence[VagueRewrite] | None = None,
-    similarity: np.ndarray | None = None,
+    picker: DistractorPicker | None = None,
     counterbalance_order: bool = False,
 ) -> CompositionBuild:
     """The items of one composition. Needs ``selection`` (with Contradictory or Counterfactual),
-    ``rewrites`` (with Vague) and the standardised texts' ``similarity`` matrix (with Noisy)."""
+    ``rewrites`` (with Vague) and a ``picker`` of the standardised texts' distractors (with
+    Noisy: ``noisy.DistractorPicker``)."""
     check_evidence(evidence)
     if not composition.is_composition:
         raise EnvironmentInputError(f"'{composition.value}' is not a composition")
@@ -97,9 +95,7 @@ def build_composition_items(
     needs = {
         "a conflict-party selection": conflict and selection is None,
         "the Vague rewrites": Environment.VAGUE in parts and rewrites is None,
-        "the similarity matrix": Environment.NOISY in parts
-        and similarity is None
-        and bool(evidence),
+        "a distractor picker": Environment.NOISY in parts and picker is None and bool(evidence),
     }
     missing = [what for what, lacking in needs.items() if lacking]
     if missing:
@@ -116,6 +112,7 @@ def build_composition_items(
         dropped[TOO_FEW_DISTRACTORS] = []
 
     items = []
+    made = DistractorChunks(evidence)
     for i, ev in enumerate(evidence):
         obs_id = ev.observation_id
         label = party_label(ev.position.party, variant, observation_id=obs_id)
@@ -128,9 +125,9 @@ def build_composition_items(
             failed.append(NO_VAGUE_REWRITE)
         picked = None
         if Environment.NOISY in parts:
-            assert similarity is not None
+            assert picker is not None
             shown = {targets.conflict_party_id} if targets and targets.conflict_party_id else set()
-            picked = pick_distractors(i, evidence, similarity[i], frozenset(shown))
+            picked = picker.pick(i, frozenset(shown))
             if picked is None:
                 failed.append(TOO_FEW_DISTRACTORS)
         for rule in failed:
@@ -144,16 +141,7 @@ def build_composition_items(
             chunks[targets.own_index] = vague_chunk(ev, rewrite, label)
         index = targets.own_index
         if picked is not None:
-            others, same = picked
-            distractors = [
-                distractor_chunk(
-                    evidence[j],
-                    anonymized_label(
-                        evidence[j].position.party, observation_id=evidence[j].observation_id
-                    ),
-                )
-                for j in others
-            ] + [distractor_chunk(evidence[j], label) for j in same]
+            distractors = made.of(*picked, label)
             chunks = distractors[:TARGET_INDEX] + chunks + distractors[TARGET_INDEX:]
             index = None if index is None else index + TARGET_INDEX
         items.append(
@@ -219,5 +207,5 @@ def planned_composition_items(
         composition,
         selection=selection,
         rewrites=[VagueRewrite(observation_id=i, mode=0, text="[PARTY]") for i in ids],
-        similarity=np.zeros((len(evidence), len(evidence))),
+        picker=DistractorPicker(evidence, None),
     )

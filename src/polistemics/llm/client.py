@@ -157,15 +157,9 @@ class LLMClient:
         params = request_params(endpoint, json_schema=json_schema, grammar=grammar)
         identity = CallIdentity.of(endpoint, messages, params, sample_index)
         key = identity.key
-        if self.store is not None and key in self._stored_keys:
-            stored = await self._stored(key)
-            if stored is not None:
-                self._account(stage, stored)
-                return stored
-        if key in self._inflight:
-            result = replace(await asyncio.shield(self._inflight[key]), cached=True)
-            self._account(stage, result)
-            return result
+        known = await self._known_result(key, stage)
+        if known is not None:
+            return known
         if endpoint.is_batch:  # it waits for its batch without its prompt's JSON (made again)
             identity = replace(identity, messages_json="")
         future: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
@@ -184,6 +178,20 @@ class LLMClient:
             del self._inflight[key]
         self._account(stage, result)
         return result
+
+    async def _known_result(self, key: str, stage: str) -> CallResult | None:
+        """The call's result, counted for ``stage``, when the store holds it or the same call is
+        in flight (then shared, marked cached); None for a call to make."""
+        if self.store is not None and key in self._stored_keys:
+            stored = await self._stored(key)
+            if stored is not None:
+                self._account(stage, stored)
+                return stored
+        if key in self._inflight:
+            result = replace(await asyncio.shield(self._inflight[key]), cached=True)
+            self._account(stage, result)
+            return result
+        return None
 
     async def _stored(self, key: str) -> CallResult | None:
         """The stored result of a call, read in one query with those the other calls ask for at
@@ -348,17 +356,10 @@ class LLMClient:
             raise ValueError(f"model '{endpoint.name}' does not run in batches")
         params = request_params(endpoint, json_schema=json_schema, grammar=grammar)
         identity = CallIdentity.of(endpoint, messages, params, sample_index)
-        key = identity.key
-        if self.store is not None and key in self._stored_keys:
-            stored = await self._stored(key)
-            if stored is not None:
-                self._account(stage, stored)
-                await waiter.done(stored, context)
-                return
-        if key in self._inflight:  # awaited by ``complete`` already: its result is shared
-            result = replace(await asyncio.shield(self._inflight[key]), cached=True)
-            self._account(stage, result)
-            await waiter.done(result, context)
+        # Stored, or awaited by ``complete`` already (its result is shared).
+        known = await self._known_result(identity.key, stage)
+        if known is not None:
+            await waiter.done(known, context)
             return
         self._check_budget()
         await self._wait_in_batch(

@@ -44,6 +44,7 @@ from polistemics.llm.redact import Redactor
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.replies import decode_json
 from polistemics.llm.store import FinishedCall, RunStore
+from polistemics.llm.stored_keys import StoredKeys
 from polistemics.llm.transport import (
     ChatTransport,
     ConnectionFailed,
@@ -131,10 +132,10 @@ class LLMClient:
         self._writer = CallWriter(self.store.path) if self.store is not None else None
         # Keys the store holds (read once, then kept up to date by this client), so that a new
         # call costs no database read. Calls another process stores meanwhile are not seen.
-        self._stored_keys: set[str] = set()
+        self._stored_keys = StoredKeys()
         if self.store is not None:
             self.spent = self.store.total_cost()
-            self._stored_keys = self.store.call_keys()
+            self._stored_keys = StoredKeys.read(self.store)
         # Stored results asked for and not read yet: read together, one query at a time.
         self._lookups: list[tuple[str, asyncio.Future[CallResult | None]]] = []
         self._batches: BatchCollector | None = None  # made on the first call of a batch endpoint
@@ -183,7 +184,7 @@ class LLMClient:
         """The call's result, counted for ``stage``, when the store holds it or the same call is
         in flight (then shared, marked cached); None for a call to make."""
         if self.store is not None and key in self._stored_keys:
-            stored = await self._stored(key)
+            stored = await self._stored(key)  # None: another call's key shares its prefix
             if stored is not None:
                 self._account(stage, stored)
                 return stored

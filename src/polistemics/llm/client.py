@@ -44,6 +44,7 @@ from polistemics.llm.redact import Redactor
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.replies import decode_json
 from polistemics.llm.store import FinishedCall, RunStore
+from polistemics.llm.stored_keys import StoredKeys
 from polistemics.llm.transport import (
     ChatTransport,
     ConnectionFailed,
@@ -131,10 +132,10 @@ class LLMClient:
         self._writer = CallWriter(self.store.path) if self.store is not None else None
         # Keys the store holds (read once, then kept up to date by this client), so that a new
         # call costs no database read. Calls another process stores meanwhile are not seen.
-        self._stored_keys: set[str] = set()
+        self._stored_keys = StoredKeys()
         if self.store is not None:
             self.spent = self.store.total_cost()
-            self._stored_keys = self.store.call_keys()
+            self._stored_keys = StoredKeys.read(self.store)
         # Stored results asked for and not read yet: read together, one query at a time.
         self._lookups: list[tuple[str, asyncio.Future[CallResult | None]]] = []
         self._batches: BatchCollector | None = None  # made on the first call of a batch endpoint
@@ -157,15 +158,9 @@ class LLMClient:
         params = request_params(endpoint, json_schema=json_schema, grammar=grammar)
         identity = CallIdentity.of(endpoint, messages, params, sample_index)
         key = identity.key
-        if self.store is not None and key in self._stored_keys:
-            stored = await self._stored(key)
-            if stored is not None:
-                self._account(stage, stored)
-                return stored
-        if key in self._inflight:
-            result = replace(await asyncio.shield(self._inflight[key]), cached=True)
-            self._account(stage, result)
-            return result
+        known = await self._known_result(key, stage)
+        if known is not None:
+            return known
         if endpoint.is_batch:  # it waits for its batch without its prompt's JSON (made again)
             identity = replace(identity, messages_json="")
         future: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
@@ -184,6 +179,20 @@ class LLMClient:
             del self._inflight[key]
         self._account(stage, result)
         return result
+
+    async def _known_result(self, key: str, stage: str) -> CallResult | None:
+        """The call's result, counted for ``stage``, when the store holds it or the same call is
+        in flight (then shared, marked cached); None for a call to make."""
+        if self.store is not None and key in self._stored_keys:
+            stored = await self._stored(key)  # None: another call's key shares its prefix
+            if stored is not None:
+                self._account(stage, stored)
+                return stored
+        if key in self._inflight:
+            result = replace(await asyncio.shield(self._inflight[key]), cached=True)
+            self._account(stage, result)
+            return result
+        return None
 
     async def _stored(self, key: str) -> CallResult | None:
         """The stored result of a call, read in one query with those the other calls ask for at
@@ -348,17 +357,10 @@ class LLMClient:
             raise ValueError(f"model '{endpoint.name}' does not run in batches")
         params = request_params(endpoint, json_schema=json_schema, grammar=grammar)
         identity = CallIdentity.of(endpoint, messages, params, sample_index)
-        key = identity.key
-        if self.store is not None and key in self._stored_keys:
-            stored = await self._stored(key)
-            if stored is not None:
-                self._account(stage, stored)
-                await waiter.done(stored, context)
-                return
-        if key in self._inflight:  # awaited by ``complete`` already: its result is shared
-            result = replace(await asyncio.shield(self._inflight[key]), cached=True)
-            self._account(stage, result)
-            await waiter.done(result, context)
+        # Stored, or awaited by ``complete`` already (its result is shared).
+        known = await self._known_result(identity.key, stage)
+        if known is not None:
+            await waiter.done(known, context)
             return
         self._check_budget()
         await self._wait_in_batch(

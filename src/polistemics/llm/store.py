@@ -16,6 +16,7 @@ import sqlite3
 import threading
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -63,6 +64,13 @@ _RESULT_COLUMNS = (
     "output_tokens, reasoning_tokens, cost, latency_ms, attempts, cached_input_tokens"
 )
 LOOKUP_CHUNK = 500  # keys a ``get_calls`` query asks for (SQLite's limit is 32,766 parameters)
+KEY_PAGE = 65_536  # keys a ``key_prefixes`` query reads (larger pages read no faster)
+# A page of keys in the order of the key's index, from the key after ``?``: their first 16
+# characters one after another, how many keys, the last key.
+_KEY_PAGE_SQL = (
+    "SELECT group_concat(substr(key, 1, 16), ''), count(*), max(key) "
+    "FROM (SELECT key FROM calls WHERE key > ? ORDER BY key LIMIT ?)"
+)
 # Columns added after the first release of the store, with their definitions: a store made
 # before them gets them on opening (``add_missing_columns``), old rows the default.
 ADDED_COLUMNS = {"cached_input_tokens": "INTEGER NOT NULL DEFAULT 0"}
@@ -128,6 +136,17 @@ def call_row(call: FinishedCall) -> tuple:
     )
 
 
+def key_prefix(key: str) -> int | None:
+    """A key's first 16 characters read as a hex number below 2**64 (a key the client makes is a
+    SHA-256 in hex), or None. Anything ``int`` reads counts: ``RunStore.key_prefixes`` reads a
+    key that is not plain hex through this function, so both sides agree on every key."""
+    try:
+        number = int(key[:16], 16)
+    except ValueError:
+        return None
+    return number if 0 <= number < 1 << 64 else None
+
+
 def add_missing_columns(db: sqlite3.Connection) -> None:
     """Give a store made by an older version the columns added since (``ADDED_COLUMNS``)."""
     present = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
@@ -181,6 +200,34 @@ class RunStore:
     def call_keys(self) -> set[str]:
         with self._lock:
             return {row[0] for row in self._db.execute("SELECT key FROM calls")}
+
+    def key_prefixes(self, page_size: int = KEY_PAGE) -> Iterator[bytes]:
+        """The prefix (``key_prefix``) of every stored key that has one, as 8 bytes (big-endian):
+        a page of keys at a time, each page's one after another. Read from the key's index as
+        one text a page, not a string a key (``llm.stored_keys``)."""
+        last = ""
+        while True:
+            with self._lock:
+                text, count, top = self._db.execute(_KEY_PAGE_SQL, (last, page_size)).fetchone()
+            if top is None:
+                return
+            try:
+                prefixes = bytes.fromhex(text)
+            except ValueError:  # a key with another character among its first 16
+                prefixes = b""
+            # 8 bytes a key only when every key gave 16 hex digits (``fromhex`` skips spaces).
+            if len(prefixes) != 8 * count:
+                with self._lock:
+                    keys = self._db.execute(
+                        "SELECT key FROM calls WHERE key > ? ORDER BY key LIMIT ?",
+                        (last, page_size),
+                    ).fetchall()
+                numbers = (key_prefix(key) for (key,) in keys if isinstance(key, str))
+                prefixes = b"".join(
+                    number.to_bytes(8, "big") for number in numbers if number is not None
+                )
+            yield prefixes
+            last = top
 
     def call_messages(self, key: str) -> list[dict] | None:
         with self._lock:

@@ -1,5 +1,6 @@
-"""The finish writes its score files and score tables in a forked side process: the files are
-those the finish writes when it does all of its work in one process."""
+"""The finish writes its score files and score tables, and records its records step, in forked
+side processes: the files are those the finish writes when it does all of its work in one
+process."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def test_the_side_process_writes_the_files_one_process_writes(
             done = run_cli("run", str(config), "-q")
             assert done.returncode == 0, done.stderr
             hashes[mode] = _hashes(tmp_path / "run")
-    assert len(pools) == 1  # only the finish with the side process on forked one
+    # only the finish with the side process on forked: the score files, the records step
+    assert len(pools) == 2
     assert "scores/cells.csv" in hashes["on"] and "tables/model_scores.csv" in hashes["on"]
     assert hashes["on"] == hashes["off"]

@@ -107,13 +107,15 @@ def _finish(
         calls_made=result.calls_made,
         extra=extra,
     )
-    with study.stage("report"):
-        records = _record_records(study, result)  # after run.json's part read the store
+    # The records step is recorded (the store's and every file's hash, none in report/) by the
+    # side process while this one draws the page.
+    record = partial(_record_records, study, result)  # after run.json's part read the store
+    with study.stage("report"), in_side_process(record) as recorded:
         inputs = with_manifest(inputs, read_manifest(run_dir))
         paths["report"] = write_report(
             inputs, run_dir / RUN_REPORT_FOLDER, report_options, scores=report_scores
         )
-        _record_report(run_dir, records, report_options)
+        _record_report(run_dir, recorded.result(), report_options)
     return paths
 
 

@@ -197,12 +197,24 @@ def _analysis_options(inputs: ReportInputs, options: ReportOptions) -> AnalysisO
 def write_run_tables(inputs: ReportInputs, options: ReportOptions | None = None) -> None:
     """A run's own ``tables/`` folder (``RunDir.tables``): its analysis tables and the score
     tables ``polistemics score`` reads, each written unless already current."""
+    write_run_analyses(inputs, options)
+    if inputs.run_dir is not None:
+        write_score_tables(inputs.run_dir)
+
+
+def write_run_analyses(inputs: ReportInputs, options: ReportOptions | None = None) -> None:
+    """The analysis tables of a run's ``tables/`` folder, written unless already current."""
     if inputs.run_dir is None:
-        raise ValueError("write_run_tables: the inputs are not one run's")
+        raise ValueError("write_run_analyses: the inputs are not one run's")
     run, options = RunDir(inputs.run_dir), options or ReportOptions()
     write_run_analysis_tables(run, _analysis_options(inputs, options), _compute(inputs, options))
+
+
+def write_score_tables(run_dir: Path) -> None:
+    """The score tables of a run's ``tables/`` folder (``polistemics score`` reads them), from
+    its files (``scores/cells.csv`` and the exports), written unless already current."""
     try:
-        write_run_score_tables(run)
+        write_run_score_tables(RunDir(run_dir))
     except RunFileError as exc:
         raise ReportInputError(str(exc)) from None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +16,8 @@ from polistemics.report.build import (
     REPORT_FILE,
     RUN_REPORT_FOLDER,
     write_report,
-    write_run_tables,
+    write_run_analyses,
+    write_score_tables,
 )
 from polistemics.report.content import ReportOptions, score_content
 from polistemics.report.inputs import ReportInputs
@@ -37,6 +39,7 @@ from polistemics.run.incremental import (
 )
 from polistemics.run.manifest import MANIFEST_OWN_KEYS, write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
+from polistemics.run.side_process import in_side_process
 from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.runlog.exports import remove_stale_exports
@@ -62,7 +65,10 @@ def _finish(
     study: Study, result: StudyResult, report_options: ReportOptions | None
 ) -> dict[str, Path]:
     """Scores, the exports, the report's tables, the manifest (it needs the exports' time) and
-    the page, one after the other in this process."""
+    the page. The score files and score tables are written by a forked side process while this
+    one reads the report's inputs and makes what run.json and the page need from them
+    (``side_process``): the score files and tables take no input from that work, and the
+    analysis tables, which fingerprint ``scores/cells.csv``, wait for them."""
     run_dir = result.run_dir
     items = result.items
     panel = list(study.config.judges)
@@ -77,12 +83,17 @@ def _finish(
         for stage in study.stages:  # each stage's files, in stage order
             stage.write(result, RunDir(run_dir))
         remove_stale_exports(run_dir, (run.scoped.election.id for run in result.elections))
-        result.call_stats = _call_stats(run_dir)
-        cells_path, summary_path = _write_score_files(run_dir, scored.cells, items, panel)
+    score_files = partial(_write_score_files, run_dir, scored.cells, items, panel)
+    with in_side_process(score_files) as written:
+        with study.stage("report"):
+            result.call_stats = _call_stats(run_dir)
+            inputs = _report_inputs(study, result, items, scored)
+            report_scores = score_content(inputs, report_options)
+            extra = _manifest_extra(study, result)
+        with study.stage("exports"):  # what is left of the score files' time
+            cells_path, summary_path = written.result()
     with study.stage("report"):
-        inputs = _report_inputs(study, result, items, scored)
-        report_scores = score_content(inputs, report_options)
-        write_run_tables(inputs, report_options)  # tables/: read by report and score
+        write_run_analyses(inputs, report_options)  # tables/: read by report and score
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     paths["manifest"] = write_manifest(
         run_dir,
@@ -94,15 +105,17 @@ def _finish(
         # prints it.
         stage_seconds={k: v for k, v in result.stage_seconds.items() if k != "report"},
         calls_made=result.calls_made,
-        extra=_manifest_extra(study, result),
+        extra=extra,
     )
-    with study.stage("report"):
-        records = _record_records(study, result)  # after run.json's part read the store
+    # The records step is recorded (the store's and every file's hash, none in report/) by the
+    # side process while this one draws the page.
+    record = partial(_record_records, study, result)  # after run.json's part read the store
+    with study.stage("report"), in_side_process(record) as recorded:
         inputs = with_manifest(inputs, read_manifest(run_dir))
         paths["report"] = write_report(
             inputs, run_dir / RUN_REPORT_FOLDER, report_options, scores=report_scores
         )
-        _record_report(run_dir, records, report_options)
+        _record_report(run_dir, recorded.result(), report_options)
     return paths
 
 
@@ -235,8 +248,11 @@ def _call_stats(run_dir: Path) -> list[dict]:
 def _write_score_files(
     run_dir: Path, cells: pd.DataFrame, items: list[EnvironmentItem], panel: list[str]
 ) -> tuple[Path, Path]:
-    """``scores/cells.csv``, ``scores/summary.json`` and the release folders' score files."""
+    """``scores/cells.csv``, ``scores/summary.json``, the release folders' score files and the
+    score tables of ``tables/`` (read from those files). No Polars here: it runs in the side
+    process."""
     run = RunDir(run_dir)
     paths = run.write_cells(cells), run.write_summary(summary_rows(cells))
     write_release_score_files(run, items, cells, panel)
+    write_score_tables(run_dir)
     return paths

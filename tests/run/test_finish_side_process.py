@@ -1,0 +1,54 @@
+"""The finish writes its score files and score tables, and records its records step, in forked
+side processes: the files are those the finish writes when it does all of its work in one
+process."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+from study_helpers import run_cli, write_study
+
+from polistemics.run import side_process
+from polistemics.run.side_process import can_fork_side_process
+from polistemics.testing import FakeOpenAIServer
+
+
+def _hashes(run_dir: Path) -> dict[str, str]:
+    return {
+        path.relative_to(run_dir).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for folder in ("scores", "tables", "exports")
+        for path in sorted((run_dir / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.mark.skipif(not can_fork_side_process(), reason="the platform cannot fork or one core")
+def test_the_side_process_writes_the_files_one_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pools = []
+    real_pool = side_process.ProcessPoolExecutor
+
+    def counted(*args, **kwargs):
+        pools.append(args)
+        return real_pool(*args, **kwargs)
+
+    monkeypatch.setattr(side_process, "ProcessPoolExecutor", counted)
+    hashes = {}
+    with FakeOpenAIServer() as server:
+        config = write_study(tmp_path, server.base_url, ablations="[]")
+        for mode in ("off", "on"):  # the second finish makes no call: the same answers
+            monkeypatch.setenv("POLISTEMICS_SIDE_PROCESS", mode)
+            shutil.rmtree(tmp_path / "run" / "tables", ignore_errors=True)  # a whole finish
+            for folder in ("scores", "exports"):
+                shutil.rmtree(tmp_path / "run" / folder, ignore_errors=True)
+            done = run_cli("run", str(config), "-q")
+            assert done.returncode == 0, done.stderr
+            hashes[mode] = _hashes(tmp_path / "run")
+    # only the finish with the side process on forked: the score files, the records step
+    assert len(pools) == 2
+    assert "scores/cells.csv" in hashes["on"] and "tables/model_scores.csv" in hashes["on"]
+    assert hashes["on"] == hashes["off"]

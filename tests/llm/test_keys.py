@@ -124,3 +124,43 @@ def test_params_json_is_the_canonical_json_of_the_params_and_tells_equal_numbers
     for _ in range(2):  # the second time from what was remembered
         for params in cases:
             assert params_json(params) == canonical_json(params)
+
+
+def test_one_prompt_sent_to_several_endpoints_gets_each_its_own_key() -> None:
+    """A panel's judges send one prompt list (its JSON and hash made once): every key is still
+    the canonical JSON's of its own call, however the calls come in turn."""
+    long_messages = [
+        {"role": "system", "content": "Beurteile — " * LONG_TEXT},
+        {"role": "user", "content": "Antwort «A»"},
+    ]
+    endpoints = [
+        endpoint(),
+        endpoint(name="j2", model="org/model-2"),
+        endpoint(name="j3", model="org/model-1", base_url="http://127.0.0.1:10/v1"),
+    ]
+    params = {"temperature": 0.0, "max_tokens": 20}
+    for _ in range(2):
+        for sample in (0, 1):
+            for ep in endpoints:
+                identity = CallIdentity.of(ep, long_messages, params, sample)
+                assert identity.key == plain_key(ep, long_messages, params, sample)
+                assert identity.messages_json == canonical_json(long_messages)
+
+
+def test_a_prompt_changed_in_place_gets_the_key_of_what_it_holds_now() -> None:
+    messages = [dict(m) for m in MESSAGES]
+    params = {"temperature": 0.0}
+    before = CallIdentity.of(endpoint(), messages, params, 0)
+    messages[1]["content"] = "Und Partei B?"
+    after = CallIdentity.of(endpoint(), messages, params, 0)
+    assert after.key == plain_key(endpoint(), messages, params, 0) != before.key
+    messages.append({"role": "assistant", "content": "Ja."})
+    assert CallIdentity.of(endpoint(), messages, params, 0).key == plain_key(
+        endpoint(), messages, params, 0
+    )
+    # Content as parts (not text): its inner list changed in place is seen too.
+    parts = [{"role": "user", "content": [{"type": "text", "text": "eins"}]}]
+    first = CallIdentity.of(endpoint(), parts, params, 0)
+    parts[0]["content"][0]["text"] = "zwei"
+    second = CallIdentity.of(endpoint(), parts, params, 0)
+    assert second.key == plain_key(endpoint(), parts, params, 0) != first.key

@@ -6,7 +6,9 @@ Calls are written the way the client writes them, through ``CallWriter``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
@@ -80,3 +82,18 @@ def test_the_writer_makes_the_messages_hash_the_client_leaves_to_it(tmp_path: Pa
     assert stored == messages_hash(MESSAGES)
     with pytest.raises(ValueError, match="neither its messages nor their hash"):
         call_row(FinishedCall(result(), "judge", None, "{}", 0, None))
+
+
+def test_calls_sharing_one_prompt_text_store_each_its_hash_and_compressed_prompt() -> None:
+    """A panel's judges hand the writer one prompt text: hashed and compressed once, each row
+    holds what the text holds, and a new text (equal or not) is read for itself."""
+    shared = canonical_json(MESSAGES)
+    other = canonical_json([{"role": "user", "content": "another prompt"}])
+    for text in (shared, shared, other, shared, "".join([shared[:5], shared[5:]])):
+        row = call_row(FinishedCall(result(), "judge", None, "{}", 0, text))
+        assert row[4] == hashlib.sha256(text.encode("utf-8")).hexdigest()
+        assert zlib.decompress(row[17]).decode("utf-8") == text
+    given = call_row(FinishedCall(result(), "judge", "given-hash", "{}", 0, shared))
+    assert given[4] == "given-hash" and zlib.decompress(given[17]).decode() == shared
+    empty = call_row(FinishedCall(result(), "judge", None, "{}", 0, ""))
+    assert empty[4] == hashlib.sha256(b"").hexdigest() and empty[17] is None

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pytest
 import trustme
 
+from polistemics import __version__
 from polistemics.llm.keys import canonical_json
 from polistemics.llm.transport import (
     MAX_REPLY_BYTES,
@@ -242,6 +243,37 @@ def test_sequential_calls_reuse_one_connection_and_concurrent_ones_stay_within_t
     assert first.endswith(
         b'{"model": "fake-model", "temperature": 0.0, "messages": [{"content":"q","role":"user"}]}'
     )
+
+
+def test_a_request_sends_exactly_its_own_headers() -> None:
+    """Ours name Accept, Accept-Encoding and User-Agent, so aiohttp adds none of its own
+    (``ChatTransport`` gives it no skip list, which would cost a copy of every request's
+    headers): the header block is these and nothing else."""
+
+    async def go() -> Served:
+        async with serve(keep_alive(lambda _: OK)) as served:
+            transport = ChatTransport(served.base_url, "sk-k", timeout=5)
+            await send(transport)
+            await transport.close()
+        return served
+
+    head = asyncio.run(go()).requests[0].split(b"\r\n\r\n", 1)[0].decode()
+    _, *lines = head.split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines)
+    assert len(headers) == len(lines)  # no header twice
+    body = (
+        '{"model": "fake-model", "temperature": 0.0, "messages": [{"content":"q","role":"user"}]}'
+    )
+    assert headers == {
+        "Host": headers["Host"],
+        "Authorization": "Bearer sk-k",
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "Accept-Encoding": "gzip, deflate",
+        "User-Agent": f"polistemics/{__version__}",
+        "Content-Length": str(len(body)),
+    }
+    assert headers["Host"].startswith("127.0.0.1:")
 
 
 @pytest.mark.parametrize(

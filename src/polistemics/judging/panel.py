@@ -15,9 +15,10 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from typing import Protocol
 
+from polistemics.conditions import Environment
 from polistemics.judging.parse import parse_verdicts
 from polistemics.judging.planted import POSSIBLY_PLANTED, PlantedVerdicts, planted_verdicts
 from polistemics.judging.prompt import (
@@ -119,7 +120,7 @@ async def judge_answers(
             continue
         if batch is not None:
             await batch.judge(item, answer)
-        rubrics = active_rubrics(item.environment)
+        rubrics = _rubrics_in(item.environment)
         shared: dict[tuple, SharedPrompt] = {}  # judges on the same prompt variant share it
         for position, judge in enumerate(judges):
             if batch is not None and judge.is_batch:
@@ -159,6 +160,11 @@ async def judge_answers(
     for i, record in zip(issue, finished, strict=True):
         records[i] = record
     return JudgeVerdicts(records, skipped)
+
+
+@cache  # a few environments; the panel asks for every answer it judges
+def _rubrics_in(environment: Environment) -> tuple[Rubric, ...]:
+    return tuple(active_rubrics(environment))
 
 
 async def _in_chains(

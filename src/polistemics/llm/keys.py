@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) writes for a str
@@ -110,6 +111,66 @@ def call_key(endpoint: ModelEndpoint, messages: list[dict], params: dict, sample
     return CallIdentity.of(endpoint, messages, params, sample_index).key
 
 
+def _hashed_through_messages(base_url: str, messages_text: str) -> hashlib._Hash:
+    """The key's SHA-256 fed up to the end of the messages (what follows: model, parameters
+    and sample index)."""
+    key = hashlib.sha256(f'{{"endpoint":{_text_json(base_url)},"messages":'.encode())
+    key.update(messages_text.encode("utf-8"))
+    return key
+
+
+MEMO_TEXT_LIMIT = 32_768  # characters of a prompt's JSON remembered (judge prompts: ~3,000)
+
+
+class _PromptMemo:
+    """The canonical JSON of recent prompts, and the key's hash through them per endpoint URL.
+
+    The judges of a panel send one answer's prompt on a rubric as one list object, within a
+    moment of each other (``judging.panel.SharedPrompt``): its JSON and the costly part of the
+    key's hash (the messages, a few KB) are made for the first of them and copied for the
+    others. A prompt is known by the list itself (kept here, so its ``id`` names no other) and a
+    copy of its messages: a list changed in place since is not the prompt remembered (comparing
+    the copy is cheap: the texts are the same objects). Only lists of messages of text are
+    remembered (their copy is whole), and only up to ``MEMO_TEXT_LIMIT`` characters of JSON (a
+    batch's waiting calls must not hold long prompts); any other is serialised each time."""
+
+    SIZE = 32  # prompts remembered: the calls on one answer are started one after another
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[list, list, str, dict[str, hashlib._Hash]]] = {}
+        self._lock = threading.Lock()  # keys are made on the event loop, and by other threads
+
+    def hashed(self, base_url: str, messages: list[dict]) -> tuple[str, hashlib._Hash]:
+        """``messages_json(messages)``, and a new hash fed through them for ``base_url``."""
+        with self._lock:
+            known = self._known.get(id(messages))
+            if known is None or known[0] is not messages or known[1] != messages:
+                text = messages_json(messages)
+                if len(text) > MEMO_TEXT_LIMIT or not _text_messages(messages):
+                    return text, _hashed_through_messages(base_url, text)
+                known = (messages, [dict(m) for m in messages], text, {})
+                if len(self._known) >= self.SIZE:
+                    del self._known[next(iter(self._known))]  # the oldest
+                self._known[id(messages)] = known
+            _, _, text, through = known
+            hashed = through.get(base_url)
+            if hashed is None:
+                hashed = through[base_url] = _hashed_through_messages(base_url, text)
+            return text, hashed.copy()
+
+
+def _text_messages(messages: object) -> bool:
+    """A list of dicts of text by text (``messages_json``'s usual shape)."""
+    return type(messages) is list and all(
+        type(message) is dict
+        and all(type(name) is str and type(value) is str for name, value in message.items())
+        for message in messages
+    )
+
+
+_prompt_memo = _PromptMemo()
+
+
 @dataclass(frozen=True)
 class CallIdentity:
     """A call's cache key with the canonical messages JSON and hash it was built from.
@@ -134,12 +195,8 @@ class CallIdentity:
     def of(
         cls, endpoint: ModelEndpoint, messages: list[dict], params: dict, sample_index: int
     ) -> CallIdentity:
-        messages_text = messages_json(messages)
         params_text = params_json(params)
-        key = hashlib.sha256(
-            f'{{"endpoint":{_text_json(endpoint.resolved_base_url)},"messages":'.encode()
-        )
-        key.update(messages_text.encode("utf-8"))
+        messages_text, key = _prompt_memo.hashed(endpoint.resolved_base_url, messages)
         key.update(
             f',"model":{_text_json(endpoint.model)},"params":{params_text},'
             f'"sample_index":{_index_json(sample_index)}}}'.encode()

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from polistemics.llm.keys import MEMO_TEXT_LIMIT
 from polistemics.llm.types import CallResult
 
 SCHEMA = """
@@ -103,15 +104,52 @@ class FinishedCall:
     messages_json: str | None = None
 
 
+class _StoredPrompts:
+    """The SHA-256 and compressed bytes of recent prompts' JSON, by the text object itself.
+
+    A panel's judges send one prompt, whose JSON is one string (``keys.CallIdentity``): it is
+    hashed and compressed once for all of them, not once a call. The text is kept with its
+    entry, so its ``id`` names no other meanwhile. Texts longer than ``keys.MEMO_TEXT_LIMIT``
+    are not kept (a batch's calls must not hold long prompts)."""
+
+    SIZE = 128  # about the calls in flight: the judges' calls on a prompt finish together
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[str, str, bytes]] = {}
+        self._lock = threading.Lock()  # the call writer's thread, and ``RunStore.add_calls``
+
+    def of(self, text: str) -> tuple[str, bytes]:
+        """(hex SHA-256, zlib level 1) of ``text`` in UTF-8."""
+        with self._lock:
+            known = self._known.get(id(text))
+            if known is not None and known[0] is text:
+                return known[1], known[2]
+        data = text.encode("utf-8")
+        digest, compressed = hashlib.sha256(data).hexdigest(), zlib.compress(data, 1)
+        if len(text) > MEMO_TEXT_LIMIT:
+            return digest, compressed
+        with self._lock:
+            if len(self._known) >= self.SIZE:
+                del self._known[next(iter(self._known))]  # the oldest
+            self._known[id(text)] = (text, digest, compressed)
+        return digest, compressed
+
+
+_stored_prompts = _StoredPrompts()
+
+
 def call_row(call: FinishedCall) -> tuple:
     """The ``INSERT_CALL`` parameters for one finished call."""
     result = call.result
-    messages = call.messages_json.encode("utf-8") if call.messages_json else None
+    compressed = None
     messages_hash = call.messages_hash
-    if messages_hash is None:
+    if call.messages_json:
+        digest, compressed = _stored_prompts.of(call.messages_json)
+        messages_hash = digest if messages_hash is None else messages_hash
+    elif messages_hash is None:
         if call.messages_json is None:
             raise ValueError(f"call {result.key}: neither its messages nor their hash")
-        messages_hash = hashlib.sha256(messages or b"").hexdigest()
+        messages_hash = hashlib.sha256(b"").hexdigest()
     return (
         result.key,
         result.endpoint,
@@ -130,7 +168,7 @@ def call_row(call: FinishedCall) -> tuple:
         result.latency_ms,
         result.attempts,
         result.error,
-        zlib.compress(messages, 1) if messages else None,
+        compressed,
         time.time(),
         result.cached_input_tokens,
     )

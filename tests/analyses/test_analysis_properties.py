@@ -27,7 +27,7 @@ from polistemics.conditions import ALL_ENVIRONMENTS, Environment, Variant
 from polistemics.records import Stance
 from polistemics.report.content import ReportOptions, build_content
 from polistemics.report.inputs import ReportInputs
-from polistemics.rubrics import active_rubrics, sub_questions
+from polistemics.rubrics import Rubric, active_rubrics, sub_questions
 from polistemics.runlog import EnvironmentItem, JudgeVerdictRecord
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.verdict_table import score_run
@@ -43,6 +43,33 @@ class Panel:
     items: list[EnvironmentItem]
     records: list[JudgeVerdictRecord]
     panel_size: int
+
+
+def verdict(
+    one: EnvironmentItem,
+    seat: int,
+    says_yes: dict,
+    *,
+    rubric: Rubric,
+    model: str = "m",
+    sample_index: int = 0,
+    parsed: bool = True,
+) -> JudgeVerdictRecord:
+    """The record of the judge in ``seat`` on an answer to ``one``, as a run writes it."""
+    return JudgeVerdictRecord(
+        item_key=one.key,
+        environment=one.environment,
+        model=model,
+        sample_index=sample_index,
+        rubric=rubric,
+        judge=f"judge-{seat}",
+        panel_position=seat,
+        call_key=None,
+        attempts=1,
+        raw_output=None,
+        parsed=parsed,
+        says_yes=says_yes,
+    )
 
 
 def item(party: str, number: int, environment: Environment, variant: Variant) -> EnvironmentItem:
@@ -105,19 +132,13 @@ def panels(draw) -> Panel:
                     else:
                         says = dict.fromkeys(keys, verdicts_say == "yes")
                     records.append(
-                        JudgeVerdictRecord(
-                            item_key=one.key,
-                            environment=one.environment,
+                        verdict(
+                            one,
+                            position,
+                            says,
                             model=model,
-                            sample_index=0,
                             rubric=rubric,
-                            judge=f"judge-{position}",
-                            panel_position=position,
-                            call_key=None,
-                            attempts=1,
-                            raw_output=None,
                             parsed=state == "present",
-                            says_yes=says,
                         )
                     )
     return Panel(items, records, panel_size)

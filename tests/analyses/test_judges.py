@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analyses.test_analysis_properties import item  # tests/ is on sys.path
+from analyses.test_analysis_properties import item, verdict  # tests/ is on sys.path
 from polistemics.analyses.judges import judge_analyses
 from polistemics.analyses.tables import (
     analysis_tables,
@@ -15,7 +15,6 @@ from polistemics.conditions import Environment, Variant
 from polistemics.report.run_inputs import load_run_inputs
 from polistemics.report.verdict_source import held, panel_tally_of
 from polistemics.rubrics import Rubric, sub_questions
-from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.verdict_engine import streamed_tally
 from polistemics.scoring.verdict_table import panel_tally
 from report.conftest import finished_demo_run  # noqa: F401 (the fixture; tests/ is on sys.path)
@@ -97,19 +96,11 @@ class _Unread(list):
 def test_the_tallys_vote_totals_are_used_without_reading_the_records() -> None:
     items = [item("p1", n, Environment.ABSENT, Variant.FULL) for n in (1, 2)]
     records = [
-        JudgeVerdictRecord(
-            item_key=one.key,
-            environment=one.environment,
-            model="m",
-            sample_index=0,
+        verdict(
+            one,
+            seat,
+            {sq.key: seat != 0 for sq in sub_questions(RUBRIC, one.environment)},
             rubric=RUBRIC,
-            judge=f"judge-{seat}",
-            panel_position=seat,
-            call_key=None,
-            attempts=1,
-            raw_output=None,
-            parsed=True,
-            says_yes={sq.key: seat != 0 for sq in sub_questions(RUBRIC, one.environment)},
         )
         for one in items
         for seat in range(3)

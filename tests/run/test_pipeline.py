@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from study_helpers import write_study
 
-from analyses.test_analysis_properties import item  # tests/ is on sys.path
+from analyses.test_analysis_properties import item, verdict  # tests/ is on sys.path
 from polistemics.conditions import Environment, Variant
 from polistemics.llm.store import RunStore
 from polistemics.rubrics import active_rubrics, sub_questions
@@ -216,22 +216,14 @@ def _panel_records(items: list, panel_size: int) -> list[JudgeVerdictRecord]:
     """Every seat's verdicts on each item (Yes but seat 0's first sub-question), in answer
     blocks as judges.jsonl lists them."""
     return [
-        JudgeVerdictRecord(
-            item_key=one.key,
-            environment=one.environment,
-            model="m",
-            sample_index=0,
-            rubric=rubric,
-            judge=f"judge-{seat}",
-            panel_position=seat,
-            call_key=None,
-            attempts=1,
-            raw_output=None,
-            parsed=True,
-            says_yes={
+        verdict(
+            one,
+            seat,
+            {
                 sq.key: not (seat == 0 and n == 0)
                 for n, sq in enumerate(sub_questions(rubric, one.environment))
             },
+            rubric=rubric,
         )
         for one in items
         for seat in range(panel_size)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyses.test_analysis_properties import ELECTION, item  # tests/ is on sys.path
+from analyses.test_analysis_properties import ELECTION, item, verdict  # tests/ is on sys.path
 from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
@@ -19,19 +19,8 @@ ITEMS = [
 
 
 def record(one, position: int, says: dict, model: str = "m") -> JudgeVerdictRecord:
-    return JudgeVerdictRecord(
-        item_key=one.key,
-        environment=one.environment,
-        model=model,
-        sample_index=position % 2,
-        rubric=Rubric.FAITHFULNESS,
-        judge=f"judge-{position}",
-        panel_position=position,
-        call_key=None,
-        attempts=1,
-        raw_output=None,
-        parsed=True,
-        says_yes=says,
+    return verdict(
+        one, position, says, rubric=Rubric.FAITHFULNESS, model=model, sample_index=position % 2
     )
 
 

@@ -8,10 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analyses.test_analysis_properties import Panel, item, panels  # tests/ is on sys.path
+from analyses.test_analysis_properties import Panel, item, panels, verdict  # tests/ is on sys.path
 from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import Rubric, sub_questions
-from polistemics.runlog import JudgeVerdictRecord
 from polistemics.scoring.errors import CellsError, VerdictError
 from polistemics.scoring.judge_analyses import vote_totals
 from polistemics.scoring.verdict_codes import verdict_codes
@@ -91,20 +90,7 @@ ITEM = item("p1", 1, Environment.ABSENT, Variant.FULL)
 
 
 def record(position: int, says: dict, rubric: Rubric = Rubric.EPISTEMIC_CALIBRATION):
-    return JudgeVerdictRecord(
-        item_key=ITEM.key,
-        environment=ITEM.environment,
-        model="m",
-        sample_index=0,
-        rubric=rubric,
-        judge=f"judge-{position}",
-        panel_position=position,
-        call_key=None,
-        attempts=1,
-        raw_output=None,
-        parsed=True,
-        says_yes=says,
-    )
+    return verdict(ITEM, position, says, rubric=rubric)
 
 
 def absent_verdicts(says: bool | None) -> dict:
@@ -127,29 +113,21 @@ def test_an_incomplete_panel_is_excluded_with_its_complete_judges() -> None:
     assert_same_tally(engine, tally_panel(verdict_table(records, {ITEM.key: ITEM}), 2))
 
 
-@pytest.mark.parametrize(
-    ("records", "error"),
-    [
-        ([record(0, absent_verdicts(True))] * 2, "more than one verdict"),
-        ([record(p, absent_verdicts(True)) for p in range(3)], "the panel size is 2"),
-        ([record(0, {"position_representation": True})], "belongs to faithfulness"),
-    ],
-    ids=["duplicate", "panel too large", "key of another rubric"],
-)
+FAILING_CHECKS = [
+    ([record(0, absent_verdicts(True))] * 2, "more than one verdict"),
+    ([record(p, absent_verdicts(True)) for p in range(3)], "the panel size is 2"),
+    ([record(0, {"position_representation": True})], "belongs to faithfulness"),
+]
+FAILING_CHECK_IDS = ["duplicate", "panel too large", "key of another rubric"]
+
+
+@pytest.mark.parametrize(("records", "error"), FAILING_CHECKS, ids=FAILING_CHECK_IDS)
 def test_records_failing_a_check_raise_the_tables_error(records, error) -> None:
     with pytest.raises((VerdictError, CellsError), match=error):
         panel_tally(records, {ITEM.key: ITEM}, 2)
 
 
-@pytest.mark.parametrize(
-    ("records", "error"),
-    [
-        ([record(0, absent_verdicts(True))] * 2, "more than one verdict"),
-        ([record(p, absent_verdicts(True)) for p in range(3)], "the panel size is 2"),
-        ([record(0, {"position_representation": True})], "belongs to faithfulness"),
-    ],
-    ids=["duplicate", "panel too large", "key of another rubric"],
-)
+@pytest.mark.parametrize(("records", "error"), FAILING_CHECKS, ids=FAILING_CHECK_IDS)
 def test_the_streamed_tally_declines_records_failing_a_check(records, error) -> None:
     """The caller then tallies them all at once, which raises the check's error."""
     assert streamed_tally(in_chunks(records, 1), {ITEM.key: ITEM}, 2) is None

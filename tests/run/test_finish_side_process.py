@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from study_helpers import run_cli, write_study
 
-from polistemics.run import side_process
+from polistemics.run import finish, side_process
 from polistemics.run.side_process import can_fork_side_process
 from polistemics.testing import FakeOpenAIServer
 
@@ -52,3 +52,35 @@ def test_the_side_process_writes_the_files_one_process_writes(
     assert len(pools) == 2
     assert "scores/cells.csv" in hashes["on"] and "tables/model_scores.csv" in hashes["on"]
     assert hashes["on"] == hashes["off"]
+
+
+@pytest.mark.skipif(not can_fork_side_process(), reason="the platform cannot fork or one core")
+def test_a_study_with_more_cells_than_the_limit_forks_no_side_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The side process's memory grows with the study: above ``SIDE_PROCESS_MAX_CELLS`` the
+    finish does its work in one process, with the same files."""
+    pools = []
+    real_pool = side_process.ProcessPoolExecutor
+
+    def counted(*args, **kwargs):
+        pools.append(args)
+        return real_pool(*args, **kwargs)
+
+    monkeypatch.setattr(side_process, "ProcessPoolExecutor", counted)
+    monkeypatch.setenv("POLISTEMICS_SIDE_PROCESS", "on")
+    hashes = {}
+    with FakeOpenAIServer() as server:
+        config = write_study(tmp_path, server.base_url, ablations="[]")
+        for limit in (0, finish.SIDE_PROCESS_MAX_CELLS):
+            monkeypatch.setattr(finish, "SIDE_PROCESS_MAX_CELLS", limit)
+            shutil.rmtree(tmp_path / "run" / "tables", ignore_errors=True)  # a whole finish
+            for folder in ("scores", "exports"):
+                shutil.rmtree(tmp_path / "run" / folder, ignore_errors=True)
+            done = run_cli("run", str(config), "-q")
+            assert done.returncode == 0, done.stderr
+            hashes[limit] = _hashes(tmp_path / "run")
+            if limit == 0:
+                assert pools == []  # every study has more cells than none
+    assert len(pools) == 2  # under the limit: the score files and the records step
+    assert hashes[0] == hashes[finish.SIDE_PROCESS_MAX_CELLS]

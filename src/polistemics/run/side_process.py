@@ -41,10 +41,11 @@ class SideResult(Generic[T]):
 
 
 @contextmanager
-def in_side_process(task: Callable[[], T]) -> Iterator[SideResult[T]]:
+def in_side_process(task: Callable[[], T], *, fork: bool = True) -> Iterator[SideResult[T]]:
     """``task`` run by a forked child while the block runs. Leaving the block waits for the
-    child (``SideResult.result`` is where its exception is raised)."""
-    if not can_fork_side_process():
+    child (``SideResult.result`` is where its exception is raised). ``fork`` False: the caller
+    does not want the child (``task`` runs here when its result is asked for)."""
+    if not fork or not can_fork_side_process():
         yield SideResult(None, task)
         return
     global _TASK

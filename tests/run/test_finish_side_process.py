@@ -25,11 +25,9 @@ def _hashes(run_dir: Path) -> dict[str, str]:
     }
 
 
-@pytest.mark.skipif(not can_fork_side_process(), reason="the platform cannot fork or one core")
-def test_the_side_process_writes_the_files_one_process_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pools = []
+def forked_pools(monkeypatch: pytest.MonkeyPatch) -> list:
+    """The side process's pools made from now on (one per fork)."""
+    pools: list = []
     real_pool = side_process.ProcessPoolExecutor
 
     def counted(*args, **kwargs):
@@ -37,16 +35,29 @@ def test_the_side_process_writes_the_files_one_process_writes(
         return real_pool(*args, **kwargs)
 
     monkeypatch.setattr(side_process, "ProcessPoolExecutor", counted)
+    return pools
+
+
+def whole_finish(run_dir: Path, config: Path) -> None:
+    """The study run again with its tables, scores and exports removed: no call, a whole
+    finish."""
+    for folder in ("tables", "scores", "exports"):
+        shutil.rmtree(run_dir / folder, ignore_errors=True)
+    done = run_cli("run", str(config), "-q")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(not can_fork_side_process(), reason="the platform cannot fork or one core")
+def test_the_side_process_writes_the_files_one_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pools = forked_pools(monkeypatch)
     hashes = {}
     with FakeOpenAIServer() as server:
         config = write_study(tmp_path, server.base_url, ablations="[]")
         for mode in ("off", "on"):  # the second finish makes no call: the same answers
             monkeypatch.setenv("POLISTEMICS_SIDE_PROCESS", mode)
-            shutil.rmtree(tmp_path / "run" / "tables", ignore_errors=True)  # a whole finish
-            for folder in ("scores", "exports"):
-                shutil.rmtree(tmp_path / "run" / folder, ignore_errors=True)
-            done = run_cli("run", str(config), "-q")
-            assert done.returncode == 0, done.stderr
+            whole_finish(tmp_path / "run", config)
             hashes[mode] = _hashes(tmp_path / "run")
     # only the finish with the side process on forked: the score files, the records step
     assert len(pools) == 2
@@ -60,25 +71,14 @@ def test_a_study_with_more_cells_than_the_limit_forks_no_side_process(
 ) -> None:
     """The side process's memory grows with the study: above ``SIDE_PROCESS_MAX_CELLS`` the
     finish does its work in one process, with the same files."""
-    pools = []
-    real_pool = side_process.ProcessPoolExecutor
-
-    def counted(*args, **kwargs):
-        pools.append(args)
-        return real_pool(*args, **kwargs)
-
-    monkeypatch.setattr(side_process, "ProcessPoolExecutor", counted)
+    pools = forked_pools(monkeypatch)
     monkeypatch.setenv("POLISTEMICS_SIDE_PROCESS", "on")
     hashes = {}
     with FakeOpenAIServer() as server:
         config = write_study(tmp_path, server.base_url, ablations="[]")
         for limit in (0, finish.SIDE_PROCESS_MAX_CELLS):
             monkeypatch.setattr(finish, "SIDE_PROCESS_MAX_CELLS", limit)
-            shutil.rmtree(tmp_path / "run" / "tables", ignore_errors=True)  # a whole finish
-            for folder in ("scores", "exports"):
-                shutil.rmtree(tmp_path / "run" / folder, ignore_errors=True)
-            done = run_cli("run", str(config), "-q")
-            assert done.returncode == 0, done.stderr
+            whole_finish(tmp_path / "run", config)
             hashes[limit] = _hashes(tmp_path / "run")
             if limit == 0:
                 assert pools == []  # every study has more cells than none

@@ -6,13 +6,31 @@ it; each other module is one analysis (a ``TableSchema`` and the function that c
 ``tables.py`` is the list of them. See docs/analysis-tables.md for the pattern.
 """
 
-from polistemics.analyses.schema import TableColumn, TableSchema, TableSchemaError
-from polistemics.analyses.tables import (
-    AnalysisTables,
-    analysis_tables,
-    read_analysis_tables,
-    write_analysis_tables,
-)
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from polistemics.analyses.schema import TableColumn, TableSchema, TableSchemaError
+    from polistemics.analyses.tables import (
+        AnalysisTables,
+        analysis_tables,
+        read_analysis_tables,
+        write_analysis_tables,
+    )
+
+# Public name -> its module, imported on first use: a command that needs one of them does
+# not load every module of the package (and their libraries) with it.
+_EXPORTS = {
+    "analysis_tables": "polistemics.analyses.tables",
+    "AnalysisTables": "polistemics.analyses.tables",
+    "read_analysis_tables": "polistemics.analyses.tables",
+    "TableColumn": "polistemics.analyses.schema",
+    "TableSchema": "polistemics.analyses.schema",
+    "TableSchemaError": "polistemics.analyses.schema",
+    "write_analysis_tables": "polistemics.analyses.tables",
+}
 
 __all__ = [
     "AnalysisTables",
@@ -23,3 +41,11 @@ __all__ = [
     "read_analysis_tables",
     "write_analysis_tables",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'polistemics.analyses' has no attribute '{name}'")
+    value = getattr(import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value

@@ -29,16 +29,17 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from polistemics.annotate.defaults import (
+    DEFAULT_OVERLAP,
+    DEFAULT_OVERLAP_SHARE,
+    DEFAULT_SPLIT_SHARE,
+)
 from polistemics.annotate.run_data import AnswerRubric, items_for, panel_verdicts
 from polistemics.annotate.store import SampleItem, sample_id_for
 from polistemics.conditions import Environment
 from polistemics.rubrics import Rubric
 from polistemics.tasks import PARTY_POSITION, TASKS
 from polistemics.tasks.views import judge_panel_size
-
-DEFAULT_SPLIT_SHARE = 0.5
-DEFAULT_OVERLAP = 2
-DEFAULT_OVERLAP_SHARE = 0.2
 
 
 class SampleError(ValueError):

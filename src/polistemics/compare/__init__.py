@@ -7,15 +7,36 @@ bootstrap CIs (``stats.bootstrap``), ``paired`` adds exact McNemar tests with Ho
 the JSON and CSV outputs.
 """
 
-from polistemics.compare.comparison import (
-    CompareOptions,
-    Comparison,
-    compare_pair,
-    compare_sides,
-    comparisons_json,
-)
-from polistemics.compare.errors import CompareError
-from polistemics.compare.sides import Side, load_side, load_sides, sides_by_election
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from polistemics.compare.comparison import (
+        CompareOptions,
+        Comparison,
+        compare_pair,
+        compare_sides,
+        comparisons_json,
+    )
+    from polistemics.compare.errors import CompareError
+    from polistemics.compare.sides import Side, load_side, load_sides, sides_by_election
+
+# Public name -> its module, imported on first use: a command that needs one of them does
+# not load every module of the package (and their libraries) with it.
+_EXPORTS = {
+    "compare_pair": "polistemics.compare.comparison",
+    "compare_sides": "polistemics.compare.comparison",
+    "CompareError": "polistemics.compare.errors",
+    "CompareOptions": "polistemics.compare.comparison",
+    "Comparison": "polistemics.compare.comparison",
+    "comparisons_json": "polistemics.compare.comparison",
+    "load_side": "polistemics.compare.sides",
+    "load_sides": "polistemics.compare.sides",
+    "Side": "polistemics.compare.sides",
+    "sides_by_election": "polistemics.compare.sides",
+}
 
 __all__ = [
     "CompareError",
@@ -29,3 +50,11 @@ __all__ = [
     "load_sides",
     "sides_by_election",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'polistemics.compare' has no attribute '{name}'")
+    value = getattr(import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value

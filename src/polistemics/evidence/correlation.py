@@ -12,7 +12,6 @@ import warnings
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
-from scipy.stats import ConstantInputWarning, spearmanr
 
 
 class RankCorrelation(BaseModel):
@@ -32,6 +31,8 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> RankCorrelation:
         raise ValueError(f"spearman: {len(x)} x values but {len(y)} y values")
     if len(x) < 2:
         return RankCorrelation(rho=None, p_value=None, n=len(x))
+    from scipy.stats import ConstantInputWarning, spearmanr  # scipy when first asked
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConstantInputWarning)  # reported as rho=None
         result = spearmanr(x, y)

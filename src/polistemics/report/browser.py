@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from polistemics.conditions import ALL_ENVIRONMENTS, COMPOSITIONS, ENVIRONMENT_ORDER, Variant
+from polistemics.report.defaults import DEFAULT_MAX_ANSWERS
 from polistemics.report.inputs import AnswerView
 from polistemics.report.labels import ModelLabels, variant_label
 from polistemics.rubrics import SUB_QUESTIONS, Rubric
@@ -32,7 +33,6 @@ from polistemics.runlog import JudgeVerdictRecord, fields_of
 from polistemics.scoring.cells import first_rows, group_ids
 from polistemics.scoring.verdict_table import panel_judge_id
 
-DEFAULT_MAX_ANSWERS = 20_000
 _SQ_INDEX = {sq.key: i for i, sq in enumerate(SUB_QUESTIONS)}
 _RUBRICS = list(Rubric)
 _RUBRIC_INDEX = {rubric: i for i, rubric in enumerate(_RUBRICS)}

@@ -15,13 +15,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from polistemics.conditions import Variant
-from polistemics.llm.client import LLMClient
 from polistemics.llm.progress import end_stages
 from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
-from polistemics.llm.session import open_client
-from polistemics.llm.transport import env_proxy
 from polistemics.run.config import RunConfig
 from polistemics.run.disk_space import check_disk_space
 from polistemics.run.incremental import RECORDS, Ledger, records_key
@@ -37,6 +35,9 @@ from polistemics.scoring.verdict_table import item_metadata, panel_tally, score_
 from polistemics.scoring.verdicts import majority_of
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import ScopedElection, apply_scope
+
+if TYPE_CHECKING:
+    from polistemics.llm.client import LLMClient  # the client (aiohttp) only when calls are made
 
 __all__ = [
     "ElectionRun",
@@ -66,6 +67,8 @@ def resolve_endpoints(config: RunConfig, registry: ModelRegistry) -> dict[str, M
 def check_keys(endpoints: dict[str, ModelEndpoint]) -> None:
     """Fail before any call when a key variable is unset or a proxy variable names a proxy the
     transport cannot use (the error names the variable)."""
+    from polistemics.llm.transport import env_proxy
+
     for endpoint in endpoints.values():
         endpoint.api_key()
         if not endpoint.is_local:
@@ -179,6 +182,8 @@ class Study:
         check_disk_space(
             self.config, [run.scoped for run in elections], self.endpoints, self.run_dir
         )
+        from polistemics.llm.session import open_client
+
         async with open_client(
             self.run_dir,
             max_cost=max_cost if max_cost is not None else self.config.max_cost,

@@ -22,43 +22,95 @@ which takes the store's file name from here): only the common records (``records
   readers and writers it uses (``tables`` with pandas, imported only when a table is used).
 """
 
-from polistemics.runlog.answers import Answer, ProbeAnswer
-from polistemics.runlog.codes import CodedStance, StanceCodeRecord
-from polistemics.runlog.items import Chunk, EnvironmentItem
-from polistemics.runlog.judge_records import JudgeRecords, fields_of
-from polistemics.runlog.layout import (
-    ANSWERS_FILE,
-    CELLS_FILE,
-    EVIDENCE_FILE,
-    JUDGES_FILE,
-    MANIFEST_FILE,
-    PRIOR_PROBE_FILE,
-    REPEATS_FILE,
-    STANCE_CODES_FILE,
-    STORE_FILE,
-    SUMMARY_FILE,
-    SWAPPED_ITEMS_FILE,
-    VARIANT_FOLDERS,
-    is_run_dir,
-)
-from polistemics.runlog.manifest import (
-    ElectionRecord,
-    FlipRow,
-    Invocation,
-    JudgeParsing,
-    JudgeParsingRow,
-    JudgeRepeats,
-    JudgingRecord,
-    ManifestConfig,
-    ModelRecord,
-    RunManifest,
-    Unreadable,
-)
-from polistemics.runlog.pushback import Pressure, PushbackTurn
-from polistemics.runlog.read import RunFileError
-from polistemics.runlog.rundir import RunDir
-from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
-from polistemics.runlog.write import judge_record_lines, write_jsonl, write_lines
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from polistemics.runlog.answers import Answer, ProbeAnswer
+    from polistemics.runlog.codes import CodedStance, StanceCodeRecord
+    from polistemics.runlog.items import Chunk, EnvironmentItem
+    from polistemics.runlog.judge_records import JudgeRecords, fields_of
+    from polistemics.runlog.layout import (
+        ANSWERS_FILE,
+        CELLS_FILE,
+        EVIDENCE_FILE,
+        JUDGES_FILE,
+        MANIFEST_FILE,
+        PRIOR_PROBE_FILE,
+        REPEATS_FILE,
+        STANCE_CODES_FILE,
+        STORE_FILE,
+        SUMMARY_FILE,
+        SWAPPED_ITEMS_FILE,
+        VARIANT_FOLDERS,
+        is_run_dir,
+    )
+    from polistemics.runlog.manifest import (
+        ElectionRecord,
+        FlipRow,
+        Invocation,
+        JudgeParsing,
+        JudgeParsingRow,
+        JudgeRepeats,
+        JudgingRecord,
+        ManifestConfig,
+        ModelRecord,
+        RunManifest,
+        Unreadable,
+    )
+    from polistemics.runlog.pushback import Pressure, PushbackTurn
+    from polistemics.runlog.read import RunFileError
+    from polistemics.runlog.rundir import RunDir
+    from polistemics.runlog.verdicts import JudgeVerdictRecord, RepeatVerdictRecord
+    from polistemics.runlog.write import judge_record_lines, write_jsonl, write_lines
+
+# Public name -> its module, imported on first use: a command that needs one of them does
+# not load every module of the package (and their libraries) with it.
+_EXPORTS = {
+    "Answer": "polistemics.runlog.answers",
+    "ANSWERS_FILE": "polistemics.runlog.layout",
+    "CELLS_FILE": "polistemics.runlog.layout",
+    "Chunk": "polistemics.runlog.items",
+    "CodedStance": "polistemics.runlog.codes",
+    "ElectionRecord": "polistemics.runlog.manifest",
+    "EnvironmentItem": "polistemics.runlog.items",
+    "EVIDENCE_FILE": "polistemics.runlog.layout",
+    "fields_of": "polistemics.runlog.judge_records",
+    "FlipRow": "polistemics.runlog.manifest",
+    "Invocation": "polistemics.runlog.manifest",
+    "is_run_dir": "polistemics.runlog.layout",
+    "judge_record_lines": "polistemics.runlog.write",
+    "JudgeParsing": "polistemics.runlog.manifest",
+    "JudgeParsingRow": "polistemics.runlog.manifest",
+    "JudgeRecords": "polistemics.runlog.judge_records",
+    "JudgeRepeats": "polistemics.runlog.manifest",
+    "JUDGES_FILE": "polistemics.runlog.layout",
+    "JudgeVerdictRecord": "polistemics.runlog.verdicts",
+    "JudgingRecord": "polistemics.runlog.manifest",
+    "MANIFEST_FILE": "polistemics.runlog.layout",
+    "ManifestConfig": "polistemics.runlog.manifest",
+    "ModelRecord": "polistemics.runlog.manifest",
+    "Pressure": "polistemics.runlog.pushback",
+    "PRIOR_PROBE_FILE": "polistemics.runlog.layout",
+    "ProbeAnswer": "polistemics.runlog.answers",
+    "PushbackTurn": "polistemics.runlog.pushback",
+    "REPEATS_FILE": "polistemics.runlog.layout",
+    "RepeatVerdictRecord": "polistemics.runlog.verdicts",
+    "RunDir": "polistemics.runlog.rundir",
+    "RunFileError": "polistemics.runlog.read",
+    "RunManifest": "polistemics.runlog.manifest",
+    "STANCE_CODES_FILE": "polistemics.runlog.layout",
+    "StanceCodeRecord": "polistemics.runlog.codes",
+    "STORE_FILE": "polistemics.runlog.layout",
+    "SUMMARY_FILE": "polistemics.runlog.layout",
+    "SWAPPED_ITEMS_FILE": "polistemics.runlog.layout",
+    "Unreadable": "polistemics.runlog.manifest",
+    "VARIANT_FOLDERS": "polistemics.runlog.layout",
+    "write_jsonl": "polistemics.runlog.write",
+    "write_lines": "polistemics.runlog.write",
+}
 
 __all__ = [
     "ANSWERS_FILE",
@@ -103,3 +155,11 @@ __all__ = [
     "write_jsonl",
     "write_lines",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'polistemics.runlog' has no attribute '{name}'")
+    value = getattr(import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value

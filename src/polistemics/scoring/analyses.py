@@ -21,6 +21,7 @@ import pandas as pd
 
 from polistemics.conditions import Environment
 from polistemics.scoring.cells import first_rows, group_ids, grouped, plain, scoreable_cells
+from polistemics.scoring.defaults import LOO_MIN_ITEMS  # noqa: F401 (its name here before)
 from polistemics.scoring.errors import CellsError
 from polistemics.scoring.indices import (
     adherence_indices,
@@ -31,7 +32,6 @@ from polistemics.scoring.indices import (
 
 SPREAD_THRESHOLD = 0.20  # Sec. 7: reporting heuristic for a meaningful max-min spread
 LOO_MIN_DEVIATION = 0.15  # App. H, Fig. 13: flagged |deviation|
-LOO_MIN_ITEMS = 20  # the optional minimum-items gate's usual value (not in the paper)
 
 
 def environment_difficulty(cells: pd.DataFrame) -> pd.DataFrame:

@@ -22,7 +22,6 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from polistemics.scoring.agreement import scored_verdicts
 from polistemics.scoring.cells import ITEM_COLUMNS
@@ -115,6 +114,8 @@ def cluster_interval(
     if len(trials) < 2 or np.all(shares == shares[0]):
         low, high = wilson_interval(hits / total * len(trials), len(trials))  # type: ignore[arg-type]
         return low, high, FALLBACK
+    from scipy import stats  # scipy when an interval is drawn, not when the module is imported
+
     result = stats.bootstrap(
         (successes, trials),
         lambda s, t, axis: s.sum(axis=axis) / t.sum(axis=axis),

@@ -15,38 +15,78 @@ data (which cells are scored, how strata are grouped).
 
 from __future__ import annotations
 
-from polistemics.stats.agreement import (
-    AgreementStats,
-    UnevenAgreement,
-    agreement_stats,
-    binary_counts,
-    chance_corrected,
-    fleiss_kappa,
-    gwet_ac1,
-    observed_agreement,
-    panel_table,
-    uneven_agreement,
-)
-from polistemics.stats.agreement_intervals import AgreementIntervals, agreement_intervals
-from polistemics.stats.bootstrap import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_RESAMPLES,
-    check_bootstrap_settings,
-    observation_matrix,
-    percentile_ci,
-    resample_weights,
-    sorted_codes,
-    stratum_rng,
-)
-from polistemics.stats.errors import StatisticsError
-from polistemics.stats.intervals import (
-    correlation_interval,
-    product_interval,
-    spearman_interval,
-    wilson_interval,
-    wilson_intervals,
-)
-from polistemics.stats.significance import DEFAULT_ALPHA, holm, mcnemar_exact, mcnemar_many
+import sys
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from polistemics.stats.agreement import (
+        AgreementStats,
+        UnevenAgreement,
+        agreement_stats,
+        binary_counts,
+        chance_corrected,
+        fleiss_kappa,
+        gwet_ac1,
+        observed_agreement,
+        panel_table,
+        uneven_agreement,
+    )
+    from polistemics.stats.agreement_intervals import AgreementIntervals, agreement_intervals
+    from polistemics.stats.bootstrap import (
+        check_bootstrap_settings,
+        observation_matrix,
+        percentile_ci,
+        resample_weights,
+        sorted_codes,
+        stratum_rng,
+    )
+    from polistemics.stats.defaults import DEFAULT_ALPHA, DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+    from polistemics.stats.errors import StatisticsError
+    from polistemics.stats.intervals import (
+        correlation_interval,
+        product_interval,
+        spearman_interval,
+        wilson_interval,
+        wilson_intervals,
+    )
+    from polistemics.stats.significance import holm, mcnemar_exact, mcnemar_many
+
+# Public name -> its module, imported on first use: a command that needs one of them does
+# not load every module of the package (and their libraries) with it.
+_EXPORTS = {
+    "agreement_intervals": "polistemics.stats.agreement_intervals",
+    "agreement_stats": "polistemics.stats.agreement",
+    "AgreementIntervals": "polistemics.stats.agreement_intervals",
+    "AgreementStats": "polistemics.stats.agreement",
+    "binary_counts": "polistemics.stats.agreement",
+    "chance_corrected": "polistemics.stats.agreement",
+    "check_bootstrap_settings": "polistemics.stats.bootstrap",
+    "correlation_interval": "polistemics.stats.intervals",
+    "DEFAULT_ALPHA": "polistemics.stats.defaults",
+    "DEFAULT_CONFIDENCE": "polistemics.stats.defaults",
+    "DEFAULT_RESAMPLES": "polistemics.stats.defaults",
+    "fleiss_kappa": "polistemics.stats.agreement",
+    "gwet_ac1": "polistemics.stats.agreement",
+    "holm": "polistemics.stats.significance",
+    "mcnemar_exact": "polistemics.stats.significance",
+    "mcnemar_many": "polistemics.stats.significance",
+    "observation_matrix": "polistemics.stats.bootstrap",
+    "observed_agreement": "polistemics.stats.agreement",
+    "panel_table": "polistemics.stats.agreement",
+    "percentile_ci": "polistemics.stats.bootstrap",
+    "product_interval": "polistemics.stats.intervals",
+    "resample_weights": "polistemics.stats.bootstrap",
+    "sorted_codes": "polistemics.stats.bootstrap",
+    "spearman_interval": "polistemics.stats.intervals",
+    "StatisticsError": "polistemics.stats.errors",
+    "stratum_rng": "polistemics.stats.bootstrap",
+    "uneven_agreement": "polistemics.stats.agreement",
+    "UnevenAgreement": "polistemics.stats.agreement",
+    "wilson_interval": "polistemics.stats.intervals",
+    "wilson_intervals": "polistemics.stats.intervals",
+}
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -80,3 +120,24 @@ __all__ = [
     "wilson_interval",
     "wilson_intervals",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'polistemics.stats' has no attribute '{name}'")
+    value = getattr(import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(ModuleType):
+    """Importing the submodule ``agreement_intervals`` binds its name in this package; the
+    public name is its function (as when this file imported it), so the binding is skipped."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, ModuleType) and _EXPORTS.get(name) == f"{__name__}.{name}":
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -18,10 +18,9 @@ import zlib
 import numpy as np
 import pandas as pd
 
+from polistemics.stats.defaults import DEFAULT_CONFIDENCE
+from polistemics.stats.defaults import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
 from polistemics.stats.errors import StatisticsError
-
-DEFAULT_RESAMPLES = 1000
-DEFAULT_CONFIDENCE = 0.95
 
 
 def check_bootstrap_settings(n_resamples: int, confidence: float) -> None:

@@ -16,7 +16,6 @@ from functools import lru_cache
 from typing import Literal
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 
 from polistemics.stats.errors import StatisticsError
 
@@ -36,6 +35,8 @@ def wilson_interval(successes: float, n: int, alpha: float = _ALPHA_95) -> tuple
 # call costs ~0.1 ms against ~1 us for a cache hit: paper-scale tables make ~10^5 calls.
 @lru_cache(maxsize=65536)
 def _wilson(successes: float, n: int, alpha: float) -> tuple[float, float]:
+    from statsmodels.stats.proportion import proportion_confint  # statsmodels when first asked
+
     low, high = proportion_confint(successes, n, alpha=alpha, method="wilson")
     return (0.0 if successes == 0 else float(low)), (1.0 if successes == n else float(high))
 
@@ -54,6 +55,8 @@ def wilson_intervals(
     low = np.full(len(trials), np.nan)
     high = np.full(len(trials), np.nan)
     if some.any():
+        from statsmodels.stats.proportion import proportion_confint
+
         low[some], high[some] = proportion_confint(
             hits[some], trials[some], alpha=alpha, method="wilson"
         )

@@ -16,9 +16,8 @@ import numpy as np
 from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
 
+from polistemics.stats.defaults import DEFAULT_ALPHA
 from polistemics.stats.errors import StatisticsError
-
-DEFAULT_ALPHA = 0.05
 
 
 def mcnemar_exact(b: int, c: int) -> float:

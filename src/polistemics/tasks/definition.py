@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from polistemics.conditions import Environment
 from polistemics.rubrics import Rubric
-from polistemics.tasks.views import TaskViews
+
+if TYPE_CHECKING:
+    from polistemics.tasks.views import TaskViews
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,7 @@ from polistemics.conditions import ALL_ENVIRONMENTS, Environment
 from polistemics.environments.build import build_environments
 from polistemics.rubrics import SUB_QUESTIONS, SubQuestion
 from polistemics.tasks.definition import Task, TaskSubQuestion
-
-PARTY_POSITION = "party_position"
+from polistemics.tasks.names import PARTY_POSITION
 
 
 def _as_task_question(sq: SubQuestion) -> TaskSubQuestion:

@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-from statsmodels.stats.contingency_tables import mcnemar
 
 from polistemics.conditions import Environment
 from polistemics.records import Stance
@@ -99,6 +98,8 @@ def first_chunk_preference(answers: pd.DataFrame) -> FirstChunkPreference:
 
 def paired_tests(kept: pd.DataFrame) -> pd.DataFrame:
     """McNemar exact tests per variant x model on the answers committed in both orders."""
+    from statsmodels.stats.contingency_tables import mcnemar  # statsmodels when first asked
+
     original = kept[kept["chunk_order"] == "original"]
     swapped = kept[kept["chunk_order"] == "swapped"]
     pairs = original.merge(swapped, on=_PAIR, suffixes=("_o", "_s"))

@@ -16,7 +16,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from polistemics.conditions import Environment
 from polistemics.scoring.party_analyses import party_pass_rates
@@ -56,6 +55,8 @@ def spearman_with_ci(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float,
     n = len(x)
     if n < 3 or len(set(x)) < 2 or len(set(y)) < 2:
         return (math.nan,) * 4
+    from scipy.stats import spearmanr  # scipy when first asked
+
     result = spearmanr(x, y)
     rho, p = float(result.statistic), float(result.pvalue)
     if n < 4:

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import confint_proportions_2indep
 
 from polistemics.stats import wilson_interval
 
@@ -46,6 +45,8 @@ def difference_interval(
     """95% Newcombe (hybrid score) interval of rate a - rate b; NaN when either n is 0."""
     if n_a == 0 or n_b == 0:
         return float("nan"), float("nan")
+    from statsmodels.stats.proportion import confint_proportions_2indep  # when first asked
+
     low, high = confint_proportions_2indep(
         successes_a, n_a, successes_b, n_b, method="newcomb", compare="diff"
     )

@@ -8,8 +8,7 @@ from __future__ import annotations
 from polistemics.tasks.comparison.items import build_comparison_items
 from polistemics.tasks.comparison.questions import COMPARISON_ENVIRONMENTS, COMPARISON_QUESTIONS
 from polistemics.tasks.definition import Task
-
-COMPARISON = "comparison"
+from polistemics.tasks.names import COMPARISON
 
 COMPARISON_TASK = Task(
     name=COMPARISON,

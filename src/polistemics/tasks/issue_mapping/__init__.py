@@ -11,8 +11,7 @@ from polistemics.tasks.issue_mapping.questions import (
     ISSUE_MAPPING_QUESTIONS,
 )
 from polistemics.tasks.issue_mapping.views import ISSUE_MAPPING_VIEWS
-
-ISSUE_MAPPING = "issue_mapping"
+from polistemics.tasks.names import ISSUE_MAPPING
 
 ISSUE_MAPPING_TASK = Task(
     name=ISSUE_MAPPING,

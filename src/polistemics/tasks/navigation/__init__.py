@@ -5,11 +5,10 @@ information environment. docs/tasks.md gives its prompts, sub-questions and reas
 from __future__ import annotations
 
 from polistemics.tasks.definition import Task
+from polistemics.tasks.names import NAVIGATION
 from polistemics.tasks.navigation.items import build_navigation_items
 from polistemics.tasks.navigation.questions import NAVIGATION_ENVIRONMENTS, NAVIGATION_QUESTIONS
 from polistemics.tasks.navigation.views import NAVIGATION_VIEWS
-
-NAVIGATION = "navigation"
 
 NAVIGATION_TASK = Task(
     name=NAVIGATION,

@@ -1,13 +1,32 @@
-"""``main()`` imports only the modules of the command it runs."""
+"""``main()`` imports only the modules of the command it runs, and a command imports the heavy
+libraries only where it uses them (issue 26: start-up is a cost every run and every test that
+starts the command line pays)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from polistemics.cli import COMMAND_MODULES, requested_command
+
+# Libraries that cost tenths of a second of CPU, or tens of MB, each to import.
+HEAVY = (
+    "pandas",
+    "numpy",
+    "polars",
+    "pyarrow",
+    "matplotlib",
+    "scipy",
+    "statsmodels",
+    "jinja2",
+    "aiohttp",
+    "uvloop",
+)
+WATCHED = (*HEAVY, "polistemics.report.build", "polistemics.run.pipeline")
 
 PROBE = """
 import sys
@@ -17,20 +36,22 @@ try:
     main()
 except SystemExit:
     pass
-print("LOADED", " ".join(sorted(m for m in ("matplotlib", "scipy", "polistemics.report.build") if m in sys.modules)))
+print("LOADED", " ".join(sorted(m for m in {watched!r} if m in sys.modules)))
 """
 
 
-def _loaded(*args: str) -> tuple[str, str]:
+def _loaded(*args: str, cwd: Path | None = None) -> tuple[set[str], str]:
     done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(args=list(args))],
+        [sys.executable, "-c", PROBE.format(args=list(args), watched=WATCHED)],
         capture_output=True,
         text=True,
         timeout=120,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stdout.splitlines() if x.startswith("LOADED"))
-    return line.removeprefix("LOADED").strip(), done.stdout
+    return set(line.removeprefix("LOADED").split()), done.stdout
 
 
 def test_the_command_is_the_first_argument_that_is_not_an_option():
@@ -46,9 +67,32 @@ def test_a_light_command_does_not_load_the_report():
     assert "serve" in out and "stats" in out and "sample" in out
 
 
-@pytest.mark.parametrize("args", [["--help"], ["report", "--help"]])
-def test_help_and_heavy_commands_still_load_what_they_need(args):
+@pytest.mark.parametrize(
+    "args", [["--help"], ["run", "--help"], ["report", "--help"], ["compare", "--help"]]
+)
+def test_help_loads_no_heavy_library(args):
+    """Every command is registered for ``--help`` (its options and defaults shown), and none of
+    their libraries is imported for it."""
     loaded, out = _loaded(*args)
-    assert "polistemics.report.build" in loaded
+    assert loaded == set(), f"{' '.join(args)} imported {sorted(loaded)}"
     if args == ["--help"]:
         assert all(command in out for command in COMMAND_MODULES)
+    else:
+        assert "--figure-format" in out
+
+
+def test_a_dry_run_loads_neither_the_report_nor_the_client_nor_the_statistics(tmp_path: Path):
+    """The plan needs the pipeline's stages (pandas, for now), not the report (matplotlib,
+    jinja2), the model client (aiohttp) or the statistics (scipy, statsmodels)."""
+    loaded, out = _loaded("run", "demo", "--dry-run", cwd=tmp_path)
+    assert "total:" in out and "polistemics.run.pipeline" in loaded  # the plan was made
+    unexpected = {"matplotlib", "jinja2", "aiohttp", "uvloop", "scipy", "statsmodels", "polars"}
+    assert loaded & unexpected == set()
+    assert "polistemics.report.build" not in loaded
+
+
+def test_the_probe_sees_what_a_command_imports(fixtures_dir: Path):
+    """The probe's control: scoring a release folder does load pandas (so an empty list above
+    means nothing was imported, not that the probe saw nothing)."""
+    loaded, out = _loaded("score", str(fixtures_dir / "scoring" / "release_small"))
+    assert "pandas" in loaded and "EMI" in out

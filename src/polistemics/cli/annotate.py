@@ -9,35 +9,27 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from polistemics.annotate.item_view import prepare_views
-from polistemics.annotate.jsonl_io import (
-    design_lines,
-    export_lines,
-    import_file,
-    write_design,
-    write_export,
-)
-from polistemics.annotate.run_data import RunDataError
-from polistemics.annotate.sample import (
+from polistemics.annotate.defaults import (
     DEFAULT_OVERLAP,
     DEFAULT_OVERLAP_SHARE,
     DEFAULT_SPLIT_SHARE,
-    SampleDesign,
-    SampleError,
-    SampleOptions,
-    draw_task_samples,
 )
-from polistemics.annotate.store import AnnotationStore, SampleExistsError
 from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import fail, user_errors
 from polistemics.cli.groups import add_group
-from polistemics.runlog import RunFileError, is_run_dir
-from polistemics.tasks import PARTY_POSITION, TASKS
+from polistemics.runlog.layout import is_run_dir
+from polistemics.tasks import PARTY_POSITION
+
+if TYPE_CHECKING:
+    from polistemics.annotate.sample import SampleDesign
+
+# The annotation modules (pandas) are imported by the commands that use them: ``polistemics
+# --help`` imports this module too.
 
 RunArgument = Annotated[Path, typer.Argument(help="A finished run directory.")]
 
@@ -127,6 +119,13 @@ def sample(
     ] = [PARTY_POSITION],  # noqa: B006 (typer needs a list default for repeatable options)
 ) -> None:
     """Draw a stratified sample of judged answer x rubric items into the run's store."""
+    from polistemics.annotate.item_view import prepare_views
+    from polistemics.annotate.run_data import RunDataError
+    from polistemics.annotate.sample import SampleError, SampleOptions, draw_task_samples
+    from polistemics.annotate.store import AnnotationStore, SampleExistsError
+    from polistemics.runlog import RunFileError
+    from polistemics.tasks import TASKS
+
     run = _finished_run(run)
     unknown = [name for name in task if name not in TASKS]
     if unknown:
@@ -166,6 +165,10 @@ def export(
 ) -> None:
     """Export the sample items (blind: nothing derived from the judges) and every label as
     JSONL (docs/annotation.md)."""
+    from polistemics.annotate.jsonl_io import export_lines, write_export
+    from polistemics.annotate.run_data import RunDataError
+    from polistemics.runlog import RunFileError
+
     run = _finished_run(run)
     with user_errors(RunDataError, RunFileError, OSError):
         if out is None:
@@ -185,6 +188,9 @@ def design(
 ) -> None:
     """Export each sample item's stratum and weight (for analysis; not blind: it tells whether
     the judges agreed, so keep it from annotators)."""
+    from polistemics.annotate.jsonl_io import design_lines, write_design
+    from polistemics.runlog import RunFileError
+
     run = _finished_run(run)
     with user_errors(RunFileError, OSError):
         if out is None:
@@ -204,6 +210,8 @@ def import_labels(
     ] = None,
 ) -> None:
     """Import labels; refused lines are listed with their number and reason, the rest kept."""
+    from polistemics.annotate.jsonl_io import import_file
+
     run = _finished_run(run)
     if not file.is_file():
         fail(f"{file}: no such file")

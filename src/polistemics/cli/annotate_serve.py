@@ -16,7 +16,6 @@ from typing import Annotated
 
 import typer
 
-from polistemics.annotate.run_data import RunDataError
 from polistemics.cli.annotate import RunArgument, _finished_run
 from polistemics.cli.errors import user_errors
 from polistemics.cli.groups import group
@@ -51,6 +50,7 @@ def serve_command(
     ] = False,
 ) -> None:
     """Serve the annotation page for the run's sample on a local web server."""
+    from polistemics.annotate.run_data import RunDataError
     from polistemics.annotate.server import HostRefused, NoSample, serve
 
     run = _finished_run(run)

@@ -16,27 +16,21 @@ import hashlib
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from polistemics.cli.deprecated import renamed
 from polistemics.cli.errors import UserError, user_errors
 from polistemics.cli.groups import add_group
-from polistemics.coding.coder import STAGE, code_subjects
-from polistemics.coding.records import majority_codes
-from polistemics.coding.validation import (
-    LABELS,
-    LANGUAGE_NAMES,
-    MISSING,
-    ValidationReport,
-    ValidationSetError,
-    evaluate,
-    load_validation_set,
-)
-from polistemics.llm.local_server import LocalModelError
-from polistemics.llm.registry import ModelEndpoint, RegistryError, default_registry
-from polistemics.paths import UnsafePathError, inside, is_safe_name
+from polistemics.paths import inside, is_safe_name
+
+if TYPE_CHECKING:
+    from polistemics.coding.validation import ValidationReport
+    from polistemics.llm.registry import ModelEndpoint
+
+# The coder, the validation set's statistics (scipy, statsmodels) and the client are imported
+# when ``coder validate`` runs: ``polistemics --help`` imports this module too.
 
 DEFAULT_ROOT = Path("runs") / "coder-validate"
 
@@ -79,6 +73,11 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Code the validation set with a stance coder and print how it agrees with the labels."""
+    from polistemics.coding.validation import ValidationSetError, load_validation_set
+    from polistemics.llm.local_server import LocalModelError
+    from polistemics.llm.registry import RegistryError, default_registry
+    from polistemics.paths import UnsafePathError
+
     with user_errors(RegistryError, ValidationSetError, UnsafePathError, LocalModelError, OSError):
         names = [name.strip() for name in model.split(",") if name.strip()]
         if not names:
@@ -104,6 +103,9 @@ def store_name(names: list[str]) -> str:
 
 
 async def _validate(coders: list[ModelEndpoint], items, store_dir: Path, *, quiet: bool):
+    from polistemics.coding.coder import STAGE, code_subjects
+    from polistemics.coding.records import majority_codes
+    from polistemics.coding.validation import evaluate
     from polistemics.llm.progress import declare_total
     from polistemics.llm.session import open_client
 
@@ -129,6 +131,8 @@ def _rate(successes: int, n: int, ci: tuple[float, float] | None) -> str:
 
 
 def format_report(report: ValidationReport, store_dir: Path) -> str:
+    from polistemics.coding.validation import LABELS, LANGUAGE_NAMES, MISSING
+
     acc = report.accuracy
     lines = [
         f"stance coder: {', '.join(report.coders)}  ({acc.n} items; calls stored in {store_dir})",

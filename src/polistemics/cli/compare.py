@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -28,30 +28,20 @@ from polistemics.cli.report import (
     parse_labels,
     table_file_formats,
 )
-from polistemics.compare import (
-    CompareError,
-    CompareOptions,
-    Comparison,
-    compare_sides,
-    load_sides,
-)
-from polistemics.compare.tables import comparison_tables, read_comparison_tables, with_tables
-from polistemics.report.compare_latex import write_comparison_latex
-from polistemics.report.compare_page import write_compare_page
-from polistemics.report.comparison_views import (
-    comparison_summary,
-    p_value_text,
-    small_sample_warnings,
-)
-from polistemics.report.election_names import recorded_names
-from polistemics.report.figures import FigureFormatError
-from polistemics.report.formatting import signed_points
-from polistemics.report.labels import ModelLabels
-from polistemics.stats import DEFAULT_ALPHA, DEFAULT_RESAMPLES
+from polistemics.stats.defaults import DEFAULT_ALPHA, DEFAULT_RESAMPLES
+
+if TYPE_CHECKING:
+    from polistemics.compare import Comparison
+    from polistemics.report.labels import ModelLabels
+
+# The comparison and the report's modules (pandas, scipy, matplotlib) are imported by the
+# functions that use them: ``polistemics --help`` imports this module too.
 
 
 def _document(comparison: Comparison, labels: ModelLabels) -> dict:
     """One comparison's JSON object: the summary in words and the warnings first."""
+    from polistemics.report.comparison_views import comparison_summary, small_sample_warnings
+
     return {
         "summary": comparison_summary(comparison, labels),
         "warnings": small_sample_warnings(comparison),
@@ -68,6 +58,13 @@ def comparisons_document(comparisons: list[Comparison], labels: ModelLabels) -> 
 
 
 def _print_summary(comparison: Comparison, console: Console, labels: ModelLabels) -> None:
+    from polistemics.report.comparison_views import (
+        comparison_summary,
+        p_value_text,
+        small_sample_warnings,
+    )
+    from polistemics.report.formatting import signed_points
+
     m = comparison.matched
     console.print(
         f"[bold]{escape(m.b.label)} − {escape(m.a.label)}[/bold]: {m.mode} comparison",
@@ -132,6 +129,8 @@ def _print_summary(comparison: Comparison, console: Console, labels: ModelLabels
 def _print_tasks(comparison: Comparison, console: Console, labels: ModelLabels) -> None:
     """The tasks beyond the paper's (issue 29): each compared task's EMI difference per model,
     and the tasks only one side asked. Nothing for runs of the paper's task alone."""
+    from polistemics.report.formatting import signed_points
+
     for note in comparison.task_notes:
         console.print(f"  task: {note}", markup=False, highlight=False)
     for task in comparison.tasks:
@@ -192,6 +191,14 @@ def compare(
     ] = "csv",
 ) -> None:
     """Compare runs or release folders: deltas with CIs, paired tests and rank agreement."""
+    from polistemics.compare import CompareError, CompareOptions, compare_sides, load_sides
+    from polistemics.compare.tables import comparison_tables, read_comparison_tables, with_tables
+    from polistemics.report.compare_latex import write_comparison_latex
+    from polistemics.report.compare_page import write_compare_page
+    from polistemics.report.election_names import recorded_names
+    from polistemics.report.figures.formats import FigureFormatError
+    from polistemics.report.labels import ModelLabels
+
     with user_errors(CompareError, FigureFormatError):
         given = parse_labels(label)
         formats = figure_formats(figure_format)

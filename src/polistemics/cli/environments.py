@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,32 +12,33 @@ from polistemics.cli.deprecated import renamed
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.cli.groups import add_group
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.basis import EnvironmentInputError
-from polistemics.environments.build import (
-    BuildResult,
-    VagueSettings,
-    build_environments,
-    parse_environments,
-)
-from polistemics.environments.embeddings import EmbeddingBackendError, make_embedder
-from polistemics.environments.evidence_file import EvidenceFileError, read_evidence_jsonl
 from polistemics.environments.vague import DEFAULT_MAX_ATTEMPTS
-from polistemics.llm.registry import RegistryError, default_registry
-from polistemics.records import Evidence, Position
-from polistemics.runlog.release_io import (
-    ReleaseFormatError,
-    read_release_evidence,
-    write_items,
-)
+
+if TYPE_CHECKING:
+    from polistemics.environments.build import BuildResult
+    from polistemics.records import Evidence, Position
+
+# The environments' builders (numpy, the embedders) are imported when ``environments build``
+# runs: ``polistemics --help`` imports this module too.
 
 _ENV_NAMES = ", ".join(e.value for e in Environment)
-_ERRORS = (
-    EnvironmentInputError,
-    EvidenceFileError,
-    ReleaseFormatError,
-    RegistryError,
-    EmbeddingBackendError,
-)
+
+
+def _errors() -> tuple[type[Exception], ...]:
+    """The errors ``environments build`` reports as a user's."""
+    from polistemics.environments.basis import EnvironmentInputError
+    from polistemics.environments.embeddings import EmbeddingBackendError
+    from polistemics.environments.evidence_file import EvidenceFileError
+    from polistemics.llm.registry import RegistryError
+    from polistemics.runlog.release_io import ReleaseFormatError
+
+    return (
+        EnvironmentInputError,
+        EvidenceFileError,
+        ReleaseFormatError,
+        RegistryError,
+        EmbeddingBackendError,
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -151,7 +152,11 @@ def build(
     ] = None,
 ) -> None:
     """Build environments from standardised evidence and print kept/dropped per environment."""
-    with user_errors(*_ERRORS):
+    with user_errors(*_errors()):
+        from polistemics.environments.build import build_environments, parse_environments
+        from polistemics.environments.embeddings import make_embedder
+        from polistemics.runlog.release_io import write_items
+
         evidence = _load_evidence(evidence_file, release_file)
         wanted = parse_environments(only) if only else list(variant.environments)
         composed = parse_environments(compositions) if compositions else []
@@ -196,6 +201,9 @@ def build(
 
 
 def _load_evidence(evidence_file: Path | None, release_file: Path | None) -> list[Evidence]:
+    from polistemics.environments.evidence_file import read_evidence_jsonl
+    from polistemics.runlog.release_io import read_release_evidence
+
     if (evidence_file is None) == (release_file is None):
         raise UserError(
             "give exactly one of --evidence FILE.jsonl and --evidence-from-release FILE"
@@ -229,6 +237,9 @@ async def _build_with_client(
     run_dir: Path | None,
     max_attempts: int,
 ) -> BuildResult:
+    from polistemics.environments.build import VagueSettings, build_environments
+    from polistemics.llm.registry import default_registry
+
     models = default_registry(registry)
     endpoint, audit_endpoint = models.get(model), models.get(audit_model)
     try:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 
 from polistemics.cli.errors import user_errors
 from polistemics.cli.groups import group
-from polistemics.evidence.fidelity import FidelityReport, raw_fidelity
+
+if TYPE_CHECKING:
+    from polistemics.evidence.fidelity import FidelityReport
 
 
 def register(app: typer.Typer) -> None:
@@ -28,6 +31,7 @@ def fidelity(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Intensifier density of the raw rationales (Table 6 word lists; paper: 0.46 DE, 0.47 NL)."""
+    from polistemics.evidence.fidelity import raw_fidelity
     from polistemics.sources.load import load_election
     from polistemics.sources.scope import apply_scope, load_scope
 

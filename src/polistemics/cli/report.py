@@ -16,23 +16,18 @@ from typing import Annotated
 
 import typer
 
-from polistemics.analyses.tables import read_analysis_tables
 from polistemics.cli.errors import UserError, user_errors
-from polistemics.report.browser import DEFAULT_MAX_ANSWERS
-from polistemics.report.build import build_any, build_combined
-from polistemics.report.content import ReportOptions
-from polistemics.report.election_names import recorded_names, source_titles
-from polistemics.report.figures import FIGURE_FORMATS, FigureFormatError, parse_figure_formats
-from polistemics.report.inputs import ReportInputError
-from polistemics.report.latex_tables import (
-    TableFormatError,
-    parse_table_formats,
-    write_latex_tables,
+from polistemics.report.defaults import DEFAULT_MAX_ANSWERS
+from polistemics.report.figures.formats import (
+    FIGURE_FORMATS,
+    FigureFormatError,
+    parse_figure_formats,
 )
-from polistemics.runlog.release_io import ReleaseFormatError as ItemsFormatError
-from polistemics.scoring.analyses import LOO_MIN_ITEMS
-from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
-from polistemics.scoring.errors import ScoringError
+from polistemics.scoring.defaults import LOO_MIN_ITEMS
+from polistemics.stats.defaults import DEFAULT_RESAMPLES
+
+# The report's modules (matplotlib, jinja2, pandas) are imported when a report is written:
+# ``polistemics --help`` and ``run`` import this module too.
 
 LABEL_HELP = (
     "Display name of a model or an election, ID=NAME (repeatable): --label gpt_5_4=GPT-5.4 "
@@ -66,6 +61,8 @@ def figure_formats(value: str) -> tuple[str, ...]:
 
 def table_file_formats(value: str) -> tuple[str, ...]:
     """``--tables`` as a tuple (csv always first); an unknown format is a user error."""
+    from polistemics.report.latex_tables import TableFormatError, parse_table_formats
+
     try:
         return parse_table_formats(value)
     except TableFormatError as exc:
@@ -123,6 +120,15 @@ def report(
     ] = None,
 ) -> None:
     """Write a self-contained HTML report with the paper's figures and tables."""
+    from polistemics.analyses.tables import read_analysis_tables
+    from polistemics.report.build import build_any, build_combined
+    from polistemics.report.content import ReportOptions
+    from polistemics.report.election_names import recorded_names, source_titles
+    from polistemics.report.inputs import ReportInputError
+    from polistemics.report.latex_tables import write_latex_tables
+    from polistemics.runlog.release_io import ReleaseFormatError as ItemsFormatError
+    from polistemics.scoring.errors import ScoringError
+
     with user_errors(ReportInputError, ScoringError, ItemsFormatError):
         table_formats = table_file_formats(tables)
         recorded = recorded_names(paths)

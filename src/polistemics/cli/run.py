@@ -7,7 +7,7 @@ import os
 import sys
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -17,36 +17,38 @@ from polistemics.cli.console import stdout_console
 from polistemics.cli.deprecated import renamed
 from polistemics.cli.errors import user_errors
 from polistemics.cli.report import FIGURE_FORMAT_HELP, figure_formats
-from polistemics.environments.basis import EnvironmentInputError
-from polistemics.llm import event_loop
-from polistemics.llm.batch.collector import BatchUnavailable
-from polistemics.llm.local_server import LocalModelError
-from polistemics.llm.pricing import DEFAULT_MAX_AGE, estimate_prices
-from polistemics.llm.registry import RegistryError
-from polistemics.llm.store import RunStore
-from polistemics.llm.types import BudgetExceeded
-from polistemics.paths import UnsafePathError
-from polistemics.report.content import ReportOptions
-from polistemics.report.figures import RUN_FIGURE_FORMATS
-from polistemics.run.config import ConfigError, load_config
-from polistemics.run.disk_space import DiskSpaceError, estimate_for
-from polistemics.run.finish import finish_run
-from polistemics.run.lock import RunLocked
-from polistemics.run.pipeline import Study, check_keys, load_elections
-from polistemics.run.plan import plan_notes, plan_study
-from polistemics.runlog import STORE_FILE
-from polistemics.sources.errors import SourceError
+from polistemics.llm.pricing import DEFAULT_MAX_AGE
+from polistemics.report.figures.formats import RUN_FIGURE_FORMATS
+from polistemics.runlog.layout import STORE_FILE
 
-USER_ERRORS = (
-    ConfigError,
-    RegistryError,
-    SourceError,
-    LocalModelError,
-    EnvironmentInputError,
-    UnsafePathError,
-    RunLocked,
-    DiskSpaceError,
-)
+if TYPE_CHECKING:
+    from polistemics.run.pipeline import Study
+
+# The pipeline's modules are imported when the command runs, each as far as it goes (a dry run
+# plans the calls; it loads no report): ``polistemics --help`` imports this module too.
+
+
+def user_errors_of_a_run() -> tuple[type[Exception], ...]:
+    """The errors ``run`` reports as a user's (a message and exit status 1, no traceback)."""
+    from polistemics.environments.basis import EnvironmentInputError
+    from polistemics.llm.local_server import LocalModelError
+    from polistemics.llm.registry import RegistryError
+    from polistemics.paths import UnsafePathError
+    from polistemics.run.config import ConfigError
+    from polistemics.run.disk_space import DiskSpaceError
+    from polistemics.run.lock import RunLocked
+    from polistemics.sources.errors import SourceError
+
+    return (
+        ConfigError,
+        RegistryError,
+        SourceError,
+        LocalModelError,
+        EnvironmentInputError,
+        UnsafePathError,
+        RunLocked,
+        DiskSpaceError,
+    )
 
 
 def run(
@@ -98,18 +100,27 @@ def run(
     quiet = quiet or bool(os.environ.get("POLISTEMICS_QUIET"))
     # Log lines are text (election ids, model names), never markup, and are not wrapped.
     console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
-    with user_errors(*USER_ERRORS):
+    with user_errors(*user_errors_of_a_run()):
+        from polistemics.run.config import load_config
+        from polistemics.run.pipeline import Study, check_keys
+
         formats = figure_formats(figure_format)
         cfg = load_config(config)
         if check_disk_space is not None:
             cfg = cfg.model_copy(update={"check_disk_space": check_disk_space})
-        report_options = ReportOptions(figure_formats=formats, loo_min_items=cfg.loo_min_items)
         run_dir = output or cfg.run_dir()
         study = Study(cfg, run_dir, log=(lambda m: None) if quiet else (lambda m: console.print(m)))
         if dry_run:
             prices_age = timedelta(days=prices_max_age)
             _print_plan(study, run_dir, as_json, refresh_prices, prices_age)
             return
+        from polistemics.llm import event_loop
+        from polistemics.llm.batch.collector import BatchUnavailable
+        from polistemics.llm.types import BudgetExceeded
+        from polistemics.report.content import ReportOptions
+        from polistemics.run.finish import finish_run
+
+        report_options = ReportOptions(figure_formats=formats, loo_min_items=cfg.loo_min_items)
         check_keys(study.endpoints)
         # One process per run directory: execute takes the lock once the data have loaded, and
         # it is held until the last file is written.
@@ -143,6 +154,12 @@ def run(
 def _print_plan(
     study: Study, run_dir: Path, as_json: bool, refresh_prices: bool, prices_max_age: timedelta
 ) -> None:
+    from polistemics.llm.pricing import estimate_prices
+    from polistemics.llm.store import RunStore
+    from polistemics.run.disk_space import estimate_for
+    from polistemics.run.pipeline import load_elections
+    from polistemics.run.plan import plan_notes, plan_study
+
     elections = load_elections(study.config)
     prices, prices_note = estimate_prices(
         study.endpoints.values(), max_age=prices_max_age, refresh=refresh_prices

@@ -17,28 +17,25 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from polistemics.analyses.comparison import read_comparison_tables
-from polistemics.analyses.issue_mapping import read_issue_mapping_tables
-from polistemics.analyses.model_scores import mechanism_rates_of, model_scores_of
-from polistemics.analyses.navigation import read_navigation_tables
-from polistemics.analyses.run_tables import run_score_tables
 from polistemics.cli.console import stdout_console
 from polistemics.cli.errors import UserError, fail, user_errors
 from polistemics.conditions import ENVIRONMENT_ORDER, Variant
-from polistemics.paths import UnsafePathError
 from polistemics.rubrics import Rubric
-from polistemics.runlog import RunDir, RunFileError
-from polistemics.scoring.errors import ScoringError
-from polistemics.scoring.release import is_release_folder, load_release, variant_folders
-from polistemics.scoring.summary import ModelScores, score_cells
 from polistemics.tasks import COMPARISON, ISSUE_MAPPING, NAVIGATION, PARTY_POSITION
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from polistemics.scoring.summary import ModelScores
+
+# The scoring and analysis modules (pandas, polars) are imported by the functions that use them:
+# ``polistemics --help`` imports this module too (tests/cli/test_lazy_commands.py).
 
 
 @dataclass
@@ -55,6 +52,9 @@ class LoadedCells:
 
 def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
     """Scored cells from PATH (a run directory or a release experiment folder), for one variant."""
+    from polistemics.runlog import RunDir
+    from polistemics.scoring.release import is_release_folder, load_release, variant_folders
+
     if not path.exists():
         raise UserError(f"{path}: no such file or folder")
     if RunDir(path).is_finished():
@@ -82,6 +82,11 @@ def load_cells(path: Path, variant: Variant | None = None) -> LoadedCells:
 def _run_cells(run_dir: Path, variant: Variant) -> LoadedCells:
     """A finished run of ours: its scores with all elections pooled per variant, from its
     ``tables/`` (``analyses.run_tables``: computed and written there when absent or stale)."""
+    from polistemics.analyses.model_scores import model_scores_of
+    from polistemics.analyses.run_tables import run_score_tables
+    from polistemics.paths import UnsafePathError
+    from polistemics.runlog import RunDir, RunFileError
+
     run = RunDir(run_dir)
     try:
         tables = run_score_tables(run)
@@ -100,6 +105,8 @@ def _run_cells(run_dir: Path, variant: Variant) -> LoadedCells:
 def json_rows(scores: list[ModelScores], mechanisms: pd.DataFrame | None) -> list[dict]:
     """``ModelScores.to_json`` per model, with its ``mechanisms`` rates (null: not measured;
     ``mechanisms``: the ``mechanism_rates`` table)."""
+    from polistemics.analyses.model_scores import mechanism_rates_of
+
     rows = []
     for s in scores:
         rates = mechanism_rates_of(mechanisms, s.variant, s.model)
@@ -110,18 +117,27 @@ def json_rows(scores: list[ModelScores], mechanisms: pd.DataFrame | None) -> lis
 def navigation_rows(run_dir: Path) -> list[dict]:
     """A run's navigation scores (issue 29), one row per model with ``task`` "navigation", read
     from its ``tables/``; none for a run without the task or a release folder."""
+    from polistemics.analyses.navigation import read_navigation_tables
+    from polistemics.runlog import RunDir
+
     tables = read_navigation_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
     return task_rows(tables, NAVIGATION) if tables is not None else []
 
 
 def comparison_rows(run_dir: Path) -> list[dict]:
     """A run's comparison scores (issue 29), one row per model with ``task`` "comparison"."""
+    from polistemics.analyses.comparison import read_comparison_tables
+    from polistemics.runlog import RunDir
+
     tables = read_comparison_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
     return task_rows(tables, COMPARISON) if tables is not None else []
 
 
 def issue_mapping_rows(run_dir: Path) -> list[dict]:
     """A run's issue-mapping scores (issue 29), as ``navigation_rows``."""
+    from polistemics.analyses.issue_mapping import read_issue_mapping_tables
+    from polistemics.runlog import RunDir
+
     tables = read_issue_mapping_tables(RunDir(run_dir).tables) if run_dir.is_dir() else None
     return [] if tables is None else task_rows(tables, ISSUE_MAPPING)
 
@@ -198,6 +214,9 @@ def score(
     ] = None,
 ) -> None:
     """Score judged answers: EMI, Adherence Index per environment and Rubric Scores per model."""
+    from polistemics.scoring.errors import ScoringError
+    from polistemics.scoring.summary import score_cells
+
     with user_errors(ScoringError):
         loaded = load_cells(path, variant)
         scores = loaded.scores if loaded.scores is not None else score_cells(loaded.cells)

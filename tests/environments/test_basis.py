@@ -1,7 +1,10 @@
-"""The item skeleton every builder shares (``environments.basis.make_item``)."""
+"""The item skeleton every builder shares (``environments.basis.make_item``) and the one string
+of each passage text its chunks show (``shared_text``)."""
 
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.basis import make_item, target_chunk
+from polistemics.environments.basis import make_item, shared_text, target_chunk
+from polistemics.environments.conflict import borrowed_chunk
+from polistemics.environments.noisy import distractor_chunk
 from polistemics.runlog.items import EnvironmentItem
 
 from .helpers import evidence
@@ -28,3 +31,27 @@ def test_a_copy_with_changes_leaves_the_shared_record_alone():
     swapped = a.model_copy(update={"chunk_order": "swapped"})
     assert "chunk_order" in swapped.model_fields_set
     assert b.model_fields_set == a.model_fields_set == before
+
+
+def test_a_passage_shown_in_many_items_is_one_string_however_many_items_show_it():
+    # Issue 32: each filling of a passage's label made a new copy of its text (16 MB of chunk
+    # text at 8 times the paper's study); the items now share one string per text.
+    passages = [evidence(pid, n, "Agree") for pid in "abc" for n in (1, 2)]
+    chunks = [
+        make_chunk(ev, label)
+        for _ in range(5)  # the same passage in five environments or variants
+        for make_chunk in (target_chunk, distractor_chunk, borrowed_chunk)
+        for ev in passages
+        for label in ("X", "Party A")
+    ]
+    texts = {chunk.text for chunk in chunks}
+    assert len(texts) == len(passages) * 2  # each passage under two labels
+    assert len({id(chunk.text) for chunk in chunks}) == len(texts)
+    assert shared_text("".join(["Party", " A"])) is shared_text("Party A")
+
+
+def test_vague_and_borrowed_chunks_show_their_texts_as_before():
+    ev = evidence("a", 1, "Agree")
+    assert target_chunk(ev, "X").text == ev.text.replace("[PARTY]", "X")
+    assert borrowed_chunk(ev, "Y").text == ev.text.replace("[PARTY]", "Y")
+    assert distractor_chunk(ev, "Z").text == ev.text.replace("[PARTY]", "Z")

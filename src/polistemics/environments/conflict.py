@@ -23,7 +23,13 @@ from fractions import Fraction
 from typing import Literal
 
 from polistemics.conditions import Environment, Variant
-from polistemics.environments.basis import check_evidence, make_item, party_label, target_chunk
+from polistemics.environments.basis import (
+    check_evidence,
+    make_item,
+    party_label,
+    shared_text,
+    target_chunk,
+)
 from polistemics.environments.distance import PartyDistances
 from polistemics.records import Evidence, Position
 from polistemics.runlog.items import Chunk, EnvironmentItem
@@ -99,7 +105,7 @@ class ConflictBuild:
 def borrowed_chunk(source: Evidence, label: str) -> Chunk:
     """Another party's evidence written as if it were about the target party."""
     return Chunk(
-        text=source.filled(label),
+        text=shared_text(source.filled(label)),
         role="target",
         party_id=source.position.party.id,
         statement_id=source.position.statement.id,

@@ -49,6 +49,7 @@ from polistemics.environments.basis import (
     check_evidence,
     make_item,
     party_label,
+    shared_text,
     target_chunk,
 )
 from polistemics.environments.embeddings import Embedder
@@ -260,7 +261,7 @@ def noisy_item_count(evidence: Sequence[Evidence]) -> int:
 
 def distractor_chunk(ev: Evidence, label: str) -> Chunk:
     return Chunk(
-        text=ev.filled(label),
+        text=shared_text(ev.filled(label)),
         role="distractor",
         party_id=ev.position.party.id,
         statement_id=ev.position.statement.id,

@@ -29,6 +29,7 @@ from polistemics.environments.basis import (
     check_evidence,
     make_item,
     party_label,
+    shared_text,
 )
 from polistemics.llm.grammar import sentences_gbnf
 from polistemics.llm.progress import TryHook
@@ -327,7 +328,7 @@ def build_vague_items(
 def vague_chunk(ev: Evidence, rewrite: VagueRewrite, label: str) -> Chunk:
     """The observation's target passage as its accepted rewrite, ``[PARTY]`` filled."""
     return Chunk(
-        text=rewrite.text.replace(PARTY_PLACEHOLDER, label),
+        text=shared_text(rewrite.text.replace(PARTY_PLACEHOLDER, label)),
         role="target",
         party_id=ev.position.party.id,
         statement_id=ev.position.statement.id,

@@ -19,6 +19,7 @@ import heapq
 import json
 import os
 import shutil
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -242,7 +243,8 @@ class StudySpool:
     ) -> None:
         self.folder = Path(folder)
         # answers.jsonl: target x item x sample, the order ``answers.generate`` asks them in.
-        self._item_rank = {item.key: rank for rank, item in enumerate(items)}
+        # Keys interned: the stage's own index of its items holds the same strings.
+        self._item_rank = {sys.intern(item.key): rank for rank, item in enumerate(items)}
         self._target_rank = {name: rank for rank, name in enumerate(targets)}
         self._answers = SortingSpool(self.folder, "answers", budget)
         self._judges = SortingSpool(self.folder, "judges", budget)

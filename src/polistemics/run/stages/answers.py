@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 from collections.abc import Callable, Mapping
 
 from polistemics.answers.generate import STAGE as ANSWER_STAGE
@@ -166,7 +167,7 @@ class AnswersAndJudges(BaseStage):
         def add_judged(judged: JudgeVerdicts) -> None:
             records.add_judged(judged, judged.skipped)
 
-        by_key = {item.key: item for item in items}
+        by_key = {sys.intern(item.key): item for item in items}  # the spool's key strings
         if config.overlap_judging:
             await self._answer_and_judge_overlapping(
                 state, targets, judges, by_key, records.add_answer, add_judged

@@ -81,3 +81,19 @@ def test_columns_with_or_without_a_cell_to_escape_are_written_as_cell_by_cell(
     written = write_csv_table(table, tmp_path / "fast.csv").read_bytes()
     assert written == _every_cell_escaped(table, tmp_path / "reference.csv").read_bytes()
     assert b"'=1+1" in written and b'"\'-b"' in written and b'"\'=y"' in written
+
+
+def test_a_categorical_text_column_is_written_as_the_text_column(tmp_path: Path) -> None:
+    """Its categories escaped once each, the same bytes as the column of plain text (also a
+    column whose values need no escape, and missing values)."""
+    table = pd.DataFrame(
+        {
+            "party": ["=HYPERLINK(x)", "'quoted", "plain", None, "plain", "-1"],
+            "model": ["m", "m", "n", None, "n", "m"],
+            "n": [1, 2, 3, 4, 5, 6],
+        }
+    )
+    coded = table.astype({"party": "category", "model": "category"})
+    written = write_csv_table(table, tmp_path / "plain.csv").read_bytes()
+    assert write_csv_table(coded, tmp_path / "coded.csv").read_bytes() == written
+    assert list(coded["party"].cat.categories)[0] == "'quoted"  # the caller's frame unchanged

@@ -48,7 +48,15 @@ def write_csv_table(table: pd.DataFrame, path: Path) -> Path:
     """``table`` as CSV (no index), every text cell through ``escape_cell``."""
     safe = table.copy(deep=False)
     for name in _text_columns(table):
-        column = table[name].astype(object)
+        column = table[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            # escaped once per distinct value (``escape_cell`` never makes two values one),
+            # and written as the text column would be: no object column of every row
+            categories = column.cat.categories
+            if _needs_escape(pd.Series(categories, dtype=object)):
+                safe[name] = column.cat.rename_categories([escape_cell(c) for c in categories])
+            continue
+        column = column.astype(object)
         safe[name] = column.map(escape_cell) if _needs_escape(column) else column
     safe.columns = [escape_cell(name) for name in table.columns]
     safe.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)

@@ -23,7 +23,7 @@ from polistemics.annotate.ppi import (
     ppi_mean,
     rectifier,
 )
-from polistemics.scoring.cells import ITEM_COLUMNS
+from polistemics.scoring.cells import ITEM_COLUMNS, compact_cells
 from polistemics.scoring.indices import rubric_scores
 
 
@@ -242,3 +242,18 @@ def test_human_answer_scores_use_the_scoring_rules_and_complete_annotators() -> 
     scores = human_answer_scores(labels).set_index("sample_id")
     assert scores.loc["a1", "n_annotators"] == 2
     assert scores.loc["a1", "human_score"] == pytest.approx(2 / 3)
+
+
+def test_a_compact_frame_gives_the_answer_scores_and_estimates_of_its_text_columns() -> None:
+    """Cells coded (``compact_cells``, as a run's finish scores them) and a model left out (a
+    category no row holds): the same panel scores, with text keys, and the same estimates."""
+    cells = _cells(6)
+    cells.loc[cells.index[:5], "model"] = "m3"
+    keep = cells["model"] != "m3"
+    plain_panel = panel_answer_scores(cells[keep])
+    compact_panel = panel_answer_scores(compact_cells(cells)[keep])
+    pd.testing.assert_frame_equal(compact_panel, plain_panel)
+    labelled = _labelled(plain_panel, 7, n=100)
+    pd.testing.assert_frame_equal(
+        corrected_adherence(compact_panel, labelled), corrected_adherence(plain_panel, labelled)
+    )

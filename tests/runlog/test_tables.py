@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from polistemics.csv_tables import read_csv_table
 from polistemics.runlog import RunFileError
-from polistemics.runlog.tables import read_cells, strict_bools, write_cells
+from polistemics.runlog.tables import compact_frame, read_cells, strict_bools, write_cells
 
 
 def test_true_false_text_and_ones_and_zeros_are_read_as_what_they_say() -> None:
@@ -94,6 +94,26 @@ def test_cells_read_in_parts_equal_the_whole_file_read_at_once(
         path = Path(folder) / "cells.csv"
         write_cells(path, cells)
         pd.testing.assert_frame_equal(read_cells(path, rows_per_read), _whole_file(path))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cells=cell_tables(),
+    languages=st.lists(st.one_of(st.none(), st.sampled_from(["de", "=en"])), min_size=12),
+    rows_per_read=st.integers(min_value=1, max_value=5),
+)
+def test_compact_cells_read_in_parts_equal_the_whole_file_coded(
+    cells: pd.DataFrame, languages: list, rows_per_read: int
+) -> None:
+    """Each part coded as it is read, the parts' codes joined: the whole file's reading with
+    its text columns coded, whatever the parts hold (a text column missing in some parts or
+    all, numbers in some parts of a text column)."""
+    cells = cells.assign(language=languages[: len(cells)])
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "cells.csv"
+        write_cells(path, cells)
+        compact = read_cells(path, rows_per_read, compact=True)
+        pd.testing.assert_frame_equal(compact, compact_frame(_whole_file(path)))
 
 
 def test_each_distinct_id_is_one_string_object(tmp_path) -> None:

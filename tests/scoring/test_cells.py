@@ -7,6 +7,8 @@ import pytest
 from polistemics.scoring.cells import (
     attach_metadata,
     compact_cells,
+    compact_rows,
+    compact_take,
     empty_cells,
     first_rows,
     group_ids,
@@ -170,3 +172,50 @@ def test_grouped_keeps_only_the_combinations_present(make_cell, make_cells):
     )
     sizes = grouped(cells, ["model", "party_id"], sort=True).size()
     assert sizes.index.tolist() == [("m1", "p1"), ("m2", "p2")]  # not m1 x p2, m2 x p1
+
+
+_VALUES = np.array(["b", None, "a", "=c", "b", np.nan], dtype=object)
+
+
+@pytest.mark.parametrize("codes", [[0, 1, 2, 4], [5, 5, 1], [3, 0, 0, 2], [], [1]])
+def test_compact_take_codes_the_rows_as_compact_cells_would(codes):
+    """Categories only of the values taken, sorted; missing values missing."""
+    codes = np.array(codes, dtype="int64")
+    taken = pd.DataFrame({"x": _VALUES[codes]})
+    expected = compact_cells(taken)["x"]
+    pd.testing.assert_series_equal(pd.Series(compact_take(_VALUES, codes), name="x"), expected)
+
+
+def test_compact_take_leaves_values_that_are_not_all_text_as_they_are():
+    values = np.array(["a", 1, "b"], dtype=object)
+    found = compact_take(values, np.array([0, 1, 1]))
+    assert isinstance(found, np.ndarray) and list(found) == ["a", 1, 1]
+
+
+@pytest.mark.parametrize("rows", [[0, 2, 3], [1, 5], [4], []])
+def test_compact_rows_of_a_plain_or_compact_column_are_the_rows_compact(rows):
+    rows = np.array(rows, dtype="int64")
+    column = pd.Series(_VALUES, name="x")
+    expected = compact_cells(column.iloc[rows].reset_index(drop=True).to_frame())["x"]
+    for source in (column, compact_cells(column.to_frame())["x"]):
+        found = pd.Series(compact_rows(source, rows), name="x")
+        pd.testing.assert_series_equal(found, expected)
+
+
+def test_sorted_groups_of_a_compact_frame_are_those_of_its_text_columns():
+    """The codes of sorted categories stand for the values (missing last, dropped or not),
+    also when the frame is a subset whose categories some rows no longer hold."""
+    frame = pd.DataFrame(
+        {
+            "a": ["y", None, "x", "y", "z", "x", None],
+            "b": ["q", "p", "p", None, "q", "p", "p"],
+            "keep": [True, True, True, True, False, True, True],
+        }
+    )
+    subset = frame[frame["keep"]]
+    compact = compact_cells(frame)
+    for dropna in (True, False):
+        for by in (["a"], ["b", "a"]):
+            plain_groups = [(k, r.tolist()) for k, r in sorted_groups(subset, by, dropna=dropna)]
+            coded = sorted_groups(compact[compact["keep"]], by, dropna=dropna)
+            assert [(k, r.tolist()) for k, r in coded] == plain_groups

@@ -1,18 +1,23 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pandas as pd
 import pytest
 
 from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import BY_KEY, SUB_QUESTIONS, Rubric, sub_questions
+from polistemics.scoring.cells import attach_metadata, compact_cells, plain
 from polistemics.scoring.errors import CellsError, VerdictError
 from polistemics.scoring.verdicts import (
+    ITEM_RUBRIC,
     ItemKey,
     JudgeVerdict,
     majority,
+    majority_of,
     panel_votes,
+    tally_panel,
     verdict_frame,
 )
 
@@ -330,3 +335,72 @@ def test_a_verdict_table_comes_back_copied_and_numbered_from_zero():
     assert table.loc[0, "says_yes"] is True  # the caller's table is left alone
     numbered = shuffled.reset_index(drop=True)
     pd.testing.assert_frame_equal(majority(shuffled).cells, majority(numbered).cells)
+
+
+def _plain_majority_cells(tally, metadata):
+    """The cells as ``majority_of`` built them before they came compact: every column of
+    every cell as plain values, metadata merged row by row (``attach_metadata``)."""
+    counts = plain(tally.counts)
+    n_pass, n_votes = counts["n_pass"], counts["n_votes"]
+    decided = (n_pass * 2 > tally.panel_size) | ((n_votes - n_pass) * 2 > tally.panel_size)
+    cells = counts.loc[decided, [*ITEM_RUBRIC, "sub_question"]].reset_index(drop=True)
+    cells["passed"] = (n_pass * 2 > tally.panel_size)[decided].to_numpy()
+    for column in ("party_name", "country", "vague_mode"):
+        cells[column] = None
+    return attach_metadata(cells, metadata)
+
+
+@pytest.mark.parametrize("panel_size", [2, 3])
+@pytest.mark.parametrize("compact_counts", [False, True])
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        None,
+        # a vague mode (nullable integers), names for some observations only
+        pd.DataFrame(
+            {
+                "observation_id": ["e__p1__s001", "e__p1__s002", "e__p1__s003"],
+                "environment": ["ie_clarity_vague", "ie_clarity_vague", "baseline"],
+                "party_name": ["Party One", "=Party", None],
+                "country": ["DE", "DE", "DE"],
+                "vague_mode": pd.array([1, 2, pd.NA], dtype="Int64"),
+            }
+        ),
+        # a column the cells have values of: filled where they have none
+        pd.DataFrame({"observation_id": ["e__p1__s004"], "language": ["de"]}),
+    ],
+)
+def test_majority_cells_are_the_plain_cells_compact(panel_size, compact_counts, metadata):
+    """Built column by column from the counts' rows (plain or compact counts), the cells are
+    ``compact_cells`` of the plain cells with their metadata merged row by row: the same
+    values, categories only of values the cells hold."""
+    rng = random.Random(panel_size)
+    verdicts = []
+    for obs in range(1, 8):
+        for env in (Environment.BASELINE, Environment.VAGUE):
+            key = item(env, obs=f"e__p1__s{obs:03d}", model=rng.choice(["m1", "m2"]))
+            for rubric in Rubric:
+                for judge in JUDGES[:panel_size]:
+                    for sq in sub_questions(rubric, env):
+                        verdicts.append(
+                            JudgeVerdict(key, rubric, judge, sq.key, rng.random() > 0.4)
+                        )
+    tally = tally_panel(verdicts, panel_size)
+    if compact_counts:
+        tally = replace(tally, counts=compact_cells(tally.counts))
+    result = majority_of(tally, metadata)
+    expected = compact_cells(_plain_majority_cells(tally, metadata))
+    assert len(result.cells) > 50
+    pd.testing.assert_frame_equal(result.cells, expected)
+    if panel_size == 2:
+        assert len(result.ties) > 0
+    assert not any(isinstance(t, pd.CategoricalDtype) for t in result.ties.dtypes)
+
+
+def test_majority_cells_are_compact_when_every_cell_is_a_tie():
+    key = item()
+    verdicts = panel(key, Rubric.FAITHFULNESS, all_active(key, Rubric.FAITHFULNESS, True))
+    split = [v for v in verdicts if v.judge != "j3"]
+    split = [replace(v, says_yes=v.judge == "j1") for v in split]
+    result = majority_of(tally_panel(split, 2))
+    assert result.cells.empty and len(result.ties) == len(split) // 2

@@ -33,7 +33,7 @@ from polistemics.analyses.columns import ELECTION, ENVIRONMENT, MODEL
 from polistemics.analyses.elections import election_cells, elections_in, joined
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.conditions import ENVIRONMENT_ORDER
-from polistemics.scoring.cells import scoreable_cells
+from polistemics.scoring.cells import plain, scoreable_cells
 from polistemics.scoring.indices import adherence_indices, is_composition
 from polistemics.stats import (
     DEFAULT_CONFIDENCE,
@@ -119,7 +119,9 @@ def composition_interaction_table(
 
 
 def _interaction_rows(cells: pd.DataFrame, bootstrap: _Bootstrap) -> list[dict]:
-    answers = cells.groupby(_ANSWER, sort=True)["passed"].all().reset_index()
+    # observed=True and plain: a compact frame (``scoring.cells.compact_cells``, as the finish
+    # scores it) gives the answers and text keys its text columns give
+    answers = plain(cells.groupby(_ANSWER, sort=True, observed=True)["passed"].all().reset_index())
     adherence = adherence_indices(cells).set_index(["model", "environment"])["adherence"]
     present = set(cells["environment"])
     rows = []

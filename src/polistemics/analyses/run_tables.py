@@ -106,7 +106,7 @@ def write_run_analysis_tables(
 def score_tables_of_files(run: RunDir) -> ScoreTables:
     """The score tables from the run's files: its cells, and the mechanism analyses of its
     exported items, stance codes and probe answers (``RunFileError``: a file is unreadable)."""
-    cells = run.read_cells()
+    cells = run.read_cells(compact=True)  # coded as read: no plain frame of every cell
     records = run.read_stance_codes()
     mechanisms = (
         None

@@ -32,6 +32,7 @@ from polistemics.analyses.columns import ELECTION, ENVIRONMENT, MODEL, VARIANT, 
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.coding.records import majority_codes
 from polistemics.runlog import EnvironmentItem, StanceCodeRecord
+from polistemics.scoring.cells import plain
 from polistemics.stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -120,9 +121,11 @@ def _sampled_cells(cells: pd.DataFrame) -> pd.DataFrame:
     saying Yes (pass), the samples, and whether they differ (``flips``)."""
     scored = cells[cells["passed"].notna()]
     cell_keys = [*KEYS, "observation_id", "rubric", "sub_question"]
-    per_cell = (
+    # observed=True and plain: a compact frame (``scoring.cells.compact_cells``, as the finish
+    # scores it) gives the groups and text keys its text columns give
+    per_cell = plain(
         scored.assign(passed=scored["passed"].astype(bool))
-        .groupby(cell_keys, sort=True)["passed"]
+        .groupby(cell_keys, sort=True, observed=True)["passed"]
         .agg(n_yes="sum", n_raters="size")
         .reset_index()
     )

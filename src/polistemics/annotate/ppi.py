@@ -32,7 +32,7 @@ from polistemics.annotate.small_sample import COLUMN as SMALL_SAMPLE
 from polistemics.annotate.small_sample import is_small
 from polistemics.conditions import ENVIRONMENT_ORDER, Environment
 from polistemics.rubrics import BY_KEY, Rubric, sub_questions
-from polistemics.scoring.cells import ITEM_COLUMNS, group_keys, scoreable_cells
+from polistemics.scoring.cells import ITEM_COLUMNS, group_keys, plain, scoreable_cells
 from polistemics.scoring.indices import geometric_mean
 
 ALPHA = 0.05  # 95% intervals
@@ -109,8 +109,10 @@ def panel_answer_scores(cells: pd.DataFrame) -> pd.DataFrame:
     kept, _ = scoreable_cells(cells)
     if kept.empty:
         return pd.DataFrame(columns=[*ANSWER_RUBRIC, "score"])
-    return (
-        kept.groupby(ANSWER_RUBRIC, dropna=False, sort=True)["passed"]
+    # observed=True and plain: a compact frame (``scoring.cells.compact_cells``) gives the
+    # answers and text keys its text columns give
+    return plain(
+        kept.groupby(ANSWER_RUBRIC, dropna=False, sort=True, observed=True)["passed"]
         .mean()
         .rename("score")
         .reset_index()
@@ -135,7 +137,9 @@ def human_answer_scores(labels: pd.DataFrame) -> pd.DataFrame:
     ]
     scored = labels.assign(passes=passes)
     per_annotator = (
-        scored.groupby(["sample_id", "annotator", "rubric", "environment"], sort=True)
+        scored.groupby(
+            ["sample_id", "annotator", "rubric", "environment"], sort=True, observed=True
+        )
         .agg(score=("passes", "mean"), answered=("passes", "size"))
         .reset_index()
     )
@@ -150,7 +154,7 @@ def human_answer_scores(labels: pd.DataFrame) -> pd.DataFrame:
     ]
     complete = per_annotator[per_annotator["answered"] == wanted]
     return (
-        complete.groupby("sample_id", sort=True)
+        complete.groupby("sample_id", sort=True, observed=True)
         .agg(human_score=("score", "mean"), n_annotators=("annotator", "size"))
         .reset_index()
     )
@@ -205,8 +209,10 @@ def corrected_adherence(
     rows = []
     for key, population, sample in _populations(panel, labelled, keys):
         rubrics = sorted(population["rubric"].unique())
-        per_rubric = population.groupby("rubric")["score"].mean()
-        per_answer = population.groupby(list(ITEM_COLUMNS), dropna=False)["score"].mean()
+        per_rubric = population.groupby("rubric", observed=True)["score"].mean()
+        per_answer = population.groupby(list(ITEM_COLUMNS), dropna=False, observed=True)[
+            "score"
+        ].mean()
         rects = []
         for rubric in rubrics:
             part = sample[sample["rubric"] == rubric]
@@ -251,7 +257,7 @@ def corrected_emi(adherence: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd
     and sample strata). NaN when an environment has no correction or a corrected index <= 0."""
     keys = group_keys(by)
     rows = []
-    for key, group in adherence.groupby(keys, sort=True, dropna=False):
+    for key, group in adherence.groupby(keys, sort=True, dropna=False, observed=True):
         panel_emi = geometric_mean(group["panel"].clip(lower=0))
         corrected = group["corrected"].to_numpy(dtype="float64")
         se = group["std_error"].to_numpy(dtype="float64")
@@ -275,9 +281,9 @@ def _populations(panel: pd.DataFrame, labelled: pd.DataFrame, keys: list[str]):
     """Each population (group of ``keys``) of panel scores with its labelled items, which carry
     their panel score as ``score`` (labelled items without one are not used)."""
     sample = labelled.merge(panel, on=ANSWER_RUBRIC, how="inner")
-    samples = dict(iter(sample.groupby(keys, sort=True, dropna=False)))
+    samples = dict(iter(sample.groupby(keys, sort=True, dropna=False, observed=True)))
     empty = sample.iloc[:0]
-    for key, population in panel.groupby(keys, sort=True, dropna=False):
+    for key, population in panel.groupby(keys, sort=True, dropna=False, observed=True):
         yield key, population, samples.get(key, empty)
 
 

@@ -251,8 +251,10 @@ def model_deltas(
 ) -> tuple[list[pd.DataFrame], ...]:
     paired = matched.mode == PAIRED
     emi, adherence, rubrics, sub_q, pooled = [], [], [], [], []
-    groups_b = dict(list(matched.cells_b.groupby(["variant", "model"], sort=True)))
-    for (variant, model), cells_a in matched.cells_a.groupby(["variant", "model"], sort=True):
+    groups_b = dict(list(matched.cells_b.groupby(["variant", "model"], sort=True, observed=True)))
+    for (variant, model), cells_a in matched.cells_a.groupby(
+        ["variant", "model"], sort=True, observed=True
+    ):
         cells_b = groups_b.get((variant, model))
         if cells_b is None or cells_b.empty:
             continue
@@ -314,9 +316,13 @@ def party_deltas(matched: Matched, resamples: int, seed: int, confidence: float)
     """Per party (shared party ids only), pooled over models; each party resampled on its own."""
     paired = matched.mode == PAIRED
     frames = []
-    groups_b = dict(list(matched.cells_b.groupby(["variant", "party_id"], sort=True)))
+    groups_b = dict(
+        list(matched.cells_b.groupby(["variant", "party_id"], sort=True, observed=True))
+    )
     names = _party_names(matched.cells_a) | _party_names(matched.cells_b)
-    for (variant, party), cells_a in matched.cells_a.groupby(["variant", "party_id"], sort=True):
+    for (variant, party), cells_a in matched.cells_a.groupby(
+        ["variant", "party_id"], sort=True, observed=True
+    ):
         cells_b = groups_b.get((variant, party))
         if cells_b is None or cells_b.empty:
             continue

@@ -116,7 +116,7 @@ def observation_counts(answers: Iterable[AnswerView], cells: pd.DataFrame) -> pd
         cells.drop_duplicates(
             ["election_id", "variant", "environment", "model", "observation_id", "sample_index"]
         )
-        .groupby(["election_id", "variant", "environment", "model"])
+        .groupby(["election_id", "variant", "environment", "model"], observed=True)
         .size()
         .to_dict()
         if not cells.empty

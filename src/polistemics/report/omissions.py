@@ -111,7 +111,10 @@ def scored_answers(cells: pd.DataFrame) -> pd.Series:
         return pd.Series(dtype=int)
     keys = ["election_id", "model", "environment", "variant", "observation_id", "sample_index"]
     keys = [k for k in keys if k in cells.columns]
-    return cells.drop_duplicates(keys).groupby("variant").size()
+    # observed=True: a compact frame's (``scoring.cells.compact_cells``) variants that hold
+    # cells, as text columns give them
+    scored = cells.drop_duplicates(keys).groupby("variant", observed=True).size()
+    return scored.set_axis(scored.index.astype(object))
 
 
 def browser_sentence(inputs: ReportInputs) -> str | None:

@@ -143,10 +143,11 @@ class RunDir:
     def read_manifest(self) -> RunManifest | None:
         return read.read_manifest(self.manifest)
 
-    def read_cells(self) -> pd.DataFrame:
+    def read_cells(self, *, compact: bool = False) -> pd.DataFrame:
+        """``scores/cells.csv``; with ``compact``, its text columns coded (``tables.read_cells``)."""
         from polistemics.runlog.tables import read_cells  # pandas only when a table is read
 
-        return read_cells(self.cells)
+        return read_cells(self.cells, compact=compact)
 
     def read_items(self) -> list[EnvironmentItem]:
         """The items of every release export of the run (they carry chunk provenance)."""

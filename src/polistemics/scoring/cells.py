@@ -16,6 +16,7 @@ import pandas as pd
 
 from polistemics.conditions import ENVIRONMENT_ORDER, Environment, Variant
 from polistemics.rubrics import BY_KEY, Rubric
+from polistemics.runlog.tables import compact_frame, compact_values
 from polistemics.scoring.errors import CellsError
 
 # What identifies one answer (an "item"): the model's answer to one observation in one
@@ -93,16 +94,31 @@ def compact_cells(cells: pd.DataFrame) -> pd.DataFrame:
     sorted groups come in the order the text columns give, and ``plain`` turns the key columns
     of their (small) result tables back into text. A column whose values are not all text (or
     that is categorical already) is left as it is; so is a frame with no text column."""
-    columns = {}
-    changed = False
-    for name in cells.columns:
-        column = cells[name]
-        if pd.api.types.is_object_dtype(column.dtype):
-            coded = pd.Categorical(column.to_numpy())
-            if coded.categories.inferred_type in ("string", "empty"):
-                column, changed = pd.Series(coded, index=cells.index, name=name), True
-        columns[name] = column
-    return pd.DataFrame(columns, index=cells.index) if changed else cells
+    return compact_frame(cells)
+
+
+def compact_take(values: np.ndarray, codes: np.ndarray) -> pd.Categorical | np.ndarray:
+    """``values[codes]`` as ``compact_cells`` codes it (an object array when not all text),
+    without the object array of every row: ``values`` is small (the distinct values, or a few
+    per distinct value), ``codes`` indexes it once per row."""
+    used, inverse = np.unique(codes, return_inverse=True)
+    coded = compact_values(values[used])
+    if coded is None:
+        return values[codes]
+    return pd.Categorical.from_codes(coded.codes[inverse.reshape(-1)], dtype=coded.dtype)
+
+
+def compact_rows(column: pd.Series, rows: np.ndarray) -> pd.Categorical | np.ndarray:
+    """The ``rows`` (positions) of ``column`` as ``compact_cells`` codes them: a categorical
+    column's rows (without the categories no row holds: a ``compact_cells`` column of those
+    rows), an object column through ``compact_take``; any other column's values taken as they
+    are."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.array.take(rows).remove_unused_categories()
+    if pd.api.types.is_object_dtype(column.dtype):
+        codes, uniques = pd.factorize(column.to_numpy(), use_na_sentinel=False)
+        return compact_take(np.asarray(uniques, dtype=object), codes[rows])
+    return column.to_numpy()[rows]
 
 
 def plain(table: pd.DataFrame) -> pd.DataFrame:
@@ -194,7 +210,13 @@ def sorted_groups(
     codes, keys = [], []
     keep = np.ones(len(frame), dtype=bool)
     for column in by:
-        column_codes, uniques = pd.factorize(frame[column].to_numpy(), sort=True)
+        values = frame[column]
+        if isinstance(values.dtype, pd.CategoricalDtype) and _sorted_text(values.cat.categories):
+            # a compact column's codes are its sorted values' (missing: -1), as factorised
+            column_codes = values.cat.codes.to_numpy().astype("int64")
+            uniques = values.cat.categories.to_numpy(dtype=object)
+        else:
+            column_codes, uniques = pd.factorize(values.to_numpy(), sort=True)
         missing = column_codes < 0
         if dropna:
             keep &= ~missing
@@ -211,6 +233,11 @@ def sorted_groups(
     for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True):
         key = tuple(values[code] for values, code in zip(keys, table[start], strict=True))
         yield key, rows[start:end]
+
+
+def _sorted_text(categories: pd.Index) -> bool:
+    """Whether ``categories`` are text in sorted order (a ``compact_cells`` column's)."""
+    return categories.inferred_type in ("string", "empty") and categories.is_monotonic_increasing
 
 
 def scoreable_cells(cells: pd.DataFrame) -> tuple[pd.DataFrame, Counter[str]]:
@@ -233,13 +260,7 @@ def attach_metadata(cells: pd.DataFrame, metadata: pd.DataFrame | None) -> pd.Da
     """
     if metadata is None or metadata.empty or cells.empty:
         return cells
-    if "observation_id" not in metadata.columns:
-        raise CellsError("metadata table needs an 'observation_id' column", field="observation_id")
-    keys = [k for k in METADATA_JOIN_KEYS if k in metadata.columns]
-    duplicated = metadata.duplicated(subset=keys)
-    if duplicated.any():
-        first = metadata.loc[duplicated.idxmax(), keys].to_dict()
-        raise CellsError(f"metadata has more than one row for {first}", field=",".join(keys))
+    keys = metadata_keys(metadata)
     fill = [c for c in metadata.columns if c not in keys and c in cells.columns]
     merged = cells.merge(metadata[keys + fill], on=keys, how="left", suffixes=("", "__meta"))
     for column in fill:
@@ -249,6 +270,19 @@ def attach_metadata(cells: pd.DataFrame, metadata: pd.DataFrame | None) -> pd.Da
         merged[column] = given if own.isna().all() else own.where(own.notna(), given)
     merged.index = cells.index
     return merged
+
+
+def metadata_keys(metadata: pd.DataFrame) -> list[str]:
+    """The keys ``attach_metadata`` joins ``metadata`` on; ``CellsError`` when it has no
+    ``observation_id`` or more than one row for a key."""
+    if "observation_id" not in metadata.columns:
+        raise CellsError("metadata table needs an 'observation_id' column", field="observation_id")
+    keys = [k for k in METADATA_JOIN_KEYS if k in metadata.columns]
+    duplicated = metadata.duplicated(subset=keys)
+    if duplicated.any():
+        first = metadata.loc[duplicated.idxmax(), keys].to_dict()
+        raise CellsError(f"metadata has more than one row for {first}", field=",".join(keys))
+    return keys
 
 
 def require_single(cells: pd.DataFrame, column: str) -> str:

@@ -35,7 +35,7 @@ from polistemics.conditions import Environment
 from polistemics.rubrics import BY_KEY, Rubric, sub_questions
 from polistemics.runlog import JudgeRecords, JudgeVerdictRecord
 from polistemics.runlog.items import EnvironmentItem
-from polistemics.scoring.cells import group_ids
+from polistemics.scoring.cells import compact_take, group_ids
 from polistemics.scoring.verdict_codes import (
     ITEM_FIELDS,
     UnknownItemError,
@@ -166,7 +166,8 @@ def streamed_tally(
     panel_size: int,
 ) -> PanelTally | None:
     """``engine_tally`` of the records these chunks hold, in their order, counted chunk by
-    chunk: memory holds a chunk and the tally's integer codes, never every record. With the
+    chunk: memory holds a chunk and the tally's integer codes, never every record. Its vote
+    counts come compact (``cells.compact_cells`` of ``engine_tally``'s). With the
     tally, each judge's vote totals (``PanelTally.judge_totals``, ``judge_vote_totals`` of the
     records), from the same pass.
 
@@ -302,7 +303,7 @@ class _StreamedTally:
     def result(self) -> PanelTally | None:
         if not self.scoreable:
             return None  # nothing scoreable: the pandas way makes the empty tables
-        counts = self._table(self.counts)
+        counts = self._table(self.counts, compact=True)
         for name in ("n_pass", "n_votes"):
             counts[name] = counts[name].astype("int64")
         excluded = self._table(self.short)
@@ -316,22 +317,29 @@ class _StreamedTally:
             judge_totals=self._judge_totals(),
         )
 
-    def _table(self, parts: list[dict[str, np.ndarray]]) -> pd.DataFrame:
-        """``ITEM_RUBRIC`` (+ the parts' other columns) decoded from the gathered codes."""
+    def _table(self, parts: list[dict[str, np.ndarray]], compact: bool = False) -> pd.DataFrame:
+        """``ITEM_RUBRIC`` (+ the parts' other columns) decoded from the gathered codes; with
+        ``compact``, the text columns as ``cells.compact_cells`` codes them (the vote counts:
+        a row per cell, a million at 8x the paper's scale), without their object arrays."""
         columns = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
         parts.clear()  # the chunks' codes, gathered: not held beside the table
         fields = _object_rows(list(self.codes["item"]), len(ITEM_FIELDS))
         item = columns.pop("item")
+
+        def decode(values: np.ndarray, codes: np.ndarray):
+            return compact_take(values, codes) if compact else values[codes]
+
         decoded = {
-            "model": _objects(self.codes["model"])[columns.pop("model")],
-            **{name: fields[:, i][item] for i, name in enumerate(ITEM_FIELDS)},
+            "model": decode(_objects(self.codes["model"]), columns.pop("model")),
+            **{name: decode(fields[:, i], item) for i, name in enumerate(ITEM_FIELDS)},
             "sample_index": columns.pop("sample_index").astype("int64"),
-            "rubric": _objects(self.codes["rubric"])[columns.pop("rubric")],
+            "rubric": decode(_objects(self.codes["rubric"]), columns.pop("rubric")),
         }
+        del item
         # copy=False: the columns as they are, not copied into one block (a million rows at 8x)
         table = pd.DataFrame({name: decoded.pop(name) for name in ITEM_RUBRIC}, copy=False)
         if "sub_question" in columns:
-            table["sub_question"] = _objects(self.codes["key"])[columns.pop("sub_question")]
+            table["sub_question"] = decode(_objects(self.codes["key"]), columns.pop("sub_question"))
         for name, values in columns.items():
             table[name] = values
         return table

@@ -23,9 +23,15 @@ from polistemics.scoring.cells import (
     ITEM_COLUMNS,
     METADATA_COLUMNS,
     attach_metadata,
+    compact_cells,
+    compact_rows,
+    compact_take,
+    compact_values,
     empty_cells,
     first_rows,
     group_ids,
+    metadata_keys,
+    plain,
     scoreable_mask,
 )
 from polistemics.scoring.errors import VerdictError
@@ -319,19 +325,59 @@ def majority(
 
 def majority_of(tally: PanelTally, metadata: pd.DataFrame | None = None) -> MajorityResult:
     """``majority`` from the panel's vote counts (``tally_panel``, or the engine's
-    ``verdict_table.panel_tally``)."""
+    ``verdict_table.panel_tally``).
+
+    The cells come compact (``cells.compact_cells``: each text column a categorical of its
+    sorted values), built column by column from the counts' rows, so no frame of every cell
+    with a pointer per text value is made (a million cells at 8x the paper's scale, issue 32);
+    ``cells.plain`` gives the text columns back. The ties (few) are plain."""
     panel_size = tally.panel_size
     counts = tally.counts
     if counts.empty:
         return MajorityResult(empty_cells(), empty_cells(), tally)
-    passed = counts["n_pass"] * 2 > panel_size
-    failed = (counts["n_votes"] - counts["n_pass"]) * 2 > panel_size
-    decided = passed | failed
-    tallies = counts.loc[:, [*ITEM_RUBRIC, "sub_question"]].assign(passed=passed)
+    n_pass, n_votes = counts["n_pass"].to_numpy(), counts["n_votes"].to_numpy()
+    passed = n_pass * 2 > panel_size
+    decided = passed | ((n_votes - n_pass) * 2 > panel_size)
+    rows = np.flatnonzero(decided)
+    columns = {name: compact_rows(counts[name], rows) for name in [*ITEM_RUBRIC, "sub_question"]}
+    columns["sample_index"] = columns["sample_index"].astype("int64")
+    columns["passed"] = passed[rows]
+    cells = pd.DataFrame(columns, copy=False)
+    del columns
+    filled = _metadata_columns(cells, metadata)
+    if filled is None:  # metadata for a column the cells have values of: row by row
+        empty = dict.fromkeys(METADATA_COLUMNS, None)
+        cells = compact_cells(attach_metadata(plain(cells).assign(**empty), metadata))
+    else:
+        for name, values in filled.items():
+            cells[name] = values
+    undecided = np.flatnonzero(~decided)
+    ties = plain(counts.iloc[undecided].loc[:, [*ITEM_RUBRIC, "sub_question"]])
+    ties = ties.assign(passed=passed[undecided]).reset_index(drop=True)
     for column in METADATA_COLUMNS:
-        tallies[column] = None
-    cells = tallies[decided].reset_index(drop=True)
-    ties = tallies[~decided].reset_index(drop=True)
-    cells["sample_index"] = cells["sample_index"].astype("int64")
-    cells["passed"] = cells["passed"].astype("bool")
-    return MajorityResult(attach_metadata(cells, metadata), ties, tally)
+        ties[column] = None
+    return MajorityResult(cells, ties, tally)
+
+
+def _metadata_columns(cells: pd.DataFrame, metadata: pd.DataFrame | None) -> dict | None:
+    """``METADATA_COLUMNS`` of the (compact) cells as ``attach_metadata`` fills them (none: no
+    value), compact: looked up once per distinct key of ``metadata`` in the cells, not merged
+    row by row. None when ``metadata`` fills a column the cells already have values of."""
+    empty = compact_values(np.full(len(cells), None, dtype=object))
+    columns = dict.fromkeys(METADATA_COLUMNS, empty)
+    if metadata is None or metadata.empty or cells.empty:
+        return columns
+    keys = metadata_keys(metadata)
+    fill = [c for c in metadata.columns if c not in keys and c in (*cells.columns, *columns)]
+    if any(c not in METADATA_COLUMNS for c in fill):
+        return None
+    group, _ = group_ids([cells[k] for k in keys])
+    distinct = plain(cells.iloc[first_rows(group)].loc[:, keys]).reset_index(drop=True)
+    found = distinct.merge(metadata[keys + fill], on=keys, how="left")
+    for name in fill:
+        given = found[name]
+        if pd.api.types.is_object_dtype(given.dtype):
+            columns[name] = compact_take(given.to_numpy(), group)
+        else:
+            columns[name] = given.array.take(group)
+    return columns

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from polistemics.runlog import JudgeVerdictRecord
+from polistemics.scoring.cells import plain
 from polistemics.scoring.indices import geometric_mean
 from polistemics.tasks.definition import TaskSubQuestion
 
@@ -89,7 +90,7 @@ def adherence(cells: pd.DataFrame) -> pd.DataFrame:
     if rubrics.empty:
         return pd.DataFrame(columns=["model", "environment", "adherence", "n_rubrics"])
     return (
-        rubrics.groupby(["model", "environment"], sort=True)["score"]
+        rubrics.groupby(["model", "environment"], sort=True, observed=True)["score"]
         .agg(adherence="mean", n_rubrics="size")
         .reset_index()
     )
@@ -100,7 +101,7 @@ def emi(cells: pd.DataFrame) -> pd.DataFrame:
     if table.empty:
         return pd.DataFrame(columns=["model", "emi", "n_environments"])
     return (
-        table.groupby("model", sort=True)["adherence"]
+        table.groupby("model", sort=True, observed=True)["adherence"]
         .agg(emi=geometric_mean, n_environments="size")
         .reset_index()
     )
@@ -109,7 +110,13 @@ def emi(cells: pd.DataFrame) -> pd.DataFrame:
 def _pooled(cells: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
     if cells.empty:
         return pd.DataFrame(columns=[*keys, "n", "passes", value])
-    table = cells.groupby(keys, sort=True)["passed"].agg(n="size", passes="sum").reset_index()
+    # observed=True and plain: a compact frame (``scoring.cells.compact_cells``) gives the
+    # groups and text keys its text columns give
+    table = plain(
+        cells.groupby(keys, sort=True, observed=True)["passed"]
+        .agg(n="size", passes="sum")
+        .reset_index()
+    )
     table["passes"] = table["passes"].astype("int64")
     table[value] = table["passes"] / table["n"]
     return table

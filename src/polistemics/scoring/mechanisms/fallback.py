@@ -16,6 +16,7 @@ import pandas as pd
 
 from polistemics.conditions import Environment
 from polistemics.records import Stance
+from polistemics.scoring.cells import plain
 from polistemics.scoring.mechanisms.coded import OK
 from polistemics.scoring.mechanisms.rates import exclusion_counts, left_out, share_rows
 
@@ -35,7 +36,8 @@ class FallbackAccuracy:
 def ec4_failures(cells: pd.DataFrame) -> pd.DataFrame:
     """Per answer (``_ANSWER`` columns): ``ec4_fails``, the panel majority's EC4 verdict."""
     ec4 = cells[cells["sub_question"] == EC4]
-    table = ec4.loc[:, _ANSWER].astype({"sample_index": "int64"})
+    # plain: the keys of a compact frame (``cells.compact_cells``) as text, as the answers'
+    table = plain(ec4.loc[:, _ANSWER]).astype({"sample_index": "int64"})
     table["ec4_fails"] = ~ec4["passed"].astype(bool).to_numpy()
     return table.drop_duplicates(_ANSWER).reset_index(drop=True)
 

@@ -74,7 +74,7 @@ def contradictory_commitments(answers: pd.DataFrame) -> tuple[pd.DataFrame, pd.D
 
 def first_chunk_preference(answers: pd.DataFrame) -> FirstChunkPreference:
     kept, excluded = contradictory_commitments(answers)
-    both = kept.groupby(["variant", "model"])["chunk_order"].transform("nunique") > 1
+    both = kept.groupby(["variant", "model"], observed=True)["chunk_order"].transform("nunique") > 1
     pooled_rows = kept[both]
     pooled = pd.concat(
         [
@@ -104,7 +104,7 @@ def paired_tests(kept: pd.DataFrame) -> pd.DataFrame:
     swapped = kept[kept["chunk_order"] == "swapped"]
     pairs = original.merge(swapped, on=_PAIR, suffixes=("_o", "_s"))
     rows = []
-    for (variant, model), group in pairs.groupby(["variant", "model"], sort=True):
+    for (variant, model), group in pairs.groupby(["variant", "model"], sort=True, observed=True):
         for test, outcome in (("position", "follows_real"), ("prior", "follows_first")):
             a, b = group[f"{outcome}_o"], group[f"{outcome}_s"]
             table = [

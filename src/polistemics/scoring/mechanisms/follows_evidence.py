@@ -123,7 +123,7 @@ def _conditional(frame: pd.DataFrame) -> pd.DataFrame:
     for level in (keys, [*keys, "party_id"]):
         if frame.empty:
             break
-        for key, group in frame.groupby(level, sort=True):
+        for key, group in frame.groupby(level, sort=True, observed=True):
             row: dict = dict(zip(level, key if isinstance(key, tuple) else (key,), strict=True))
             row.setdefault("party_id", None)
             row["party_name"] = group["party_name"].iloc[0] if "party_id" in level else None

@@ -112,7 +112,7 @@ def party_correlations(points: pd.DataFrame) -> pd.DataFrame:
     """Spearman's rho of prior accuracy against each measure across parties, per model."""
     rows = []
     for (variant, model, measure), group in points.groupby(
-        ["variant", "model", "measure"], sort=True
+        ["variant", "model", "measure"], sort=True, observed=True
     ):
         x = group["prior_accuracy"].to_numpy(dtype=float)
         y = group["value"].to_numpy(dtype=float)

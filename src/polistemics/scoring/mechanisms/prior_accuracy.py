@@ -63,7 +63,10 @@ def _with_abstentions(kept: pd.DataFrame, by: list[str]) -> pd.DataFrame:
             abstentions=pd.Series(dtype="int64"), abstention_rate=pd.Series(dtype=float)
         )
     abstentions = (
-        kept.groupby(by, sort=True)["abstains"].sum().astype("int64").rename("abstentions")
+        kept.groupby(by, sort=True, observed=True)["abstains"]
+        .sum()
+        .astype("int64")
+        .rename("abstentions")
     )
     table = table.merge(abstentions.reset_index(), on=by, how="left")
     table["abstention_rate"] = table["abstentions"] / table["n"]
@@ -75,7 +78,7 @@ def prior_stances(probes: pd.DataFrame) -> pd.DataFrame:
     model's readable samples have no strict majority or the majority does not commit)."""
     readable = probes[probes["status"] == OK]
     rows = []
-    for key, group in readable.groupby(PRIOR_KEY, sort=True):
+    for key, group in readable.groupby(PRIOR_KEY, sort=True, observed=True):
         counts = Counter(group["code"])
         value, count = counts.most_common(1)[0]
         prior = CodedStance(value).committed if count * 2 > len(group) else None

@@ -24,7 +24,7 @@ def share_rows(frame: pd.DataFrame, by: Sequence[str], success: str) -> pd.DataF
     columns = [*by, *(["party_name"] if names else []), *SHARE_COLUMNS]
     if frame.empty:
         return pd.DataFrame(columns=columns)
-    grouped = frame.groupby(by, sort=True, dropna=False)
+    grouped = frame.groupby(by, sort=True, dropna=False, observed=True)
     table = grouped[success].agg(n="size", successes="sum").reset_index()
     table["successes"] = table["successes"].astype("int64")
     table["n"] = table["n"].astype("int64")
@@ -65,5 +65,9 @@ def exclusion_counts(frame: pd.DataFrame, by: Sequence[str], reason: str) -> pd.
     columns = [*by, "reason", "count"]
     if frame.empty:
         return pd.DataFrame(columns=columns)
-    table = frame.groupby([*by, reason], sort=True, dropna=False).size().reset_index(name="count")
+    table = (
+        frame.groupby([*by, reason], sort=True, dropna=False, observed=True)
+        .size()
+        .reset_index(name="count")
+    )
     return table.rename(columns={reason: "reason"}).loc[:, columns]

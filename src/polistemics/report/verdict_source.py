@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from polistemics.report.inputs import JudgeRecordSource, ReportInputError, ReportInputs
 from polistemics.runlog import JudgeRecords, JudgeVerdictRecord, RunFileError
@@ -34,6 +34,7 @@ from polistemics.scoring.verdicts import PanelTally
 RECORDS_PER_READ = 10_000
 _RECORDS = TypeAdapter(list[JudgeVerdictRecord])
 _SOME_RECORDS = TypeAdapter(list[JudgeVerdictRecord | None])
+_VALIDATED_AT_ONCE = 500
 _UNANALYSED = {"call_key": None, "raw_output": None}  # fields no count or table reads
 
 
@@ -98,13 +99,22 @@ class _RecordsOfAnswers:
         except (json.JSONDecodeError, RecursionError):
             return _RECORDS.validate_json(text)  # the validator's own error names the record
         answers = self.answers
-        wanted = [
-            row
-            if isinstance(row, dict) and (row.get("item_key"), row.get("model")) in answers
-            else None
-            for row in rows
-        ]
-        return [record for record in _SOME_RECORDS.validate_python(wanted) if record is not None]
+        for index, row in enumerate(rows):
+            if not isinstance(row, dict) or (row.get("item_key"), row.get("model")) not in answers:
+                rows[index] = None
+        records: list[JudgeVerdictRecord] = []
+        # validated a few at a time, each part's rows let go as its records are made: not a
+        # part's every row as a dict and as a record at once
+        for start in range(0, len(rows), _VALIDATED_AT_ONCE):
+            end = start + _VALIDATED_AT_ONCE
+            try:
+                made = _SOME_RECORDS.validate_python(rows[start:end])
+            except ValidationError:
+                _SOME_RECORDS.validate_python(rows)  # the error again, by its place in the part
+                raise
+            rows[start:end] = [None] * len(made)
+            records += (record for record in made if record is not None)
+        return records
 
 
 def records_of_answers(

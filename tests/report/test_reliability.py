@@ -9,7 +9,7 @@ from polistemics.report.run_inputs import load_run_inputs
 from polistemics.report.verdict_source import held, panel_tally_of
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeVerdictRecord
-from polistemics.scoring.agreement import agreement_table
+from polistemics.scoring.agreement import agreement_by, agreement_table
 from polistemics.scoring.verdict_table import UnknownItemError, panel_judge_id, verdict_table
 from polistemics.scoring.verdicts import ItemKey, JudgeVerdict, tally_panel, verdict_frame
 
@@ -109,3 +109,18 @@ def test_disagreement_and_exclusions(demo_inputs) -> None:
 def test_unknown_item_is_named(demo_inputs) -> None:
     with pytest.raises(UnknownItemError, match="nope"):
         verdict_table([record("nope", 0, {"position_representation": True})], {})
+
+
+def test_agreement_tables_are_those_of_the_whole_vote_counts(demo_inputs) -> None:
+    """The tables group a slim copy of the counts (rated rows, grouping columns as
+    categoricals: issue 32); each equals ``agreement_by`` of the tally's own frame."""
+    tally = panel_tally_of(demo_inputs, held(demo_inputs.judge_records))
+    assert tally is not None
+    tables = agreement_tables(tally)
+    for by, ours in [
+        (("rubric",), tables.by_rubric),
+        (("rubric", "sub_question"), tables.by_sub_question),
+        (("rubric", "language"), tables.by_language),
+        (("rubric", "sub_question", "language"), tables.by_sub_question_language),
+    ]:
+        pd.testing.assert_frame_equal(ours, agreement_by(tally.counts, by))

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from polistemics.report import run_inputs
+from polistemics.report.inputs import ReportInputError, StoredText, answer_texts
 from polistemics.report.run_inputs import load_run_inputs
 from polistemics.report.verdict_source import held, panel_tally_of
 from polistemics.runlog import RunDir
@@ -103,3 +104,22 @@ def test_a_finish_reads_the_same_inputs_from_the_files_with_its_own_scores(
     assert given.answers == read.answers and given.items == read.items
     assert list(given.judge_records or []) == list(read.judge_records or [])
     assert given.evidence == read.evidence and given.notes == []
+
+
+def test_the_views_leave_the_answer_texts_in_the_file(demo_run_copy: Path) -> None:
+    """A run's views hold where each text is in answers.jsonl, not the text (issue 32); the
+    texts read back are the answers'; a file changed since is named, not misread."""
+    inputs = load_run_inputs(demo_run_copy)
+    whole = RunDir(demo_run_copy).read_answers()
+    texts = {(a.item_key, a.model, a.sample_index): a.text for a in whole}
+    stored = [v for v in inputs.answers if isinstance(v.stored_text, StoredText)]
+    assert stored and not any(isinstance(v.stored_text, str) for v in inputs.answers)
+    assert answer_texts(inputs.answers) == [
+        texts[(v.item.key, v.model, v.sample_index)] for v in inputs.answers
+    ]
+    assert stored[0].text == texts[(stored[0].item.key, stored[0].model, stored[0].sample_index)]
+    path = demo_run_copy / "answers.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
+    with pytest.raises(ReportInputError, match="answers.jsonl changed"):
+        answer_texts(stored)

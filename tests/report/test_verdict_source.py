@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -132,3 +133,35 @@ def test_an_unreadable_judge_record_is_named_when_it_is_read(demo_run_copy: Path
     judges.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(ReportInputError, match=r"judges.jsonl, record 4, field 'panel_position'"):
         build_report(demo_run_copy)
+
+
+def test_the_browser_makes_records_of_the_shown_answers_only(demo_run_copy: Path) -> None:
+    """A record of an answer the browser does not show is parsed as JSON and no more (one that
+    is no record does not stop it); one of a shown answer is validated, its number named."""
+    inputs = load_run_inputs(demo_run_copy)
+    path = RunDir(demo_run_copy).judges
+    lines = path.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+
+    def payload() -> dict:
+        source = JudgeRecordFile(path)
+        return browser_payload(inputs.answers, inputs.cells, source, ModelLabels(), max_answers=1)
+
+    expected = payload()
+    row = expected["items"][0]
+    environment, variant = expected["environments"][row["e"]][0], expected["variants"][row["v"]][0]
+    shown = (f"{row['o']}|{environment}|{variant}", expected["models"][row["m"]][0])
+    of_shown = [i for i, r in enumerate(records) if (r["item_key"], r["model"]) == shown]
+    other = next(i for i, r in enumerate(records) if (r["item_key"], r["model"]) != shown)
+    assert of_shown and row["j"]
+
+    def with_bad(index: int) -> None:
+        edited = list(lines)
+        edited[index] = json.dumps(records[index] | {"attempts": "many"})
+        path.write_text("\n".join(edited) + "\n", encoding="utf-8")
+
+    with_bad(other)
+    assert payload() == expected
+    with_bad(of_shown[0])
+    with pytest.raises(ReportInputError, match=rf"record {of_shown[0] + 1}, field 'attempts'"):
+        payload()

@@ -87,3 +87,25 @@ def test_stance_codes_and_probe_answers_read_back_and_absent_files_mean_not_meas
     (tmp_path / STANCE_CODES_FILE).write_text('{"kind": "answer", "stance": "maybe"}\n')
     with pytest.raises(RunFileError, match="stance_codes.jsonl, record 1"):
         RunDir(tmp_path).read_stance_codes()
+
+
+def test_answers_are_read_again_at_the_offsets_of_their_lines(tmp_path: Path) -> None:
+    """``record_offsets`` gives each record's line as ``read_chunks`` reads them (blank lines
+    skipped, "\\r\\n" ends, line separators inside a text), and ``read_answers_at`` reads the
+    answer there; a place that is no answer's line is named."""
+    from polistemics.runlog import Answer
+    from polistemics.runlog.read import read_answer_chunks, read_answers_at, record_offsets
+
+    texts = ["one\u2028two", "é" * 3, None]
+    answers = [
+        Answer(item_key=f"k{i}", model="m", status="ok", text=text) for i, text in enumerate(texts)
+    ]
+    lines = [answer.model_dump_json() for answer in answers]
+    path = tmp_path / "answers.jsonl"
+    path.write_text(f"{lines[0]}\r\n\n   \n{lines[1]}\n{lines[2]}\n", encoding="utf-8")
+    offsets = list(record_offsets(path))
+    read = [a for part in read_answer_chunks(path, 2) or [] for a in part]
+    assert read == answers and len(offsets) == 3
+    assert list(read_answers_at(path, reversed(offsets))) == answers[::-1]
+    with pytest.raises(RunFileError, match=f"at byte {offsets[1] + 1}"):
+        list(read_answers_at(path, [offsets[1] + 1]))

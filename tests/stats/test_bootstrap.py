@@ -30,6 +30,17 @@ def test_weights_are_counts_of_draws_with_the_full_data_first() -> None:
     assert (weights[1:] == np.stack([np.bincount(d, minlength=25) for d in draws])).all()
 
 
+@pytest.mark.parametrize("n_obs", [0, 1, 7, 3901])
+def test_weights_drawn_a_resample_at_a_time_are_those_of_one_call(n_obs: int) -> None:
+    """The draws are made a resample at a time (no matrix of them): the same numbers as one
+    call for them all, and the generator is left where that call leaves it."""
+    rng, reference = stratum_rng(0, "a/b"), stratum_rng(0, "a/b")
+    weights = resample_weights(rng, n_obs, 50)
+    draws = reference.integers(0, n_obs, size=(50, n_obs))
+    assert (weights[1:] == np.stack([np.bincount(d, minlength=n_obs) for d in draws])).all()
+    assert rng.integers(0, 1000) == reference.integers(0, 1000)
+
+
 def test_paired_weighted_totals_equal_an_explicit_resampling_loop() -> None:
     rng = np.random.default_rng(5)
     n_obs, cells_per_obs = 60, 4

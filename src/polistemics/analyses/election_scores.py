@@ -36,7 +36,7 @@ from polistemics.analyses.columns import (
     SUB_QUESTION,
     VARIANT,
 )
-from polistemics.analyses.elections import elections_in, joined
+from polistemics.analyses.elections import elections_in, joined, rows_where
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import Rubric
@@ -481,7 +481,7 @@ def election_scores(
 ) -> ElectionScores:
     """All score tables for one election's cells (every variant present); ``loo_min_items``: the
     optional minimum-items gate of the leave-one-out flags (off, as in the paper)."""
-    everything = cells[cells["election_id"] == election_id]
+    everything = rows_where(cells, cells["election_id"] == election_id)
     if everything.empty:
         raise CellsError(f"no scored cells for election '{election_id}'", field="election_id")
     totals = observation_totals(everything)

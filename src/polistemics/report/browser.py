@@ -26,8 +26,13 @@ import pandas as pd
 
 from polistemics.conditions import ALL_ENVIRONMENTS, COMPOSITIONS, ENVIRONMENT_ORDER, Variant
 from polistemics.report.defaults import DEFAULT_MAX_ANSWERS
-from polistemics.report.inputs import AnswerView
+from polistemics.report.inputs import (
+    AnswerView,
+    JudgeRecordSource,
+    answer_texts,
+)
 from polistemics.report.labels import ModelLabels, variant_label
+from polistemics.report.verdict_source import records_of_answers
 from polistemics.rubrics import SUB_QUESTIONS, Rubric
 from polistemics.runlog import JudgeVerdictRecord, fields_of
 from polistemics.scoring.cells import first_rows, group_ids
@@ -165,6 +170,18 @@ def _sample(answers: list[AnswerView], limit: int, seed: int) -> list[AnswerView
     return [a for a in answers if id(a) in keep]
 
 
+def _records_of(
+    records: Iterable[JudgeVerdictRecord] | None, answers: set[tuple[str, str]]
+) -> Iterable[JudgeVerdictRecord]:
+    """The judge records to look through for these answers (item key, model): of a file, those
+    of the answers only (``verdict_source.records_of_answers``); else all as they are."""
+    if isinstance(records, JudgeRecordSource):
+        found = records_of_answers(records, answers)
+        if found is not None:
+            return found
+    return fields_of(records or [])
+
+
 def browser_payload(
     answers: list[AnswerView],
     cells: pd.DataFrame,
@@ -196,7 +213,7 @@ def browser_payload(
     by_answer: dict[tuple[str, str, int], list[JudgeRow]] = {
         (a.item.key, a.model, a.sample_index): [] for a in chosen
     }
-    for record in fields_of(judge_records or []):
+    for record in _records_of(judge_records, {(key, model) for key, model, _ in by_answer}):
         rows_of = by_answer.get((record.item_key, record.model, record.sample_index))
         if rows_of is not None:
             rows_of.append(_judge_row(record))
@@ -212,7 +229,8 @@ def browser_payload(
     judges: dict[str, int] = {}
     contexts: dict[tuple, int] = {}
     rows = []
-    for answer in chosen:
+    # the shown answers' texts (a run's are read from its answers file, in one pass)
+    for answer, text in zip(chosen, answer_texts(chosen), strict=True):
         item = answer.item
         if item.party_id not in parties:
             parties[item.party_id] = len(party_rows)
@@ -245,7 +263,7 @@ def browser_payload(
                 "q": strings.add(item.statement_text),
                 "l": item.party_label,
                 "x": context_index,
-                "a": strings.add(answer.text),
+                "a": strings.add(text),
                 "f": strings.add(answer.error),
                 "s": item.stance_label.value,
                 "t": item.judged_expected_stance.value if item.environment.conclusive else None,

@@ -24,6 +24,7 @@ from polistemics.runlog import (
     StanceCodeRecord,
 )
 from polistemics.runlog.items import EnvironmentItem
+from polistemics.runlog.read import RunFileError, read_answers_at
 from polistemics.scoring.verdicts import PanelTally
 
 
@@ -42,16 +43,74 @@ class JudgeRecordSource(Protocol):
     def read_for_scoring(self) -> JudgeRecords: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class StoredText:
+    """An answer's text left in the run's ``answers.jsonl``: the byte offset of its line. The
+    item browser shows 20,000 answers at most: a view of every answer holding its text took
+    about 50 MB at 8x the paper's election (issue 32)."""
+
+    path: Path
+    offset: int
+
+
+@dataclass(frozen=True, eq=False, slots=True)
 class AnswerView:
-    """One target-model answer as the item browser shows it."""
+    """One target-model answer as the item browser shows it. ``stored_text``, when a ``StoredText``:
+    the text is read from the run's answers file when it is asked for (``answer_texts`` reads
+    many at once); views compare by what they show."""
 
     item: EnvironmentItem
     model: str
     sample_index: int
-    text: str | None
+    stored_text: str | None | StoredText
     error: str | None = None  # why there is no usable answer (failed call, empty, ...)
     truncated: bool = False  # cut at the model's max_tokens (finish reason "length")
+
+    @property
+    def text(self) -> str | None:
+        stored = self.stored_text
+        return answer_texts([self])[0] if isinstance(stored, StoredText) else stored
+
+    def _shown(self) -> tuple:
+        return (self.item, self.model, self.sample_index, self.text, self.error, self.truncated)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AnswerView):
+            return NotImplemented
+        return self._shown() == other._shown()
+
+    def __hash__(self) -> int:
+        return hash((self.item.key, self.model, self.sample_index))
+
+
+def answer_texts(views: Sequence[AnswerView]) -> list[str | None]:
+    """The views' texts in their order; those left in a file read from it, each file once in
+    the order of its lines. ``ReportInputError``: a line is no longer the view's answer (the
+    file changed since it was read)."""
+    texts: list[str | None] = []
+    stored: dict[Path, list[tuple[int, int]]] = {}
+    for index, view in enumerate(views):
+        text = view.stored_text
+        if isinstance(text, StoredText):
+            stored.setdefault(text.path, []).append((text.offset, index))
+            text = None
+        texts.append(text)
+    for path, places in stored.items():
+        places.sort()
+        try:
+            read = read_answers_at(path, [offset for offset, _ in places])
+            for (_, index), answer in zip(places, read, strict=True):
+                view = views[index]
+                if (answer.item_key, answer.model, answer.sample_index) != (
+                    view.item.key,
+                    view.model,
+                    view.sample_index,
+                ):
+                    raise ReportInputError(f"{path} changed while the report was made")
+                texts[index] = answer.text
+        except (RunFileError, OSError) as exc:
+            raise ReportInputError(str(exc)) from None
+    return texts
 
 
 @dataclass(frozen=True)

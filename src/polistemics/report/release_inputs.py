@@ -46,7 +46,7 @@ def _read_answers(
                 item=item,
                 model=row["model_id"],
                 sample_index=int(row.get("run_index") or 0),
-                text=row.get("predicted_explanation"),
+                stored_text=row.get("predicted_explanation"),
                 error=error,
             )
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from itertools import islice
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +22,7 @@ from polistemics.report.inputs import (
     JudgeRecordSource,
     ReportInputError,
     ReportInputs,
+    StoredText,
 )
 from polistemics.report.verdict_source import JudgeRecordFile
 from polistemics.runlog import (
@@ -38,7 +40,7 @@ from polistemics.runlog import (
     is_run_dir,
 )
 from polistemics.runlog.items import EnvironmentItem
-from polistemics.runlog.read import read_answer_chunks
+from polistemics.runlog.read import read_answer_chunks, record_offsets
 from polistemics.scoring.cells import validate_cells
 from polistemics.scoring.mechanisms.coded import derived_swap
 from polistemics.scoring.verdicts import DEFAULT_PANEL_SIZE, PanelTally
@@ -125,6 +127,7 @@ def run_file_inputs(
             manifest=manifest,
             items=items,
             answers=answers or (),
+            answers_file=run.answers if answers is not None else None,
             judge_records=records,
             evidence=evidence,
             judging=judging,
@@ -151,11 +154,14 @@ def run_report_inputs(
     stance_codes: list[StanceCodeRecord] | None = None,
     probes: list[ProbeAnswer] | None = None,
     pushback: PushbackRecords | None = None,
+    answers_file: Path | None = None,
 ) -> ReportInputs:
     """The report's view of a run's outputs (None: not available).
 
     ``answers``: the answers, or their parts as read (``runlog.read.read_answer_chunks``: only
-    their views are kept). ``judge_records``: a file's records (``JudgeRecordSource``: read where
+    their views are kept); ``answers_file``: the file they were read from, in its order: their
+    texts are left in it (``inputs.StoredText``, read again for the answers the item browser
+    shows). ``judge_records``: a file's records (``JudgeRecordSource``: read where
     they are used, never held whole) or the records. ``judging`` is the panel's tally when the
     caller has it already (``finish_run``); otherwise it is counted from ``judge_records`` with
     the manifest's panel size when the analysis tables are computed. ``stance_codes`` and ``probes`` (issue 16) are None when the run did not code stances
@@ -165,11 +171,17 @@ def run_report_inputs(
     by_key = {item.key: item for item in items}
     views: list[AnswerView] = []
     unknown = 0
+    offsets = None if answers_file is None else record_offsets(answers_file)
     for part in _parts(answers):
         for answer in part:  # swapped-order Contradictory answers: no such item in the exports
             if answer.item_key not in by_key:
                 derived_swap(answer.item_key, by_key)
-        part_views, part_unknown = answer_views(part, by_key)
+        places = None
+        if offsets is not None and answers_file is not None:
+            places = [StoredText(answers_file, offset) for offset in islice(offsets, len(part))]
+            if len(places) != len(part):
+                raise ReportInputError(f"{answers_file} changed while the report read it")
+        part_views, part_unknown = answer_views(part, by_key, places)
         views += part_views
         unknown += part_unknown
     if unknown:
@@ -221,11 +233,14 @@ def _title(run_dir: Path, manifest: RunManifest | None) -> str:
 
 
 def answer_views(
-    answers: list[Answer], items: dict[str, EnvironmentItem]
+    answers: list[Answer],
+    items: dict[str, EnvironmentItem],
+    places: list[StoredText] | None = None,
 ) -> tuple[list[AnswerView], int]:
-    """The answers the item browser shows, and how many name no known item."""
+    """The answers the item browser shows, and how many name no known item; ``places``: where
+    each answer's line is in its file (its text is left there; None: the texts are kept)."""
     views: list[AnswerView] = []
-    for answer in answers:
+    for index, answer in enumerate(answers):
         item = items.get(answer.item_key)
         if item is None:
             continue
@@ -235,7 +250,6 @@ def answer_views(
             else (answer.error or ("empty answer" if answer.empty else answer.status))
         )
         truncated = answer.ok and answer.finish_reason == "length"
-        views.append(
-            AnswerView(item, answer.model, answer.sample_index, answer.text, error, truncated)
-        )
+        text = answer.text if places is None or answer.text is None else places[index]
+        views.append(AnswerView(item, answer.model, answer.sample_index, text, error, truncated))
     return views, len(answers) - len(views)

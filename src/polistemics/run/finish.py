@@ -203,6 +203,8 @@ def _report_inputs(
         items=items,
         # read in parts, of which only what the report shows is kept
         answers=answers.chunks() if isinstance(answers, SpooledAnswers) else answers,
+        # their texts are left in the file (read again for the answers the browser shows)
+        answers_file=answers.path if isinstance(answers, SpooledAnswers) else None,
         judge_records=records,  # a spooled file: read where the report uses them, in parts
         evidence=[ev for run in result.elections for ev in run.evidence],
         judging=scored.tally,

@@ -8,7 +8,7 @@ reading 100,000 judge records fast.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from pathlib import Path
 
@@ -67,6 +67,37 @@ def read_chunks(path: Path, adapter: TypeAdapter, size: int | None = None) -> It
         first += len(chunk)
         if size is None:
             return
+
+
+def record_offsets(path: Path) -> Iterator[int]:
+    """The byte offset of each record's line in a JSONL file, in the order ``read_chunks``
+    reads the records: lines end at "\n" only and blank ones are skipped, as
+    ``jsonl.json_lines`` reads them. A reader keeps these instead of a record's long text and
+    reads the line again when it needs it (``read_answers_at``)."""
+    offset = 0
+    with Path(path).open("rb") as handle:
+        for raw in handle:  # a binary file's lines end at b"\n" only
+            text = raw.decode("utf-8", errors="replace").removesuffix("\n").removesuffix("\r")
+            if text.strip():
+                yield offset
+            offset += len(raw)
+
+
+def read_answers_at(path: Path, offsets: Iterable[int]) -> Iterator[Answer]:
+    """The answers of ``answers.jsonl`` whose lines start at these byte offsets
+    (``record_offsets``), in the order given, each validated as when the file was first read."""
+    with Path(path).open("rb") as handle:
+        for offset in offsets:
+            handle.seek(offset)
+            line = handle.readline()
+            try:
+                yield Answer.model_validate_json(line)
+            except ValidationError as exc:
+                error = exc.errors()[0]
+                field = ".".join(str(p) for p in error["loc"]) or "-"
+                raise RunFileError(
+                    f"{path}, the record at byte {offset}, field '{field}': {error['msg']}"
+                ) from None
 
 
 def read_answer_chunks(path: Path, size: int = ANSWERS_PER_READ) -> Iterator[list[Answer]] | None:

@@ -46,15 +46,16 @@ def stratum_rng(seed: int, *names: str) -> np.random.Generator:
 
 def resample_weights(rng: np.random.Generator, n_obs: int, n_resamples: int) -> np.ndarray:
     """(1 + n_resamples) x n_obs counts: row 0 all ones (the estimate), then one row per
-    resample of ``n_obs`` observations drawn with replacement (one ``rng.integers`` call)."""
+    resample of ``n_obs`` observations drawn with replacement (the numbers of one
+    ``rng.integers`` call for every draw, drawn a resample at a time)."""
     _check_resamples(n_resamples)
-    draws = rng.integers(0, n_obs, size=(n_resamples, n_obs))
     weights = np.empty((n_resamples + 1, n_obs))
     weights[0] = 1.0
-    # Counted a resample at a time into the result: no second copy of the draws, nor of the
-    # counts (four matrices of this size at once before, 150 MB at 4,000 observations).
-    for row, drawn in enumerate(draws, start=1):
-        weights[row] = np.bincount(drawn, minlength=n_obs)
+    # Drawn and counted a resample at a time into the result: no matrix of the draws, nor of
+    # the counts (four matrices of this size at once before, 150 MB at 4,000 observations).
+    # The generator gives the same numbers as one call for every draw at once, in this order.
+    for row in range(1, n_resamples + 1):
+        weights[row] = np.bincount(rng.integers(0, n_obs, size=n_obs), minlength=n_obs)
     return weights
 
 

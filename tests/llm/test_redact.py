@@ -42,6 +42,20 @@ def test_every_fragment_of_eight_or_more_characters_is_replaced(seed: int) -> No
     assert redacted == f"{padding}[redacted]{padding[::-1]}"
 
 
+def test_a_text_of_exactly_one_fragment_is_replaced_and_a_shorter_one_left_alone() -> None:
+    """Texts shorter than a fragment are passed as they are (a finish reason, say); the
+    shortest that can hold one, raw or encoded, is still searched."""
+    redact = Redactor([KEY])
+    assert redact(KEY[:MIN_FRAGMENT]) == REPLACEMENT
+    assert redact(KEY[3 : 3 + MIN_FRAGMENT]) == REPLACEMENT
+    assert redact(KEY[: MIN_FRAGMENT - 1]) == KEY[: MIN_FRAGMENT - 1]
+    percent = "".join(f"%{ord(char):02X}" for char in KEY[:MIN_FRAGMENT])
+    assert redact(percent) == REPLACEMENT
+    escaped = "".join(f"\\u{ord(char):04x}" for char in KEY[:MIN_FRAGMENT])
+    assert redact(escaped) == REPLACEMENT
+    assert redact("stop") == "stop"
+
+
 def test_a_fragment_cut_by_the_end_of_the_text_is_replaced() -> None:
     text = "x" * 480 + "Bearer " + KEY[:13]  # what a cut at 500 characters would leave
     assert Redactor([KEY])(text) == "x" * 480 + "Bearer [redacted]"

@@ -298,6 +298,35 @@ def test_compressed_and_chunked_bodies_are_decoded(encoded: bytes) -> None:
     assert b"Accept-Encoding: gzip, deflate\r\n" in served.requests[0]
 
 
+def test_a_reply_arriving_in_pieces_is_read_whole_and_its_connection_reused() -> None:
+    """The body comes in three writes with pauses between (several reads, each of part of it):
+    the transport reads up to the end of the body, not the end of the first piece."""
+    text = "x" * 200_000  # several of the transport's 64 KB reads
+    body = canonical_json({"text": text}).encode()
+    head = reply(body)[: -len(body)]
+    cuts = (0, 70_000, 140_000, len(body))
+
+    async def handler(served: Served, reader, writer) -> None:
+        while True:
+            served.requests.append(await read_request(reader))
+            writer.write(head)
+            for start, end in zip(cuts, cuts[1:], strict=False):
+                writer.write(body[start:end])
+                await writer.drain()
+                await asyncio.sleep(0.05)
+
+    async def go() -> tuple[list[dict], Served]:
+        async with serve(handler) as served:
+            transport = ChatTransport(served.base_url, "sk-k", timeout=5)
+            answers = [await send(transport), await send(transport)]
+            await transport.close()
+        return answers, served
+
+    answers, served = asyncio.run(go())
+    assert answers == [{"text": text}, {"text": text}]
+    assert served.connections == 1
+
+
 @pytest.mark.parametrize(
     ("raw", "error", "message"),
     [

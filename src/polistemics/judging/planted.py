@@ -150,9 +150,9 @@ def _bare_blocks(text: str) -> Iterator[dict[int, bool]]:
     for line in text.splitlines():
         line = _ANSWERS_HEADER.sub("", line)
         tokens = [token for token in _BARE_SEPARATORS.split(line) if token]
-        says = [verdict_of(token) for token in tokens]
-        if tokens and all(s is not None for s in says):
-            run.extend(says)  # type: ignore[arg-type]
+        says = _all_verdicts(tokens)
+        if tokens and says is not None:
+            run.extend(says)
             continue
         if not tokens and not run:
             continue
@@ -161,6 +161,18 @@ def _bare_blocks(text: str) -> Iterator[dict[int, bool]]:
         run = []
     if len(run) >= 2:
         yield dict(enumerate(run, start=1))
+
+
+def _all_verdicts(tokens: list[str]) -> list[bool] | None:
+    """The verdict of each token, or None as soon as one is no verdict word (a line of prose
+    is given up at its first word, not read to its end)."""
+    says = []
+    for token in tokens:
+        verdict = verdict_of(token)
+        if verdict is None:
+            return None
+        says.append(verdict)
+    return says
 
 
 # ---- JSON ----------------------------------------------------------------------------------

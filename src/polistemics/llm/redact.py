@@ -47,9 +47,11 @@ def _json_char(match: re.Match[str]) -> str:
     return _JSON_CHARS.get(match[2], match[2])
 
 
-_DECODINGS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
-    (_PERCENT, _percent_char),
-    (_JSON_ESCAPE, _json_char),
+# Each decoding with the character its escapes start with (a text without it has none, and a
+# ``in`` test costs less than the pattern's search).
+_DECODINGS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    ("%", _PERCENT, _percent_char),
+    ("\\", _JSON_ESCAPE, _json_char),
 )
 
 
@@ -127,12 +129,14 @@ class Redactor:
             self._base64.add(form)
 
     def __call__(self, text: str) -> str:
-        if not self._raw:
+        # A text shorter than a fragment holds none, raw, encoded or decoded (decoding never
+        # lengthens a text): a finish reason ("stop") costs nothing.
+        if not self._raw or len(text) < MIN_FRAGMENT:
             return text
         spans = [(i, i + MIN_FRAGMENT) for i in self._raw.starts(text)]
         spans += [(i, i + BASE64_FRAGMENT) for i in self._base64.starts(text)]
-        for pattern, decode in _DECODINGS:
-            if pattern.search(text) is None:
+        for lead, pattern, decode in _DECODINGS:
+            if lead not in text or pattern.search(text) is None:
                 continue
             decoded = pattern.sub(decode, text)
             starts = self._raw.starts(decoded)

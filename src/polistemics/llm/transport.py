@@ -136,7 +136,10 @@ class ChatTransport:
         given, is ``body``'s JSON (``request_head``), made once for many calls.
         """
         data = request_json(body, messages_json, head).encode()
-        session = await self._session_in_this_loop()
+        session = self._session
+        # The usual case (this loop's session, open) without awaiting a coroutine for it.
+        if session is None or self._loop is not asyncio.get_running_loop() or session.closed:
+            session = await self._session_in_this_loop()
         try:
             async with session.post(
                 self.url, data=data, proxy=self._proxy, allow_redirects=False
@@ -238,12 +241,15 @@ def request_json(body: dict, messages_json: str, head: str | None = None) -> str
 
 async def _read_at_most(response: aiohttp.ClientResponse, limit: int) -> bytes:
     """The decompressed body, or ``ReplyTooLarge`` as soon as it passes ``limit`` bytes."""
+    content = response.content
     body = bytearray()
-    while chunk := await response.content.read(_READ_CHUNK):
+    while chunk := await content.read(_READ_CHUNK):
         body += chunk
         if len(body) > limit:
             response.close()  # the rest is not read: the connection is not reused
             raise ReplyTooLarge(f"reply larger than {limit:,} bytes (decompressed); not read")
+        if content.at_eof():  # a reply of one chunk (the usual) costs one read, not two
+            break
     return bytes(body)
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from polistemics.cli import COMMAND_MODULES, requested_command
+from polistemics.testing import FakeOpenAIServer
+from run.study_helpers import write_study
 
 # Libraries that cost tenths of a second of CPU, or tens of MB, each to import.
 HEAVY = (
@@ -89,6 +91,21 @@ def test_a_dry_run_loads_neither_the_report_nor_the_client_nor_the_statistics(tm
     unexpected = {"matplotlib", "jinja2", "aiohttp", "uvloop", "scipy", "statsmodels", "polars"}
     assert loaded & unexpected == set()
     assert "polistemics.report.build" not in loaded
+
+
+def test_a_rerun_with_nothing_to_redo_loads_no_report(tmp_path: Path):
+    """A rerun whose records and report are current writes run.json only: it draws nothing, so
+    it loads neither the report (matplotlib, jinja2) nor the statistics (scipy, statsmodels)."""
+    with FakeOpenAIServer() as server:
+        config = write_study(tmp_path, server.base_url, ablations="[]")
+        first, _ = _loaded("run", str(config), "--quiet")
+        server.reset_stats()
+        again, out = _loaded("run", str(config), "--quiet")
+        assert server.stats().requests == 0
+    assert "polistemics.report.build" in first and "matplotlib" in first  # the probe's control
+    assert "model calls made: 0" in out and "report.html" in out
+    drawing = {"matplotlib", "jinja2", "scipy", "statsmodels", "polistemics.report.build"}
+    assert again & drawing == set(), f"a rerun with nothing to redo imported {sorted(again)}"
 
 
 def test_the_probe_sees_what_a_command_imports(fixtures_dir: Path):

@@ -117,7 +117,7 @@ def run(
         from polistemics.llm import event_loop
         from polistemics.llm.batch.collector import BatchUnavailable
         from polistemics.llm.types import BudgetExceeded
-        from polistemics.report.content import ReportOptions
+        from polistemics.report.options import ReportOptions
         from polistemics.run.finish import finish_run
 
         report_options = ReportOptions(figure_formats=formats, loo_min_items=cfg.loo_min_items)

@@ -84,11 +84,13 @@ def test_help_loads_no_heavy_library(args):
 
 
 def test_a_dry_run_loads_neither_the_report_nor_the_client_nor_the_statistics(tmp_path: Path):
-    """The plan needs the pipeline's stages (pandas, for now), not the report (matplotlib,
-    jinja2), the model client (aiohttp) or the statistics (scipy, statsmodels)."""
+    """The plan needs the pipeline's stages, not the report (matplotlib, jinja2), the model
+    client (aiohttp), the statistics (scipy, statsmodels) or the tables (pandas, polars): the
+    stages name their analyses and tasks' definitions where they use them."""
     loaded, out = _loaded("run", "demo", "--dry-run", cwd=tmp_path)
     assert "total:" in out and "polistemics.run.pipeline" in loaded  # the plan was made
     unexpected = {"matplotlib", "jinja2", "aiohttp", "uvloop", "scipy", "statsmodels", "polars"}
+    unexpected |= {"pandas", "pyarrow"}
     assert loaded & unexpected == set()
     assert "polistemics.report.build" not in loaded
 

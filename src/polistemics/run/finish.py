@@ -8,9 +8,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from polistemics.analyses.pushback import PushbackRecords
 from polistemics.llm.batch.ledger import ledger_report
 from polistemics.llm.store import RunStore
 from polistemics.report.options import REPORT_FILE, RUN_REPORT_FOLDER, ReportOptions
@@ -31,15 +28,17 @@ from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.runlog.exports import remove_stale_exports
 from polistemics.runlog.spool import SpooledAnswers
-from polistemics.scoring.cells import validate_cells
-from polistemics.scoring.run_scores import summary_rows, write_release_score_files
-from polistemics.scoring.verdicts import MajorityResult
 
 if TYPE_CHECKING:
-    from polistemics.report.inputs import ReportInputs
+    import pandas as pd
 
-# The report (matplotlib, jinja2, scipy, statsmodels) is imported where it is drawn: a rerun
-# whose records and report are current loads none of it (issue 26).
+    from polistemics.analyses.pushback import PushbackRecords
+    from polistemics.report.inputs import ReportInputs
+    from polistemics.scoring.verdicts import MajorityResult
+
+# The report (matplotlib, jinja2, scipy, statsmodels) and the scores' tables (pandas) are
+# imported where they are made: a rerun whose records and report are current loads none of them
+# (issue 26).
 
 
 def finish_run(
@@ -196,6 +195,7 @@ def _report_inputs(
     records from their files (as ``polistemics report RUN_DIR`` reads them: judge records where
     they are used, never all held); the manifest comes later (``with_manifest``)."""
     from polistemics.report.run_inputs import run_report_inputs
+    from polistemics.scoring.cells import validate_cells
 
     answers, records = result.answers, result.verdicts
     return run_report_inputs(
@@ -218,6 +218,8 @@ def _report_inputs(
 
 
 def _pushback_records(run: RunDir) -> PushbackRecords | None:
+    from polistemics.analyses.pushback import PushbackRecords
+
     found = run.read_pushback()
     return None if found is None else PushbackRecords(*found)
 
@@ -264,6 +266,7 @@ def _write_score_files(
     score tables of ``tables/`` (read from those files). No Polars here: it runs in the side
     process."""
     from polistemics.report.build import write_score_tables
+    from polistemics.scoring.run_scores import summary_rows, write_release_score_files
 
     run = RunDir(run_dir)
     paths = run.write_cells(cells), run.write_summary(summary_rows(cells))

@@ -122,10 +122,10 @@ def report(
     """Write a self-contained HTML report with the paper's figures and tables."""
     from polistemics.analyses.tables import read_analysis_tables
     from polistemics.report.build import build_any, build_combined
-    from polistemics.report.content import ReportOptions
     from polistemics.report.election_names import recorded_names, source_titles
     from polistemics.report.inputs import ReportInputError
     from polistemics.report.latex_tables import write_latex_tables
+    from polistemics.report.options import ReportOptions
     from polistemics.runlog.release_io import ReleaseFormatError as ItemsFormatError
     from polistemics.scoring.errors import ScoringError
 

@@ -51,6 +51,17 @@ def user_errors_of_a_run() -> tuple[type[Exception], ...]:
     )
 
 
+def _stopping_errors() -> tuple[type[Exception], ...]:
+    """The errors that stop a run with status 3 (a message, no traceback): the budget, and a
+    batch API that stays unreachable. ``except`` evaluates this when an error arrives, so the
+    batch collector (aiohttp) is looked up only if loaded: a run that made no batch call (a
+    rerun with nothing to redo) never imports it, and cannot have raised its error."""
+    from polistemics.llm.types import BudgetExceeded
+
+    collector = sys.modules.get("polistemics.llm.batch.collector")
+    return (BudgetExceeded,) if collector is None else (BudgetExceeded, collector.BatchUnavailable)
+
+
 def run(
     config: str = typer.Argument(
         "demo",
@@ -115,9 +126,7 @@ def run(
             _print_plan(study, run_dir, as_json, refresh_prices, prices_age)
             return
         from polistemics.llm import event_loop
-        from polistemics.llm.batch.collector import BatchUnavailable
-        from polistemics.llm.types import BudgetExceeded
-        from polistemics.report.content import ReportOptions
+        from polistemics.report.options import ReportOptions
         from polistemics.run.finish import finish_run
 
         report_options = ReportOptions(figure_formats=formats, loo_min_items=cfg.loo_min_items)
@@ -135,7 +144,7 @@ def run(
                         skip_unchanged=True,
                     )
                 )
-            except (BudgetExceeded, BatchUnavailable) as exc:
+            except _stopping_errors() as exc:
                 print(f"stopped: {exc}", file=sys.stderr)
                 raise typer.Exit(3) from None
             except KeyboardInterrupt:

@@ -46,15 +46,14 @@ from polistemics.report.human_validation import (
     write_human_validation_tables,
 )
 from polistemics.report.inputs import ReportInputError, ReportInputs
+from polistemics.report.options import REPORT_FILE as REPORT_FILE  # their home before
+from polistemics.report.options import RUN_REPORT_FOLDER as RUN_REPORT_FOLDER
 from polistemics.report.page import render_page
 from polistemics.report.release_inputs import load_release_inputs
 from polistemics.report.run_inputs import is_run_dir, load_run_inputs
 from polistemics.report.verdict_source import analysis_inputs
 from polistemics.runlog import RunDir, RunFileError
 from polistemics.scoring.release import variant_folders
-
-REPORT_FILE = "report.html"
-RUN_REPORT_FOLDER = "report"
 
 
 def build_report(

@@ -3,7 +3,7 @@ election, judge reliability, data and cost tables, and the item browser's payloa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -12,7 +12,7 @@ import pandas as pd
 from polistemics.analyses.elections import elections_in
 from polistemics.analyses.tables import AnalysisTables
 from polistemics.annotate.stats import AnnotationStats
-from polistemics.report.browser import DEFAULT_MAX_ANSWERS, browser_payload
+from polistemics.report.browser import browser_payload
 from polistemics.report.cross_election import (
     CrossComparison,
     CrossElection,
@@ -32,7 +32,7 @@ from polistemics.report.datasets import (
     standardisation_table,
     vague_table,
 )
-from polistemics.report.figures import RUN_FIGURE_FORMATS, ElectionFigures, election_figures
+from polistemics.report.figures import ElectionFigures, election_figures
 from polistemics.report.figures.findings import FindingFigures, finding_figures
 from polistemics.report.findings import (
     FindingTables,
@@ -50,37 +50,9 @@ from polistemics.report.mechanisms import (
     mechanism_codes,
     mechanism_content,
 )
+from polistemics.report.options import ReportOptions as ReportOptions  # its home before
 from polistemics.report.reliability import ReliabilityTables, reliability_tables
 from polistemics.report.tables import ElectionTables, election_tables_of
-from polistemics.runlog import RunManifest
-from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
-
-
-@dataclass(frozen=True)
-class ReportOptions:
-    model_labels: dict[str, str] = field(default_factory=dict)  # --label: models and elections
-    display_names: dict[str, str] = field(default_factory=dict)  # model -> registry display_name
-    election_titles: dict[str, str] = field(default_factory=dict)  # election id -> source title
-    bootstrap_resamples: int = DEFAULT_RESAMPLES
-    seed: int = 0
-    max_browser_answers: int = DEFAULT_MAX_ANSWERS
-    figure_formats: tuple[str, ...] = RUN_FIGURE_FORMATS  # files per figure (svg, pdf, png)
-    loo_min_items: int | None = None  # LOO flags' minimum-items gate; None: off (the paper)
-
-    def labels(self) -> ModelLabels:
-        """The names the page, figures and tables give models and elections."""
-        return ModelLabels(self.model_labels, self.election_titles, self.display_names)
-
-    def with_recorded_names(self, manifest: RunManifest | None) -> ReportOptions:
-        """These options with the models' display names and the elections' titles that
-        ``manifest`` (run.json) records, where these options name none."""
-        if manifest is None:
-            return self
-        return replace(
-            self,
-            display_names={**manifest.display_names, **self.display_names},
-            election_titles={**manifest.election_titles, **self.election_titles},
-        )
 
 
 @dataclass

@@ -6,27 +6,11 @@ import json
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from polistemics.analyses.pushback import PushbackRecords
 from polistemics.llm.batch.ledger import ledger_report
 from polistemics.llm.store import RunStore
-from polistemics.report.build import (
-    REPORT_FILE,
-    RUN_REPORT_FOLDER,
-    write_report,
-    write_run_analyses,
-    write_score_tables,
-)
-from polistemics.report.content import ReportOptions, score_content
-from polistemics.report.inputs import ReportInputs
-from polistemics.report.run_inputs import (
-    load_run_inputs,
-    read_manifest,
-    run_report_inputs,
-    with_manifest,
-)
+from polistemics.report.options import REPORT_FILE, RUN_REPORT_FOLDER, ReportOptions
 from polistemics.run.collector import cyclic_gc_paused
 from polistemics.run.incremental import (
     RECORDS,
@@ -44,9 +28,17 @@ from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.runlog.exports import remove_stale_exports
 from polistemics.runlog.spool import SpooledAnswers
-from polistemics.scoring.cells import validate_cells
-from polistemics.scoring.run_scores import summary_rows, write_release_score_files
-from polistemics.scoring.verdicts import MajorityResult
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from polistemics.analyses.pushback import PushbackRecords
+    from polistemics.report.inputs import ReportInputs
+    from polistemics.scoring.verdicts import MajorityResult
+
+# The report (matplotlib, jinja2, scipy, statsmodels) and the scores' tables (pandas) are
+# imported where they are made: a rerun whose records and report are current loads none of them
+# (issue 26).
 
 
 def finish_run(
@@ -76,6 +68,10 @@ def _finish(
     one reads the report's inputs and makes what run.json and the page need from them
     (``side_process``): the score files and tables take no input from that work, and the
     analysis tables, which fingerprint ``scores/cells.csv``, wait for them."""
+    from polistemics.report.build import write_report, write_run_analyses
+    from polistemics.report.content import score_content
+    from polistemics.report.run_inputs import read_manifest, with_manifest
+
     run_dir = result.run_dir
     items = result.items
     panel = list(study.config.judges)
@@ -168,6 +164,9 @@ def _finish_unchanged(
     if Ledger(run.root).is_current(REPORT, report_key(records, report_options)):
         state.log("report: current")
         return paths
+    from polistemics.report.build import write_report
+    from polistemics.report.run_inputs import load_run_inputs
+
     with study.stage("report"):
         Ledger(run.root).forget(REPORT)
         paths["report"] = write_report(load_run_inputs(run.root), folder, report_options)
@@ -195,6 +194,9 @@ def _report_inputs(
     """The report gets the run's items, evidence and scores from memory, its answers and judge
     records from their files (as ``polistemics report RUN_DIR`` reads them: judge records where
     they are used, never all held); the manifest comes later (``with_manifest``)."""
+    from polistemics.report.run_inputs import run_report_inputs
+    from polistemics.scoring.cells import validate_cells
+
     answers, records = result.answers, result.verdicts
     return run_report_inputs(
         result.run_dir,
@@ -216,6 +218,8 @@ def _report_inputs(
 
 
 def _pushback_records(run: RunDir) -> PushbackRecords | None:
+    from polistemics.analyses.pushback import PushbackRecords
+
     found = run.read_pushback()
     return None if found is None else PushbackRecords(*found)
 
@@ -261,6 +265,9 @@ def _write_score_files(
     """``scores/cells.csv``, ``scores/summary.json``, the release folders' score files and the
     score tables of ``tables/`` (read from those files). No Polars here: it runs in the side
     process."""
+    from polistemics.report.build import write_score_tables
+    from polistemics.scoring.run_scores import summary_rows, write_release_score_files
+
     run = RunDir(run_dir)
     paths = run.write_cells(cells), run.write_summary(summary_rows(cells))
     write_release_score_files(run, items, cells, panel)

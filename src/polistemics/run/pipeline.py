@@ -30,9 +30,6 @@ from polistemics.run.stages.base import ElectionRun, Log, Stage, StudyState, run
 from polistemics.runlog import RunDir
 from polistemics.runlog.layout import release_folder
 from polistemics.runlog.spool import SpooledJudgeRecords
-from polistemics.scoring.verdict_engine import streamed_tally
-from polistemics.scoring.verdict_table import item_metadata, panel_tally, score_run
-from polistemics.scoring.verdicts import majority_of
 from polistemics.sources.load import load_election
 from polistemics.sources.scope import ScopedElection, apply_scope
 
@@ -238,6 +235,11 @@ class _Timer:
 
 def score_study(result: StudyResult, config: RunConfig):
     """Majority-voted cells for the whole run (all elections and variants)."""
+    # pandas: imported by the finish, not by a dry run that only plans the calls (issue 26)
+    from polistemics.scoring.verdict_engine import streamed_tally
+    from polistemics.scoring.verdict_table import item_metadata, panel_tally, score_run
+    from polistemics.scoring.verdicts import majority_of
+
     items = result.items
     countries = {
         run.scoped.election.id: run.scoped.election.country.upper() for run in result.elections

@@ -23,13 +23,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Literal
 
 from polistemics.conditions import Environment
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeVerdictRecord, RunDir, RunFileError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # The columns of a task's judged cells (the scored-cells columns compare reads).
 CELL_FRAME_COLUMNS: tuple[str, ...] = (

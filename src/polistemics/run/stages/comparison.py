@@ -12,11 +12,6 @@ from __future__ import annotations
 from collections import Counter
 from math import comb
 
-from polistemics.analyses.comparison import (
-    comparison_tables,
-    remove_comparison_tables,
-    write_comparison_tables,
-)
 from polistemics.prompts import load
 from polistemics.records import Stance
 from polistemics.run.config import RunConfig
@@ -67,7 +62,12 @@ class Comparison(TaskStage[ComparisonItem]):
         judge_answers=judge_answers,
         judged_rubrics=judged_rubrics,
     )
-    tables = TaskTables(comparison_tables, write_comparison_tables, remove_comparison_tables)
+    tables = TaskTables.named(
+        "polistemics.analyses.comparison",
+        "comparison_tables",
+        "write_comparison_tables",
+        "remove_comparison_tables",
+    )
 
     def environments(self, config: RunConfig):
         return comparison_environments(config)

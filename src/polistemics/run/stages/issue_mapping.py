@@ -9,11 +9,7 @@ writes and records nothing of it (and removes what an earlier run of the directo
 
 from __future__ import annotations
 
-from polistemics.analyses.issue_mapping import (
-    issue_mapping_tables,
-    remove_issue_mapping_tables,
-    write_issue_mapping_tables,
-)
+from polistemics import tasks  # its TASKS when used: the definitions load pandas
 from polistemics.conditions import Environment
 from polistemics.prompts import load
 from polistemics.run.config import RunConfig
@@ -22,7 +18,7 @@ from polistemics.run.stages.planning import EVIDENCE_TOKENS, PlanRow, PlanState,
 from polistemics.run.stages.task_parts import TaskCalls, task_call_rows
 from polistemics.run.stages.task_stage import TaskCallSet, TaskStage, TaskTables
 from polistemics.runlog.issue_mapping import ISSUE_MAPPING_FILES, IssueMappingItem
-from polistemics.tasks import ISSUE_MAPPING, TASKS
+from polistemics.tasks import ISSUE_MAPPING
 from polistemics.tasks.issue_mapping.calls import (
     ANSWER_STAGE,
     CODE_STAGE,
@@ -52,8 +48,11 @@ class IssueMapping(TaskStage[IssueMappingItem]):
         judged_rubrics=judged_rubrics,
         code_calls_per_answer=lambda item: len(item.conflicts),  # one reading per conflict
     )
-    tables = TaskTables(
-        issue_mapping_tables, write_issue_mapping_tables, remove_issue_mapping_tables
+    tables = TaskTables.named(
+        "polistemics.analyses.issue_mapping",
+        "issue_mapping_tables",
+        "write_issue_mapping_tables",
+        "remove_issue_mapping_tables",
     )
     keeps_notes = True
 
@@ -94,7 +93,7 @@ class IssueMapping(TaskStage[IssueMappingItem]):
                 parties_per_item = max(parties_per_item, len(parties[theme]) * len(by_theme[theme]))
         answers = items * config.samples
         answer_in = tokens(load("task_system")) + 60 + parties_per_item * EVIDENCE_TOKENS
-        rubrics = len(TASKS[ISSUE_MAPPING].rubrics(Environment.BASELINE))
+        rubrics = len(tasks.TASKS[ISSUE_MAPPING].rubrics(Environment.BASELINE))
         calls = TaskCalls(
             stages=(ANSWER_STAGE, CODE_STAGE, JUDGE_STAGE),
             output_tokens=OUTPUT_TOKENS,

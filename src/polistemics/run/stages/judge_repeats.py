@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from polistemics.conditions import Environment, Variant
 from polistemics.judging.panel import REPEAT_STAGE
@@ -39,8 +38,12 @@ from polistemics.runlog import (
     RepeatVerdictRecord,
     RunDir,
 )
-from polistemics.scoring.flips import DEFAULT_RESAMPLES, flip_table, paired_flips, pooled_flip_rate
-from polistemics.scoring.verdict_table import verdict_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# The flip rates' statistics (pandas) are imported where they are computed: a dry run plans the
+# repeats without them (issue 26).
 
 OUTPUT_TOKENS = PANEL_OUTPUT_TOKENS[JUDGE_STAGE]  # a repeat is a judge call
 
@@ -158,9 +161,13 @@ def summarise_repeats(
     items: Sequence[EnvironmentItem],
     drawn: dict,
     *,
-    resamples: int = DEFAULT_RESAMPLES,
+    resamples: int | None = None,
 ) -> dict | None:
-    """``run.json``'s ``judge_repeats``: None when repeat judging is off."""
+    """``run.json``'s ``judge_repeats``: None when repeat judging is off. ``resamples``: the
+    bootstrap's (None: ``scoring.flips.DEFAULT_RESAMPLES``)."""
+    from polistemics.scoring.flips import DEFAULT_RESAMPLES, flip_table, pooled_flip_rate
+
+    resamples = DEFAULT_RESAMPLES if resamples is None else resamples
     spec = config.judge_repeats
     if spec is None:
         return None
@@ -197,6 +204,11 @@ def _paired(
 ) -> pd.DataFrame:
     """Each repeat's verdicts against the panel's verdicts of the same judge seat, concatenated
     over repeats; the judge column holds the judge's name."""
+    import pandas as pd
+
+    from polistemics.scoring.flips import paired_flips
+    from polistemics.scoring.verdict_table import verdict_table
+
     repeats = _one_per_call(repeats)
     seats = {(r.panel_position, r.judge) for r in repeats}
     rejudged = {r.item_key for r in repeats}

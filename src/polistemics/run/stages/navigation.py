@@ -8,11 +8,6 @@ records nothing of it (and removes what an earlier run of the directory wrote)."
 
 from __future__ import annotations
 
-from polistemics.analyses.navigation import (
-    navigation_tables,
-    remove_navigation_tables,
-    write_navigation_tables,
-)
 from polistemics.prompts import load
 from polistemics.run.config import RunConfig
 from polistemics.run.stages.base import ElectionRun, StudyState
@@ -54,7 +49,12 @@ class Navigation(TaskStage[NavigationItem]):
         judge_answers=judge_answers,
         judged_rubrics=judged_rubrics,
     )
-    tables = TaskTables(navigation_tables, write_navigation_tables, remove_navigation_tables)
+    tables = TaskTables.named(
+        "polistemics.analyses.navigation",
+        "navigation_tables",
+        "write_navigation_tables",
+        "remove_navigation_tables",
+    )
 
     def environments(self, config: RunConfig):
         return navigation_environments(config)

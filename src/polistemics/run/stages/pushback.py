@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from polistemics.analyses.pushback import PushbackRecords
 from polistemics.answers.pushback import (
     STAGE as TURN_STAGE,
 )
@@ -40,6 +40,9 @@ from polistemics.run.stages.base import BaseStage, StudyState
 from polistemics.run.stages.planning import PlanRow, PlanState, same_calls, tokens
 from polistemics.run.stages.stance_code import answer_subject, coders, sort_codes
 from polistemics.runlog import EnvironmentItem, Pressure, PushbackTurn, RunDir
+
+if TYPE_CHECKING:
+    from polistemics.analyses.pushback import PushbackRecords
 
 CODE_STAGE = "pushback_code"
 OUTPUT_TOKENS = {TURN_STAGE: 150, JUDGE_STAGE: 20, CODE_STAGE: 20}
@@ -123,6 +126,8 @@ class PushbackTurns(BaseStage):
             if subjects
             else []
         )
+        from polistemics.analyses.pushback import PushbackRecords  # pandas: not for a dry run
+
         state.outputs[self.name] = PushbackOutputs(
             records=PushbackRecords(turns, list(verdicts), codes),
             chosen=len(chosen),

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from polistemics import tasks  # its TASKS when used: the definitions load pandas
 from polistemics.conditions import Environment
 from polistemics.prompts import task_template_hashes
 from polistemics.run.stages.planning import PlanRow, PlanState, same_calls
 from polistemics.runlog import Answer, JudgeVerdictRecord
 from polistemics.runlog.task_files import NavigationCodeRecord
-from polistemics.tasks import TASKS
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def task_call_rows(plan: PlanState, calls: TaskCalls) -> list[PlanRow]:
 def rubrics_per_item(task: str, environments: Sequence[Environment]) -> float:
     """The mean number of rubrics judged per item over ``environments``."""
     judged = sum(
-        len({sq.rubric for sq in TASKS[task].active_questions(env)}) for env in environments
+        len({sq.rubric for sq in tasks.TASKS[task].active_questions(env)}) for env in environments
     )
     return judged / max(1, len(environments))
 
@@ -99,7 +99,7 @@ def task_manifest(
         "coder_missing": sum(c.named is None for c in codes),
         "judge_records": len(verdicts),
         "judge_unparsed": sum(not v.parsed for v in verdicts),
-        "rubrics": list(dict.fromkeys(sq.rubric.value for sq in TASKS[task].sub_questions)),
-        "prompt_template_sha256": task_template_hashes(TASKS[task].prompt_templates[1:]),
+        "rubrics": list(dict.fromkeys(sq.rubric.value for sq in tasks.TASKS[task].sub_questions)),
+        "prompt_template_sha256": task_template_hashes(tasks.TASKS[task].prompt_templates[1:]),
     }
     return {"tasks": {task: entry}}

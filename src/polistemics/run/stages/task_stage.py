@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from polistemics.conditions import Environment
 from polistemics.llm.progress import declare_total
@@ -27,6 +26,9 @@ from polistemics.run.stages.task_parts import task_manifest
 from polistemics.runlog import Answer, JudgeVerdictRecord, RunDir
 from polistemics.runlog.task_files import NavigationCodeRecord, TaskFiles, TaskRecords
 from polistemics.tasks.calls import JudgedItem
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Item = TypeVar("Item", bound=JudgedItem)
 Pairs = Sequence[tuple[Item, Answer]]
@@ -61,6 +63,19 @@ class TaskTables:
     compute: Callable[..., Mapping[str, pd.DataFrame]]
     write: Callable[[Mapping[str, pd.DataFrame], Path], object]
     remove: Callable[[Path], None]
+
+    @classmethod
+    def named(cls, module: str, compute: str, write: str, remove: str) -> TaskTables:
+        """The tables of ``module``'s functions, imported when first called: the analyses load
+        pandas, which a dry run (it only plans the task's calls) does without (issue 26)."""
+
+        def function(name: str) -> Callable[..., Any]:
+            def call(*args: Any, **kwargs: Any) -> Any:
+                return getattr(import_module(module), name)(*args, **kwargs)
+
+            return call
+
+        return cls(function(compute), function(write), function(remove))
 
 
 class BuiltItems(Protocol[Item]):

@@ -5,15 +5,13 @@ saw. Read from the run's ``tasks/issue_mapping/`` files; a run without the task 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from polistemics.conditions import Variant
 from polistemics.runlog.issue_mapping import IssueMappingItem, read_issue_mapping_files
 from polistemics.tasks.issue_mapping.metrics import MappingCheck, checked_mappings
 from polistemics.tasks.issue_mapping.prompt import active_questions, property_text, query
 from polistemics.tasks.issue_mapping.questions import ISSUE_MAPPING_QUESTIONS
-from polistemics.tasks.navigation.scores import majority_cells
 from polistemics.tasks.views import (
     CELL_FRAME_COLUMNS,
     METRIC_COLUMNS,
@@ -26,6 +24,11 @@ from polistemics.tasks.views import (
     seats_by_code,
     verdict_groups,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and the panel's scores are imported where a view is read (as in navigation's views).
 
 TASK = "issue_mapping"
 BY_KEY = {sq.key: sq for sq in ISSUE_MAPPING_QUESTIONS}
@@ -47,6 +50,8 @@ def _ratio_parts(check: MappingCheck) -> dict[str, tuple[int, int]]:
 
 
 def answer_metrics(run_dir: Path) -> pd.DataFrame | None:
+    import pandas as pd
+
     files = read_issue_mapping_files(run_dir)
     if files is None:
         return None
@@ -62,6 +67,10 @@ def answer_metrics(run_dir: Path) -> pd.DataFrame | None:
 def judged_cells(run_dir: Path) -> pd.DataFrame | None:
     """The panel's strict-majority cells, the item key standing for the observation (no party
     is degraded: the party columns are empty)."""
+    import pandas as pd
+
+    from polistemics.tasks.navigation.scores import majority_cells
+
     files = read_issue_mapping_files(run_dir)
     if files is None:
         return None

@@ -5,8 +5,7 @@ All are read from the run's ``tasks/navigation/`` files; a run without the task 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from polistemics.conditions import ABSENT_SENTINEL, Variant
 from polistemics.runlog.navigation import NavigationItem, read_navigation_files
@@ -17,7 +16,6 @@ from polistemics.tasks.navigation.prompt import (
     property_text,
     query,
 )
-from polistemics.tasks.navigation.scores import majority_cells
 from polistemics.tasks.views import (
     CELL_FRAME_COLUMNS,
     METRIC_COLUMNS,
@@ -30,6 +28,12 @@ from polistemics.tasks.views import (
     seats_by_code,
     verdict_groups,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and the panel's scores are imported where a view is read: the task's definition (a
+# dry run plans its calls) needs none of them (issue 26).
 
 TASK = "navigation"
 
@@ -65,6 +69,8 @@ def _ratio_parts(check: AnswerCheck) -> dict[str, tuple[int, int]]:
 def answer_metrics(run_dir: Path) -> pd.DataFrame | None:
     """One row per readable answer x metric (``tasks.views.METRIC_COLUMNS``); answers the coder
     panel could not read are left out, as the task's tables leave them out."""
+    import pandas as pd
+
     files = read_navigation_files(run_dir)
     if files is None:
         return None
@@ -83,6 +89,10 @@ def answer_metrics(run_dir: Path) -> pd.DataFrame | None:
 def judged_cells(run_dir: Path) -> pd.DataFrame | None:
     """The panel's strict-majority cells, keyed as compare pairs them: the item key stands for
     the observation, the focus (degraded) party for the party."""
+    import pandas as pd
+
+    from polistemics.tasks.navigation.scores import majority_cells
+
     files = read_navigation_files(run_dir)
     if files is None:
         return None

@@ -213,6 +213,23 @@ def test_compact_rows_of_a_plain_or_compact_column_are_the_rows_compact(rows):
         pd.testing.assert_series_equal(found, expected)
 
 
+@pytest.mark.parametrize("dropna", [True, False])
+def test_sorted_groups_of_more_combinations_than_an_integer_holds(dropna: bool):
+    """Ten columns of up to 300 values each: more combinations than one int64 key, grouped
+    by the table of codes, still as pandas groups them."""
+    rng = np.random.default_rng(12)
+    table = pd.DataFrame({f"c{i}": rng.integers(0, 1000, 300) for i in range(10)})
+    table["c0"] = rng.choice(np.array(["b", "a", None], dtype=object), 300)
+    table = pd.concat([table, table.iloc[:50]], ignore_index=True)  # groups of two rows
+    by = list(table.columns)
+    ours = list(sorted_groups(table, by, dropna=dropna))
+    expected = list(table.groupby(by, sort=True, dropna=dropna))
+    assert len(ours) == len(expected) > 100
+    for (key, rows), (pandas_key, group) in zip(ours, expected, strict=True):
+        assert [k if k == k else None for k in key] == [k if k == k else None for k in pandas_key]
+        assert rows.tolist() == group.index.tolist()
+
+
 def test_sorted_groups_of_a_compact_frame_are_those_of_its_text_columns():
     """The codes of sorted categories stand for the values (missing last, dropped or not),
     also when the frame is a subset whose categories some rows no longer hold."""

@@ -11,6 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from polistemics.analyses import fingerprint
+from polistemics.analyses.model_scores import SCHEMAS as SCORE_SCHEMAS
+from polistemics.analyses.run_tables import write_run_score_tables
 from polistemics.analyses.tables import SCHEMAS
 from polistemics.cli import app
 from polistemics.report.build import build_report
@@ -96,6 +98,25 @@ def test_score_reads_current_tables_and_recomputes_stale_ones(demo_run_copy: Pat
     assert '"emi": 0.125' in _score_json(demo_run_copy)  # read, not recomputed
     run.cells.write_bytes(run.cells.read_bytes() + b"\n")  # other bytes: stale
     assert _score_json(demo_run_copy) == truth
+
+
+def test_score_tables_from_cells_in_memory_are_those_of_the_file(demo_run_copy: Path, monkeypatch):
+    """The finish passes the cells it has just written: the score tables are those of the
+    file, and the file is not read back (issue 32: no second frame of every cell)."""
+    run = RunDir(demo_run_copy)
+    written = {p.name: p.read_bytes() for p in run.tables.glob("*.csv")}
+    cells = run.read_cells(compact=True)
+    fingerprint.forget(run.tables, "scores")
+    for schema in SCORE_SCHEMAS:
+        (run.tables / f"{schema.name}.csv").unlink(missing_ok=True)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("scores/cells.csv read back")
+
+    monkeypatch.setattr(RunDir, "read_cells", refused)
+    write_run_score_tables(run, cells)
+    assert "scores" in fingerprint.recorded(run.tables)
+    assert {p.name: p.read_bytes() for p in run.tables.glob("*.csv")} == written
 
 
 def test_report_reads_current_run_tables_and_recomputes_stale_ones(

@@ -33,6 +33,17 @@ def test_validate_cells_names_the_problem(make_cell, make_cells):
     assert list(validate_cells(empty_cells()).columns) == list(good.columns)
 
 
+def test_validate_cells_gives_canonical_cells_themselves(make_cell, make_cells):
+    """Cells already in canonical column order are returned as they are, not copied (a million
+    cells at 8x the paper's, issue 32); others come in canonical order."""
+    good = validate_cells(make_cells([make_cell(True, "position_representation")]))
+    assert validate_cells(good) is good
+    reordered = good.loc[:, list(reversed(good.columns))]
+    again = validate_cells(reordered)
+    assert list(again.columns) == list(good.columns)
+    pd.testing.assert_frame_equal(again, good)
+
+
 def test_attach_metadata_fills_missing_values_only(make_cell, make_cells):
     cells = make_cells(
         [
@@ -200,6 +211,23 @@ def test_compact_rows_of_a_plain_or_compact_column_are_the_rows_compact(rows):
     for source in (column, compact_cells(column.to_frame())["x"]):
         found = pd.Series(compact_rows(source, rows), name="x")
         pd.testing.assert_series_equal(found, expected)
+
+
+@pytest.mark.parametrize("dropna", [True, False])
+def test_sorted_groups_of_more_combinations_than_an_integer_holds(dropna: bool):
+    """Ten columns of up to 300 values each: more combinations than one int64 key, grouped
+    by the table of codes, still as pandas groups them."""
+    rng = np.random.default_rng(12)
+    table = pd.DataFrame({f"c{i}": rng.integers(0, 1000, 300) for i in range(10)})
+    table["c0"] = rng.choice(np.array(["b", "a", None], dtype=object), 300)
+    table = pd.concat([table, table.iloc[:50]], ignore_index=True)  # groups of two rows
+    by = list(table.columns)
+    ours = list(sorted_groups(table, by, dropna=dropna))
+    expected = list(table.groupby(by, sort=True, dropna=dropna))
+    assert len(ours) == len(expected) > 100
+    for (key, rows), (pandas_key, group) in zip(ours, expected, strict=True):
+        assert [k if k == k else None for k in key] == [k if k == k else None for k in pandas_key]
+        assert rows.tolist() == group.index.tolist()
 
 
 def test_sorted_groups_of_a_compact_frame_are_those_of_its_text_columns():

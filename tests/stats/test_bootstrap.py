@@ -14,6 +14,7 @@ from polistemics.stats.bootstrap import (
     observation_matrix,
     percentile_ci,
     resample_weights,
+    resampled_totals,
     sorted_codes,
     stratum_rng,
 )
@@ -154,3 +155,15 @@ def test_settings_are_checked_before_any_work() -> None:
     with pytest.raises(StatisticsError, match="confidence"):
         check_bootstrap_settings(10, 0.0)
     check_bootstrap_settings(1, 0.5)
+
+
+@pytest.mark.parametrize("rows_per_block", [1, 7, 100, 1000])
+def test_resampled_totals_are_the_weights_times_the_matrices_exactly(rows_per_block: int):
+    """Drawn a block at a time, the totals are those of the whole weights matrix, to the bit."""
+    gen = np.random.default_rng(5)
+    passes = gen.integers(0, 4, size=(37, 6)).astype(float)
+    counts = passes + gen.integers(0, 3, size=(37, 6))
+    weights = resample_weights(stratum_rng(3, "m"), 37, 250)
+    got = resampled_totals(stratum_rng(3, "m"), 250, passes, counts, rows_per_block=rows_per_block)
+    assert np.array_equal(got[0], weights @ passes)
+    assert np.array_equal(got[1], weights @ counts)

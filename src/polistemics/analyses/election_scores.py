@@ -437,7 +437,7 @@ def baseline_party_adherence(cells: pd.DataFrame) -> pd.DataFrame:
 
 def ablation_table(cells: pd.DataFrame) -> pd.DataFrame:
     """Deltas (ablation - full) per ablation variant x environment x party x sub-question."""
-    full = cells[cells["variant"] == FULL]
+    full = rows_where(cells, cells["variant"] == FULL)  # a study of one variant: no copy
     frames = []
     for variant in (Variant.ANONYMIZED.value, Variant.ENGLISH.value):
         ablation = cells[cells["variant"] == variant]
@@ -486,7 +486,7 @@ def election_scores(
         raise CellsError(f"no scored cells for election '{election_id}'", field="election_id")
     totals = observation_totals(everything)
     boot = bootstrap_of_totals(totals, n_resamples=resamples, seed=seed)
-    full = everything[everything["variant"] == FULL]
+    full = rows_where(everything, everything["variant"] == FULL)  # one variant: no copy
     full_boot = boot[boot["variant"] == FULL]
     if full.empty:  # a study of ablations only: show them as they are
         full = everything[everything["variant"] == everything["variant"].iloc[0]]

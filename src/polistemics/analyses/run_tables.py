@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from polistemics.analyses import fingerprint
 from polistemics.analyses.model_scores import SCHEMAS as SCORE_SCHEMAS
@@ -32,6 +32,9 @@ from polistemics.analyses.tables import (
 from polistemics.paths import inside
 from polistemics.runlog import RunDir
 from polistemics.scoring.mechanisms import mechanism_tables
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ANALYSES, SCORES = "analyses", "scores"
 T = TypeVar("T")
@@ -103,10 +106,13 @@ def write_run_analysis_tables(
     return _refreshed(run, ANALYSES, print_, compute, write_analysis_tables)[1]
 
 
-def score_tables_of_files(run: RunDir) -> ScoreTables:
+def score_tables_of_files(run: RunDir, cells: pd.DataFrame | None = None) -> ScoreTables:
     """The score tables from the run's files: its cells, and the mechanism analyses of its
-    exported items, stance codes and probe answers (``RunFileError``: a file is unreadable)."""
-    cells = run.read_cells(compact=True)  # coded as read: no plain frame of every cell
+    exported items, stance codes and probe answers (``RunFileError``: a file is unreadable).
+    ``cells``: what ``scores/cells.csv`` holds, when the caller has them in memory (the finish,
+    which has just written them): not read back, no second frame of every cell (issue 32)."""
+    if cells is None:
+        cells = run.read_cells(compact=True)  # coded as read: no plain frame of every cell
     records = run.read_stance_codes()
     mechanisms = (
         None
@@ -116,14 +122,17 @@ def score_tables_of_files(run: RunDir) -> ScoreTables:
     return score_tables(cells, mechanisms)
 
 
-def _scores(run: RunDir) -> tuple[Path, ScoreTables | None]:
+def _scores(run: RunDir, cells: pd.DataFrame | None = None) -> tuple[Path, ScoreTables | None]:
     print_ = scores_fingerprint(run)
-    return _refreshed(run, SCORES, print_, lambda: score_tables_of_files(run), write_score_tables)
+    return _refreshed(
+        run, SCORES, print_, lambda: score_tables_of_files(run, cells), write_score_tables
+    )
 
 
-def write_run_score_tables(run: RunDir) -> None:
-    """The run's score tables in ``tables/``, computed from its files unless current."""
-    _scores(run)
+def write_run_score_tables(run: RunDir, cells: pd.DataFrame | None = None) -> None:
+    """The run's score tables in ``tables/``, computed from its files unless current;
+    ``cells``: those of ``scores/cells.csv`` when in memory (``score_tables_of_files``)."""
+    _scores(run, cells)
 
 
 def run_score_tables(run: RunDir) -> ScoreTables:

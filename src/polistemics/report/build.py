@@ -209,11 +209,12 @@ def write_run_analyses(inputs: ReportInputs, options: ReportOptions | None = Non
     write_run_analysis_tables(run, _analysis_options(inputs, options), _compute(inputs, options))
 
 
-def write_score_tables(run_dir: Path) -> None:
+def write_score_tables(run_dir: Path, cells: pd.DataFrame | None = None) -> None:
     """The score tables of a run's ``tables/`` folder (``polistemics score`` reads them), from
-    its files (``scores/cells.csv`` and the exports), written unless already current."""
+    its files (``scores/cells.csv`` and the exports), written unless already current;
+    ``cells``: what ``scores/cells.csv`` holds, when in memory (not read back)."""
     try:
-        write_run_score_tables(RunDir(run_dir))
+        write_run_score_tables(RunDir(run_dir), cells)
     except RunFileError as exc:
         raise ReportInputError(str(exc)) from None
 

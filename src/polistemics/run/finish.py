@@ -263,13 +263,13 @@ def _write_score_files(
     run_dir: Path, cells: pd.DataFrame, items: list[EnvironmentItem], panel: list[str]
 ) -> tuple[Path, Path]:
     """``scores/cells.csv``, ``scores/summary.json``, the release folders' score files and the
-    score tables of ``tables/`` (read from those files). No Polars here: it runs in the side
-    process."""
+    score tables of ``tables/`` (from these cells, not read back from the file, and the exports).
+    No Polars here: it runs in the side process."""
     from polistemics.report.build import write_score_tables
     from polistemics.scoring.run_scores import summary_rows, write_release_score_files
 
     run = RunDir(run_dir)
     paths = run.write_cells(cells), run.write_summary(summary_rows(cells))
     write_release_score_files(run, items, cells, panel)
-    write_score_tables(run_dir)
+    write_score_tables(run_dir, cells)
     return paths

@@ -42,7 +42,9 @@ def agreement_by(counts: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 
     An instance with fewer than two votes (a panel of one judge) shows no agreement: it is not
     rated, and a panel of one gives an empty table."""
-    counts = counts[counts["n_votes"] >= 2]
+    rated = counts["n_votes"].to_numpy() >= 2
+    if not rated.all():  # rated already (``analyses.agreement``): no copy of every row
+        counts = counts[rated]
     n_pass, n_votes = counts["n_pass"].to_numpy(), counts["n_votes"].to_numpy()
     rows = []
     for key, group in sorted_groups(counts, by, dropna=False):

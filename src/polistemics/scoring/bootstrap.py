@@ -29,7 +29,7 @@ from polistemics.stats.bootstrap import (
     check_bootstrap_settings,
     observation_matrix,
     percentile_ci,
-    resample_weights,
+    resampled_totals,
     sorted_codes,
     stratum_rng,
 )
@@ -131,11 +131,10 @@ def bootstrap_of_totals(
         n_obs, n_env = matrix.passes.shape[0], len(matrix.environments)
         # One name "variant/model" (not two names): the generator the intervals always used.
         rng = stratum_rng(seed, f"{variant}/{model}")
-        weights = resample_weights(rng, n_obs, n_resamples)  # row 0: the full data
+        # row 0: the full data
+        passes, counts = resampled_totals(rng, n_resamples, matrix.passes, matrix.counts)
         in_emi = np.array([COMPOSITION_SEPARATOR not in env for env in matrix.environments])
-        adherence, emi = _indices(
-            weights @ matrix.passes, weights @ matrix.counts, matrix.env_of_column, n_env, in_emi
-        )
+        adherence, emi = _indices(passes, counts, matrix.env_of_column, n_env, in_emi)
         emi_low, emi_high = percentile_ci(emi[1:, None], confidence)
         rows.append(
             (
@@ -207,7 +206,6 @@ def bootstrap_dispersion_of_totals(
         environments = group["environment"]
         active = (~environments.isin(list(exclude)) & ~is_composition(environments)).to_numpy()
         rng = stratum_rng(seed, f"{variant}/{model}")  # bootstrap_of_totals' generator
-        weights = resample_weights(rng, len(observations), n_resamples)
         dispersion = np.full(n_resamples + 1, np.nan)
         if active.any():
             kept = group[active]
@@ -220,7 +218,9 @@ def bootstrap_dispersion_of_totals(
                 obs_codes[active], col_codes, kept["passes"].to_numpy(), *shape
             )
             counts = observation_matrix(obs_codes[active], col_codes, kept["n"].to_numpy(), *shape)
-            dispersion = _dispersion(weights @ passes, weights @ counts, rubric_of_column)
+            dispersion = _dispersion(
+                *resampled_totals(rng, n_resamples, passes, counts), rubric_of_column
+            )
         low, high = percentile_ci(dispersion[1:, None], confidence)
         rows.append(
             (

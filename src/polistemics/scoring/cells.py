@@ -8,6 +8,7 @@ Enum-valued columns hold the release names (``Environment.value``, ``Rubric.valu
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
@@ -68,7 +69,9 @@ def _dtype(column: str) -> str:
 
 
 def validate_cells(cells: pd.DataFrame, *, source: str = "scored cells") -> pd.DataFrame:
-    """Check the schema and value domains; return the table with columns in canonical order."""
+    """Check the schema and value domains; return the table with columns in canonical order
+    (``cells`` itself, not a copy, when they are: a million cells at 8x the paper's, issue 32;
+    its readers do not change it)."""
     missing = [c for c in CELL_COLUMNS if c not in cells.columns]
     if missing:
         raise CellsError(f"missing columns {missing}", record=source)
@@ -82,6 +85,8 @@ def validate_cells(cells: pd.DataFrame, *, source: str = "scored cells") -> pd.D
             raise CellsError(f"unknown values {sorted(map(str, bad))}", record=source, field=column)
     if len(cells) and not pd.api.types.is_bool_dtype(cells["passed"]):
         raise CellsError("must be boolean (True = pass)", record=source, field="passed")
+    if list(cells.columns) == list(CELL_COLUMNS):
+        return cells
     return cells.loc[:, list(CELL_COLUMNS)]
 
 
@@ -226,6 +231,28 @@ def sorted_groups(
     rows = np.flatnonzero(keep)
     if not len(rows):
         return
+    radices = [len(values) for values in keys]  # each column's codes, missing included
+    if math.prod(radices) >= 2**62:  # too many combinations for one integer key
+        yield from _sorted_groups_of_table(codes, keys, rows)
+        return
+    # One integer per row whose order is the columns' order (mixed radix): one array of the
+    # rows, not a table of every column's codes and its sorted copies (issue 32).
+    combined = np.zeros(len(rows), dtype="int64")
+    for column_codes, radix in zip(codes, radices, strict=True):
+        combined = combined * radix + column_codes[rows]
+    order = np.argsort(combined, kind="stable")  # stable: rows of a group keep their order
+    rows, combined = rows[order], combined[order]
+    starts = np.flatnonzero(np.diff(combined, prepend=-1) != 0)
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True):
+        first = rows[start]
+        key = tuple(values[c[first]] for values, c in zip(keys, codes, strict=True))
+        yield key, rows[start:end]
+
+
+def _sorted_groups_of_table(
+    codes: list[np.ndarray], keys: list[list], rows: np.ndarray
+) -> Iterator[tuple[tuple, np.ndarray]]:
+    """``sorted_groups`` by a table of the columns' codes (more combinations than an int64)."""
     table = np.column_stack(codes)[rows]
     order = np.lexsort(table.T[::-1])  # stable: rows of a group keep their order
     rows, table = rows[order], table[order]

@@ -29,9 +29,10 @@ def write_release_score_files(
     """``scores/<rubric>/`` of every release folder with scored cells."""
     for folder, chosen in run.release_folders(items):
         first = chosen[0]
-        part = cells[
-            (cells["election_id"] == first.election_id) & (cells["variant"] == first.variant.value)
-        ]
+        mask = (cells["election_id"] == first.election_id) & (
+            cells["variant"] == first.variant.value
+        )
+        part = cells if bool(mask.all()) else cells[mask]  # one folder: every cell, no copy
         if not part.empty:
             folder.mkdir(parents=True, exist_ok=True)
             write_release_scores(part, folder, panel=panel)

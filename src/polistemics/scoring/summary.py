@@ -108,14 +108,18 @@ def _dispersion_intervals(
     cells: pd.DataFrame, wanted: set[tuple[str, str]]
 ) -> dict[tuple[str, str], dict]:
     """Per (variant, model) of ``wanted`` (those with a dispersion): its bootstrap CI and
-    observations (the others, ablations with one active environment, are not resampled)."""
-    pair, _ = group_ids([cells["variant"], cells["model"]])
-    variants, models = cells["variant"], cells["model"]
+    observations (the others, ablations with one active environment, are not resampled).
+
+    The per-observation totals of every cell, of which the wanted pairs' rows are kept: the
+    same rows as the totals of the wanted pairs' cells, without a copy of those cells."""
+    totals = observation_totals(cells)
+    pair, _ = group_ids([totals["variant"], totals["model"]])
+    variants, models = totals["variant"], totals["model"]
     kept = np.array(
         [(str(variants.iloc[row]), str(models.iloc[row])) in wanted for row in first_rows(pair)],
         dtype=bool,
     )
-    table = bootstrap_dispersion_of_totals(observation_totals(cells[kept[pair]]))
+    table = bootstrap_dispersion_of_totals(totals[kept[pair]])
     return {
         (row.variant, row.model): {
             "rubric_dispersion_ci": (float(row.ci_low), float(row.ci_high)),

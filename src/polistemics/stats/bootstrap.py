@@ -59,6 +59,28 @@ def resample_weights(rng: np.random.Generator, n_obs: int, n_resamples: int) -> 
     return weights
 
 
+def resampled_totals(
+    rng: np.random.Generator, n_resamples: int, *matrices: np.ndarray, rows_per_block: int = 100
+) -> list[np.ndarray]:
+    """``resample_weights(rng, n_obs, n_resamples) @ matrix`` for each of ``matrices`` (n_obs
+    rows each), the weights drawn ``rows_per_block`` resamples at a time: the same draws and
+    the same totals (counts times whole numbers: exact in any order), without the matrix of
+    every resample's weights (1,001 x 3,901 observations: 31 MB at 8x the paper's, issue 32)."""
+    _check_resamples(n_resamples)
+    n_obs = matrices[0].shape[0]
+    totals = [np.empty((n_resamples + 1, matrix.shape[1])) for matrix in matrices]
+    for total, matrix in zip(totals, matrices, strict=True):
+        total[0] = np.ones(n_obs) @ matrix  # row 0: the full data
+    for start in range(1, n_resamples + 1, rows_per_block):
+        stop = min(start + rows_per_block, n_resamples + 1)
+        block = np.empty((stop - start, n_obs))
+        for row in range(stop - start):  # resample_weights' draws, in its order
+            block[row] = np.bincount(rng.integers(0, n_obs, size=n_obs), minlength=n_obs)
+        for total, matrix in zip(totals, matrices, strict=True):
+            total[start:stop] = block @ matrix
+    return totals
+
+
 def observation_matrix(
     obs_codes: np.ndarray, col_codes: np.ndarray, values: np.ndarray, n_obs: int, n_cols: int
 ) -> np.ndarray:

@@ -8,8 +8,9 @@ it; each other module is one analysis (a ``TableSchema`` and the function that c
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from polistemics.lazy_exports import exported_on_first_use
 
 if TYPE_CHECKING:
     from polistemics.analyses.schema import TableColumn, TableSchema, TableSchemaError
@@ -43,9 +44,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'polistemics.analyses' has no attribute '{name}'")
-    value = getattr(import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = exported_on_first_use(__name__, _EXPORTS)

@@ -9,8 +9,9 @@ the JSON and CSV outputs.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from polistemics.lazy_exports import exported_on_first_use
 
 if TYPE_CHECKING:
     from polistemics.compare.comparison import (
@@ -52,9 +53,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'polistemics.compare' has no attribute '{name}'")
-    value = getattr(import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = exported_on_first_use(__name__, _EXPORTS)

@@ -24,8 +24,9 @@ which takes the store's file name from here): only the common records (``records
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from polistemics.lazy_exports import exported_on_first_use
 
 if TYPE_CHECKING:
     from polistemics.runlog.answers import Answer, ProbeAnswer
@@ -157,9 +158,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'polistemics.runlog' has no attribute '{name}'")
-    value = getattr(import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = exported_on_first_use(__name__, _EXPORTS)

@@ -15,10 +15,9 @@ data (which cells are scored, how strata are grouped).
 
 from __future__ import annotations
 
-import sys
-from importlib import import_module
-from types import ModuleType
 from typing import TYPE_CHECKING
+
+from polistemics.lazy_exports import exported_on_first_use, keep_functions_named_like_modules
 
 if TYPE_CHECKING:
     from polistemics.stats.agreement import (
@@ -122,22 +121,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'polistemics.stats' has no attribute '{name}'")
-    value = getattr(import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
-class _Package(ModuleType):
-    """Importing the submodule ``agreement_intervals`` binds its name in this package; the
-    public name is its function (as when this file imported it), so the binding is skipped."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if isinstance(value, ModuleType) and _EXPORTS.get(name) == f"{__name__}.{name}":
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+__getattr__ = exported_on_first_use(__name__, _EXPORTS)
+keep_functions_named_like_modules(__name__, _EXPORTS)

@@ -13,10 +13,9 @@ is called here. Definitions: ``docs/mechanisms.md``.
 
 from __future__ import annotations
 
-import sys
-from importlib import import_module
-from types import ModuleType
 from typing import TYPE_CHECKING
+
+from polistemics.lazy_exports import exported_on_first_use, keep_functions_named_like_modules
 
 if TYPE_CHECKING:
     from polistemics.scoring.mechanisms.coded import CodedAnswers, coded_answers, coded_probes
@@ -91,23 +90,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'polistemics.scoring.mechanisms' has no attribute '{name}'")
-    value = getattr(import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
-class _Package(ModuleType):
-    """Importing the submodules ``follows_evidence`` and ``prior_accuracy`` binds their names in
-    this package; the public names are their functions (as when this file imported them), so the
-    bindings are skipped."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if isinstance(value, ModuleType) and _EXPORTS.get(name) == f"{__name__}.{name}":
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+__getattr__ = exported_on_first_use(__name__, _EXPORTS)
+keep_functions_named_like_modules(__name__, _EXPORTS)

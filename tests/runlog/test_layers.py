@@ -13,7 +13,16 @@ import polistemics
 SOURCE = Path(polistemics.__file__).parent
 # The bottom modules: the common records and the path and file helpers. runlog imports nothing
 # else of polistemics (not the environments, whose items it persists, nor the model client layer).
-BOTTOM = {"conditions", "csv_tables", "errors", "jsonl", "lazy_exports", "paths", "records", "rubrics"}
+BOTTOM = {
+    "conditions",
+    "csv_tables",
+    "errors",
+    "jsonl",
+    "lazy_exports",
+    "paths",
+    "records",
+    "rubrics",
+}
 ALLOWED = BOTTOM | {"runlog"}
 
 

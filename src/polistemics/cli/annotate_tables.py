@@ -144,17 +144,8 @@ def render(stats: AnnotationStats, console: Console) -> None:
         _table(
             "Corrected EMI (delta-method CI) vs panel-only",
             stats.emi,
-            {
-                "Variant": "variant",
-                "Model": "model",
-                "IEs": "n_environments",
-                "Labelled": "n_labelled",
-                "Panel %": lambda r: percent(r["panel"], unit=""),
-                "Corrected %": lambda r: percent(r["corrected"], unit=""),
-                "95% CI": row_interval(),
-                "Difference (pp)": lambda r: percent(r["difference"], unit=""),
-                "": _small,
-            },
+            {"Variant": "variant", "Model": "model", "IEs": "n_environments"}
+            | {name: column for name, column in scores.items() if name != "Answers"},
         ),
         stats.emi,
     )

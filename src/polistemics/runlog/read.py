@@ -60,13 +60,18 @@ def read_chunks(path: Path, adapter: TypeAdapter, size: int | None = None) -> It
         except ValidationError as exc:
             error = exc.errors()[0]
             index = error["loc"][0] if error["loc"] else 0
-            field = ".".join(str(p) for p in error["loc"][1:]) or "-"
+            field = _field_name(error["loc"][1:])
             raise RunFileError(
                 f"{path}, record {first + int(index) + 1}, field '{field}': {error['msg']}"
             ) from None
         first += len(chunk)
         if size is None:
             return
+
+
+def _field_name(location: tuple) -> str:
+    """A validation error's field path within one record (``-``: the record itself)."""
+    return ".".join(str(part) for part in location) or "-"
 
 
 def record_offsets(path: Path) -> Iterator[int]:
@@ -94,7 +99,7 @@ def read_answers_at(path: Path, offsets: Iterable[int]) -> Iterator[Answer]:
                 yield Answer.model_validate_json(line)
             except ValidationError as exc:
                 error = exc.errors()[0]
-                field = ".".join(str(p) for p in error["loc"]) or "-"
+                field = _field_name(error["loc"])
                 raise RunFileError(
                     f"{path}, the record at byte {offset}, field '{field}': {error['msg']}"
                 ) from None

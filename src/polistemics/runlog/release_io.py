@@ -446,8 +446,11 @@ def dumps_row(row: dict) -> str:
 
 
 def write_items(items: Iterable[EnvironmentItem], path: Path | str) -> int:
-    """Write items as JSONL rows in the release format; returns the number of rows."""
-    lines = [dumps_row(item_to_row(item)) for item in items]
-    with replacing(path) as temporary:  # never torn; untouched when the same
-        temporary.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return len(lines)
+    """Write items as JSONL rows in the release format; returns the number of rows. Each row is
+    written as it is made: a study's items (their evidence texts) are never held as text twice."""
+    count = 0
+    with replacing(path) as temporary, temporary.open("w", encoding="utf-8") as handle:
+        for item in items:  # never torn; untouched when the same (``replacing``)
+            handle.write(dumps_row(item_to_row(item)) + "\n")
+            count += 1
+    return count

@@ -9,6 +9,7 @@ from polistemics.scoring.cells import (
     compact_cells,
     compact_rows,
     compact_take,
+    distinct_texts,
     empty_cells,
     first_rows,
     group_ids,
@@ -247,3 +248,13 @@ def test_sorted_groups_of_a_compact_frame_are_those_of_its_text_columns():
             plain_groups = [(k, r.tolist()) for k, r in sorted_groups(subset, by, dropna=dropna)]
             coded = sorted_groups(compact[compact["keep"]], by, dropna=dropna)
             assert [(k, r.tolist()) for k, r in coded] == plain_groups
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_distinct_texts_are_the_sorted_texts_of_the_values(compact: bool) -> None:
+    column = pd.Series(["b", None, "a", "b", "c", None], dtype=object)
+    if compact:
+        column = column.astype("category")
+    assert distinct_texts(column) == sorted(column.dropna().astype(str).unique())
+    assert distinct_texts(pd.Series([2, 10, 2])) == ["10", "2"]  # texts, sorted as texts
+    assert distinct_texts(pd.Series([], dtype=object)) == []

@@ -6,6 +6,7 @@ import pandas as pd
 
 from polistemics.analyses.schema import TableSchema
 from polistemics.conditions import Variant
+from polistemics.scoring.cells import distinct_texts
 
 
 def election_cells(cells: pd.DataFrame, election_id: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -26,9 +27,7 @@ def rows_where(frame: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
 
 def elections_in(cells: pd.DataFrame) -> list[str]:
     """The source's election ids, sorted: the order of every per-election table."""
-    # The distinct values first, then their texts: no text per cell (a million at 8x).
-    distinct = pd.Series(cells["election_id"].dropna().unique())
-    return sorted(distinct.astype(str).unique())
+    return distinct_texts(cells["election_id"])
 
 
 def joined(frames: list[pd.DataFrame], schema: TableSchema) -> pd.DataFrame:

@@ -18,7 +18,7 @@ import pandas as pd
 from polistemics.compare.errors import CompareError
 from polistemics.conditions import Variant
 from polistemics.runlog import CELLS_FILE, RunDir, RunFileError
-from polistemics.scoring.cells import scoreable_cells, validate_cells
+from polistemics.scoring.cells import distinct_texts, scoreable_cells, validate_cells
 from polistemics.scoring.errors import ScoringError
 from polistemics.scoring.release import is_release_folder, load_release, variant_folders
 
@@ -32,7 +32,7 @@ class Side:
     notes: list[str] = field(default_factory=list)
 
     def values(self, column: str) -> list[str]:
-        return sorted(self.cells[column].dropna().astype(str).unique())
+        return distinct_texts(self.cells[column])
 
 
 def parse_spec(spec: str) -> tuple[Path, Variant | None]:

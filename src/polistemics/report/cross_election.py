@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from polistemics.analyses.elections import elections_in
 from polistemics.compare import CompareError, CompareOptions, Comparison, Side, compare_pair
 from polistemics.compare.tables import (
     comparison_tables,
@@ -64,7 +65,7 @@ def cross_comparisons(
     cells: pd.DataFrame, source, *, resamples: int, seed: int
 ) -> list[CrossComparison]:
     """Every election after the first compared with the first ([] with fewer than two)."""
-    elections = sorted(cells["election_id"].dropna().astype(str).unique())
+    elections = elections_in(cells)
     if len(elections) < 2:
         return []
     options = CompareOptions(resamples=resamples, seed=seed)

@@ -21,6 +21,7 @@ from polistemics.analyses.elections import election_rows
 from polistemics.analyses.tables import AnalysisTables
 from polistemics.conditions import Environment
 from polistemics.scoring.bootstrap import DEFAULT_RESAMPLES
+from polistemics.scoring.cells import distinct_texts
 
 BASELINE = Environment.BASELINE.value
 
@@ -67,8 +68,8 @@ def user_assigned_country(code: str) -> bool:
 
 
 def country_of(cells: pd.DataFrame) -> str | None:
-    countries = cells["country"].dropna().astype(str).unique()
-    return str(countries[0]) if len(countries) == 1 and countries[0] else None
+    countries = distinct_texts(cells["country"])
+    return countries[0] if len(countries) == 1 and countries[0] else None
 
 
 def environment_columns(difficulty: pd.DataFrame) -> list[str]:

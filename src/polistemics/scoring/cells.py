@@ -312,6 +312,14 @@ def metadata_keys(metadata: pd.DataFrame) -> list[str]:
     return keys
 
 
+def distinct_texts(column: pd.Series) -> list[str]:
+    """The column's distinct values other than missing ones, as sorted texts. The distinct
+    values are found first, then made texts: no text per row (a compact column's
+    ``astype(str)`` makes one per cell, a million at 8x)."""
+    distinct = pd.Series(column.dropna().unique())
+    return sorted(distinct.astype(str).unique())
+
+
 def require_single(cells: pd.DataFrame, column: str) -> str:
     values = cells[column].dropna().unique()
     if len(values) != 1:

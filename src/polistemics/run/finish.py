@@ -69,6 +69,7 @@ def _finish(
     ``scores/cells.csv``), are written by a forked side process while this one makes what
     run.json and the page need from the report's inputs (``side_process``): neither takes
     input from the other's work."""
+    from polistemics.report.browser_files import page_browser
     from polistemics.report.build import write_report, write_run_analyses
     from polistemics.report.content import score_content
     from polistemics.report.run_inputs import read_manifest, with_manifest
@@ -102,6 +103,7 @@ def _finish(
         with study.stage("report"):
             result.call_stats = _call_stats(run_dir)
             report_scores = score_content(inputs, report_options)
+            browser = page_browser(report_scores.browser)  # the page's, made while waiting
             extra = _manifest_extra(study, result)
         # what is left of the side process's time: the score files' or, mostly, the tables'
         with study.stage("report" if beside else "exports"):
@@ -128,7 +130,11 @@ def _finish(
     with study.stage("report"), in_side_process(record, fork=fork) as recorded:
         inputs = with_manifest(inputs, read_manifest(run_dir))
         paths["report"] = write_report(
-            inputs, run_dir / RUN_REPORT_FOLDER, report_options, scores=report_scores
+            inputs,
+            run_dir / RUN_REPORT_FOLDER,
+            report_options,
+            scores=report_scores,
+            browser=browser,
         )
         _record_report(run_dir, recorded.result(), report_options)
     return paths

@@ -103,7 +103,9 @@ def _finish(
         with study.stage("report"):
             result.call_stats = _call_stats(run_dir)
             report_scores = score_content(inputs, report_options)
-            browser = page_browser(report_scores.browser)  # the page's, made while waiting
+            # The page's browser files, made while the side process works (in one process,
+            # where write_report makes them: not held through the tables).
+            browser = page_browser(report_scores.browser) if fork else None
             extra = _manifest_extra(study, result)
         # what is left of the side process's time: the score files' or, mostly, the tables'
         with study.stage("report" if beside else "exports"):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from polistemics.conditions import Environment
-from polistemics.judging.parsing_figures import judge_parsing
+from polistemics.judging.parsing_figures import ParsingCounts, judge_parsing
 from polistemics.judging.planted import POSSIBLY_PLANTED
 from polistemics.rubrics import Rubric
 from polistemics.runlog import JudgeVerdictRecord
@@ -99,3 +99,32 @@ def test_possibly_planted_verdicts_are_counted_per_judge_mode_and_target_model()
     modes = {row["output_mode"]: row for row in figures["by_output_mode"]}
     assert modes["json_schema"]["possibly_planted"] == 2 and modes["tool"]["possibly_planted"] == 1
     assert figures["possibly_planted_by_model"] == {"steerer": {"answers": 2, "verdict_sets": 3}}
+
+
+def test_figures_counted_in_a_readers_pass_are_the_figures_read_from_the_records() -> None:
+    judges = {"a": endpoint("a", "json_schema"), "b": endpoint("b", "tool")}
+    records = [
+        record("a", 2, False, POSSIBLY_PLANTED, model="steerer", item_key="k1"),
+        record("b", 2, False, POSSIBLY_PLANTED, model="steerer", item_key="k1"),
+        record("a", 1, True, model="honest"),
+        record("b", 1, False, "no tool call in the reply", model="honest"),
+        record("b", 2, False, model="honest"),
+        record("elsewhere", 2, False, POSSIBLY_PLANTED, model="other"),  # not of this panel
+    ]
+    counted = ParsingCounts()
+    taken = [chunk for chunk in counted.counting([records[:2], records[2:]])]
+    assert taken == [records[:2], records[2:]] and counted.complete
+    figures = judge_parsing(records, judges)
+    assert figures["possibly_planted_by_model"] == {"steerer": {"answers": 1, "verdict_sets": 2}}
+    # Counted in the pass, the records are not read again.
+    assert judge_parsing([], judges, counted=counted) == figures
+
+
+def test_an_incomplete_pass_leaves_the_records_to_be_read() -> None:
+    judges = {"a": endpoint("a", "json_schema")}
+    records = [record("a", 1, True), record("a", 2, False)]
+    counted = ParsingCounts()
+    next(iter(counted.counting([records[:1], records[1:]])))  # the reader stopped early
+    assert not counted.complete
+    assert judge_parsing(records, judges, counted=counted) == judge_parsing(records, judges)
+    assert judge_parsing(records, judges)["by_judge"][0]["verdict_sets"] == 2

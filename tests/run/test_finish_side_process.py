@@ -1,6 +1,6 @@
-"""The finish writes its score files and score tables, and records its records step, in forked
-side processes: the files are those the finish writes when it does all of its work in one
-process."""
+"""The finish writes its score files, score tables and analysis tables, and records its records
+step, in forked side processes: the files are those the finish writes when it does all of its
+work in one process."""
 
 from __future__ import annotations
 

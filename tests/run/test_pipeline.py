@@ -15,6 +15,8 @@ from study_helpers import write_study
 
 from analyses.test_analysis_properties import item, verdict  # tests/ is on sys.path
 from polistemics.conditions import Environment, Variant
+from polistemics.judging.parsing_figures import judge_parsing
+from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
 from polistemics.rubrics import active_rubrics, sub_questions
 from polistemics.run.config import load_config
@@ -253,6 +255,21 @@ def test_a_spooled_file_is_scored_in_chunks_as_all_at_once(
     pd.testing.assert_frame_equal(
         again.cells, score_run(shuffled, ITEMS, panel_size=3, countries={}).cells
     )
+
+
+def test_the_scorings_pass_over_the_file_counts_run_jsons_parsing_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(spool, "RECORDS_PER_READ", 2)
+    records = _panel_records(ITEMS, 3)
+    records[0] = records[0].model_copy(update={"attempts": 2, "parsed": False})
+    result = SimpleNamespace(items=ITEMS, elections=[], verdicts=_spooled(records, tmp_path))
+    score_study(result, SimpleNamespace(judges=[None] * 3))
+    assert result.parsing_counts.complete
+    judges = {name: ModelEndpoint(name=name, model=name) for name in {r.judge for r in records}}
+    figures = judge_parsing([], judges, counted=result.parsing_counts)
+    assert figures == judge_parsing(records, judges)
+    assert sum(row["missing"] for row in figures["by_judge"]) == 1
 
 
 def test_a_spooled_file_failing_a_check_raises_its_error(

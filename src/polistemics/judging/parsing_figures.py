@@ -23,7 +23,7 @@ model that wrote it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -69,36 +69,77 @@ class ParsingFigures(BaseModel):
         return data
 
 
+class ParsingCounts:
+    """What ``judge_parsing`` counts from the panel's records, per judge (every judge the
+    records name), record by record (``add``). ``counting`` counts chunks of records as a reader
+    that needs them anyway takes them: the finish's scoring reads ``judges.jsonl`` once, and
+    run.json's figures come from that pass instead of a second read of every record."""
+
+    def __init__(self) -> None:
+        self.by_judge: dict[str, dict[str, int]] = {}  # judge -> _COUNTS' names -> count
+        # (judge, target model) -> the answers with a possibly planted judgment, and how many
+        self.planted: dict[tuple[str, str], tuple[set[tuple[str, int]], list[int]]] = {}
+        self.complete = False  # ``counting``: every chunk was taken
+
+    def add(self, records: Iterable[JudgeVerdictRecord]) -> None:
+        by_judge = self.by_judge
+        for record in fields_of(records):
+            counts = by_judge.get(record.judge)
+            if counts is None:
+                counts = by_judge[record.judge] = dict.fromkeys(_COUNTS, 0)
+            counts["verdict_sets"] += 1
+            counts["panel_calls"] += record.attempts
+            counts["asked_again"] += record.attempts > 1
+            if record.parsed:
+                continue
+            counts["missing"] += 1
+            if record.error == POSSIBLY_PLANTED:
+                counts["possibly_planted"] += 1
+                answers, n = self.planted.setdefault((record.judge, record.model), (set(), [0]))
+                answers.add((record.item_key, record.sample_index))
+                n[0] += 1
+            elif record.error is not None:
+                counts["call_failed"] += 1
+            else:
+                counts["unreadable"] += 1
+
+    def counting(
+        self, chunks: Iterable[Sequence[JudgeVerdictRecord]]
+    ) -> Iterator[Sequence[JudgeVerdictRecord]]:
+        """``chunks``, each counted as it is taken; ``complete`` once the last was."""
+        for chunk in chunks:
+            self.add(chunk)
+            yield chunk
+        self.complete = True
+
+
 def judge_parsing(
     records: Iterable[JudgeVerdictRecord],
     judges: Mapping[str, ModelEndpoint],
     call_stats: Iterable[dict] = (),
+    counted: ParsingCounts | None = None,
 ) -> dict:
     """``{"by_judge": [...], "by_output_mode": [...], "possibly_planted_by_model": {...}}`` for
-    run.json, judges in panel order."""
+    run.json, judges in panel order; ``counted``: these records' counts, when a complete pass
+    over them made them (``ParsingCounts.counting``; the records are not read again)."""
+    if counted is None or not counted.complete:
+        counted = ParsingCounts()
+        counted.add(records)
     rows: dict[str, ParsingFigures] = {
-        name: ParsingFigures(judge=name, model=ep.model, output_mode=ep.structured_output)
+        name: ParsingFigures(
+            judge=name,
+            model=ep.model,
+            output_mode=ep.structured_output,
+            **counted.by_judge.get(name, {}),
+        )
         for name, ep in judges.items()
     }
     planted: dict[str, dict] = {}
-    for record in fields_of(records):
-        row = rows.get(record.judge)
-        if row is None:
-            continue
-        row.verdict_sets += 1
-        row.panel_calls += record.attempts
-        row.asked_again += record.attempts > 1
-        if not record.parsed:
-            row.missing += 1
-            if record.error == POSSIBLY_PLANTED:
-                row.possibly_planted += 1
-                model = planted.setdefault(record.model, {"answers": set(), "verdict_sets": 0})
-                model["answers"].add((record.item_key, record.sample_index))
-                model["verdict_sets"] += 1
-            elif record.error is not None:
-                row.call_failed += 1
-            else:
-                row.unreadable += 1
+    for (judge, target), (answers, n) in counted.planted.items():
+        if judge in rows:
+            model = planted.setdefault(target, {"answers": set(), "verdict_sets": 0})
+            model["answers"] |= answers
+            model["verdict_sets"] += n[0]
     for stats in call_stats:
         row = rows.get(stats.get("endpoint"))
         if row is None or stats.get("stage") != STAGE:

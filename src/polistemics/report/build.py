@@ -28,7 +28,7 @@ from polistemics.analyses.tables import (
 )
 from polistemics.csv_tables import write_csv_table
 from polistemics.paths import UnsafePathError, output_folder, write_text_replacing
-from polistemics.report.browser_files import page_browser, write_browser_files
+from polistemics.report.browser_files import BrowserData, page_browser, write_browser_files
 from polistemics.report.combined_inputs import combine_inputs
 from polistemics.report.content import (
     ReportContent,
@@ -111,9 +111,14 @@ def write_report(
     options: ReportOptions | None = None,
     *,
     scores: ScoreContent | None = None,
+    browser: BrowserData | None = None,
 ) -> Path:
-    """Write the report; ``scores``: ``score_content`` of the same inputs, when already made.
-    Models and elections are named as run.json records them unless ``options`` name them."""
+    """Write the report; ``scores``: ``score_content`` of the same inputs, when already made,
+    and ``browser``: ``page_browser`` of its browser payload, when made too (the finish makes
+    both while its side process writes the tables). Models and elections are named as run.json
+    records them unless ``options`` name them."""
+    if browser is not None and scores is None:
+        raise ValueError("write_report: a page's browser without the scores it was made from")
     options = (options or ReportOptions()).with_recorded_names(inputs.manifest)
     try:
         output_folder(out_dir, ("tables", "figures"))  # no write follows a link out of it
@@ -155,7 +160,8 @@ def write_report(
     with writing_figures(content, out_dir / "figures"):
         for name, table in table_exports(content).items():
             write_csv_table(table, tables_dir / f"{name}.csv")
-        browser = page_browser(content.browser)
+        if browser is None:
+            browser = page_browser(content.browser)
         try:
             write_browser_files(browser, out_dir)  # before the page that loads them
         except UnsafePathError as exc:

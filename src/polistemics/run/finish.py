@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -64,10 +65,11 @@ def _finish(
     study: Study, result: StudyResult, report_options: ReportOptions | None
 ) -> dict[str, Path]:
     """Scores, the exports, the report's tables, the manifest (it needs the exports' time) and
-    the page. The score files and score tables are written by a forked side process while this
-    one reads the report's inputs and makes what run.json and the page need from them
-    (``side_process``): the score files and tables take no input from that work, and the
-    analysis tables, which fingerprint ``scores/cells.csv``, wait for them."""
+    the page. The score files and tables, then the analysis tables (they fingerprint
+    ``scores/cells.csv``), are written by a forked side process while this one makes what
+    run.json and the page need from the report's inputs (``side_process``): neither takes
+    input from the other's work."""
+    from polistemics.report.browser_files import page_browser
     from polistemics.report.build import write_report, write_run_analyses
     from polistemics.report.content import score_content
     from polistemics.report.run_inputs import read_manifest, with_manifest
@@ -86,18 +88,31 @@ def _finish(
         for stage in study.stages:  # each stage's files, in stage order
             stage.write(result, RunDir(run_dir))
         remove_stale_exports(run_dir, (run.scoped.election.id for run in result.elections))
-    score_files = partial(_write_score_files, run_dir, scored.cells, items, panel)
+    with study.stage("report"):
+        inputs = _report_inputs(study, result, items, scored)
+    # The analysis tables (tables/: read by report and score; they fingerprint
+    # ``scores/cells.csv``) follow the score files in the side process, unless they would count
+    # the judges' vote totals with Polars (a tally without them), which a forked child cannot.
+    beside = scored.tally.judge_totals is not None
+    analyses = partial(write_run_analyses, inputs, report_options)
+    score_files = partial(
+        _write_score_files, run_dir, scored.cells, items, panel, analyses if beside else None
+    )
     fork = len(scored.cells) <= SIDE_PROCESS_MAX_CELLS
     with in_side_process(score_files, fork=fork) as written:
         with study.stage("report"):
             result.call_stats = _call_stats(run_dir)
-            inputs = _report_inputs(study, result, items, scored)
             report_scores = score_content(inputs, report_options)
+            # The page's browser files, made while the side process works (in one process,
+            # where write_report makes them: not held through the tables).
+            browser = page_browser(report_scores.browser) if fork else None
             extra = _manifest_extra(study, result)
-        with study.stage("exports"):  # what is left of the score files' time
+        # what is left of the side process's time: the score files' or, mostly, the tables'
+        with study.stage("report" if beside else "exports"):
             cells_path, summary_path = written.result()
-    with study.stage("report"):
-        write_run_analyses(inputs, report_options)  # tables/: read by report and score
+    if not beside:
+        with study.stage("report"):
+            analyses()
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     paths["manifest"] = write_manifest(
         run_dir,
@@ -117,7 +132,11 @@ def _finish(
     with study.stage("report"), in_side_process(record, fork=fork) as recorded:
         inputs = with_manifest(inputs, read_manifest(run_dir))
         paths["report"] = write_report(
-            inputs, run_dir / RUN_REPORT_FOLDER, report_options, scores=report_scores
+            inputs,
+            run_dir / RUN_REPORT_FOLDER,
+            report_options,
+            scores=report_scores,
+            browser=browser,
         )
         _record_report(run_dir, recorded.result(), report_options)
     return paths
@@ -260,11 +279,16 @@ def _call_stats(run_dir: Path) -> list[dict]:
 
 
 def _write_score_files(
-    run_dir: Path, cells: pd.DataFrame, items: list[EnvironmentItem], panel: list[str]
+    run_dir: Path,
+    cells: pd.DataFrame,
+    items: list[EnvironmentItem],
+    panel: list[str],
+    then: Callable[[], None] | None = None,
 ) -> tuple[Path, Path]:
     """``scores/cells.csv``, ``scores/summary.json``, the release folders' score files and the
-    score tables of ``tables/`` (from these cells, not read back from the file, and the exports).
-    No Polars here: it runs in the side process."""
+    score tables of ``tables/`` (from these cells, not read back from the file, and the exports),
+    then ``then`` (the analysis tables, which read the files). No Polars here: it runs in the
+    side process."""
     from polistemics.report.build import write_score_tables
     from polistemics.scoring.run_scores import summary_rows, write_release_score_files
 
@@ -272,4 +296,6 @@ def _write_score_files(
     paths = run.write_cells(cells), run.write_summary(summary_rows(cells))
     write_release_score_files(run, items, cells, panel)
     write_score_tables(run_dir, cells)
+    if then is not None:
+        then()
     return paths

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from polistemics.conditions import Variant
+from polistemics.judging.parsing_figures import ParsingCounts
 from polistemics.llm.progress import end_stages
 from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
 from polistemics.run.config import RunConfig
@@ -251,7 +252,9 @@ def score_study(result: StudyResult, config: RunConfig):
     # totals for the analyses come from the same pass); when it declines (records not in
     # answer blocks, a failed check of the panel), all at once, which raises the check's error.
     by_key = {item.key: item for item in items}
-    tally = streamed_tally(records.chunks(), by_key, panel_size)
+    # run.json's parsing figures are counted in the same pass (not a second read of the file).
+    result.parsing_counts = ParsingCounts()
+    tally = streamed_tally(result.parsing_counts.counting(records.chunks()), by_key, panel_size)
     if tally is None:
         tally = panel_tally(records.read_for_scoring(), by_key, panel_size)
     return majority_of(tally, item_metadata(items, countries) if items else None)

@@ -332,5 +332,6 @@ class AnswersAndJudges(BaseStage):
                 state.verdicts,
                 {name: state.endpoints[name] for name in config.judges},
                 state.call_stats,
+                counted=state.parsing_counts,
             ),
         }

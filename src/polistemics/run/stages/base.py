@@ -37,6 +37,7 @@ from polistemics.runlog.spool import SpooledAnswers, SpooledJudgeRecords
 from polistemics.sources.scope import ScopedElection
 
 if TYPE_CHECKING:
+    from polistemics.judging.parsing_figures import ParsingCounts
     from polistemics.llm.client import LLMClient
     from polistemics.run.stages.planning import PlanRow, PlanState, Replayed
     from polistemics.scoring.verdicts import MajorityResult
@@ -91,6 +92,9 @@ class StudyState:
     # Set by the finish step.
     scored: MajorityResult | None = None
     call_stats: list[dict] = field(default_factory=list)
+    # The judge records' parsing figures, counted in the scoring's pass over their file (None:
+    # run.json's ``judge_parsing`` reads them).
+    parsing_counts: ParsingCounts | None = None
     # Set instead of running the stages when their records are current (``run.incremental``):
     # the key of the store, config, data and code they were made from.
     unchanged_records: str | None = None

@@ -28,6 +28,7 @@ from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
 from polistemics.run.stages import STAGES
 from polistemics.run.stages.base import ElectionRun, Log, Stage, StudyState, run_stages
+from polistemics.run.warm_imports import imported_meanwhile
 from polistemics.runlog import RunDir
 from polistemics.runlog.layout import release_folder
 from polistemics.runlog.spool import SpooledJudgeRecords
@@ -180,6 +181,17 @@ class Study:
         check_disk_space(
             self.config, [run.scoped for run in elections], self.endpoints, self.run_dir
         )
+        # The finish's libraries load while the stages wait on the network (``warm_imports``).
+        with imported_meanwhile():
+            return await self._model_stages_in_client(max_cost, retry_errors, quiet, elections)
+
+    async def _model_stages_in_client(
+        self,
+        max_cost: float | None,
+        retry_errors: bool,
+        quiet: bool,
+        elections: list[ElectionRun],
+    ) -> StudyResult:
         from polistemics.llm.session import open_client
 
         async with open_client(

@@ -17,6 +17,7 @@ from polistemics.scoring.cells import (
     plain,
     require_single,
     scoreable_cells,
+    size_and_sum,
     sorted_groups,
     validate_cells,
 )
@@ -103,6 +104,21 @@ def test_group_ids_number_groups_like_a_pandas_groupby():
     first = expected.drop_duplicates().index.tolist()
     assert first_rows(ids).tolist() == first
     assert first_rows(np.zeros(0, dtype="int64")).tolist() == []
+
+
+@pytest.mark.parametrize("width", [10, 10**9])  # values as their own codes, or factorised
+def test_group_ids_of_many_columns_and_values_number_groups_like_pandas(width: int):
+    """Ten integer columns: more combinations than one int64 holds (numbered column by column
+    on the way), values numbered by a table of first rows or by a hash table."""
+    rng = np.random.default_rng(8)
+    table = pd.DataFrame({f"c{i}": rng.integers(0, width, 400) for i in range(10)})
+    table = pd.concat([table, table.iloc[::3]], ignore_index=True)  # groups of two rows
+    ids, n_groups = group_ids([table[c] for c in table.columns])
+    expected = table.groupby(list(table.columns), sort=False).ngroup()
+    assert ids.tolist() == expected.tolist()
+    assert n_groups == expected.max() + 1 == 400
+    coded, _ = group_ids([table["c0"].to_numpy(), table["c1"].astype("category")])
+    assert coded.tolist() == table.groupby(["c0", "c1"], sort=False).ngroup().tolist()
 
 
 def test_scoreable_cells_keeps_app_f_keys_active_in_the_environment(make_cell, make_cells):
@@ -258,3 +274,45 @@ def test_distinct_texts_are_the_sorted_texts_of_the_values(compact: bool) -> Non
     assert distinct_texts(column) == sorted(column.dropna().astype(str).unique())
     assert distinct_texts(pd.Series([2, 10, 2])) == ["10", "2"]  # texts, sorted as texts
     assert distinct_texts(pd.Series([], dtype=object)) == []
+
+
+def _pandas_size_and_sum(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    table = grouped(frame, keys, sort=True)["passed"].agg(n="size", passes="sum")
+    return plain(table.reset_index()).astype({"n": "int64", "passes": "int64"})
+
+
+@pytest.mark.parametrize("compact", [False, True])
+@pytest.mark.parametrize("observations", [5, 4000])  # combinations as counts' index, or hashed
+def test_size_and_sum_are_a_sorted_pandas_groupbys(compact: bool, observations: int) -> None:
+    rng = np.random.default_rng(13)
+    rows = 3000
+    frame = pd.DataFrame(
+        {
+            "model": rng.choice(np.array(["m-b", "m-a", "m-c"], dtype=object), rows),
+            "observation_id": rng.choice(
+                np.array([f"o{i}" for i in range(observations)], dtype=object), rows
+            ),
+            "sample_index": rng.integers(0, 3, rows),
+            "party_id": rng.choice(np.array([f"p{i}" for i in range(50)], dtype=object), rows),
+            "passed": rng.random(rows) < 0.6,
+        }
+    )
+    if compact:
+        frame = compact_cells(frame)
+        # categories in an order of their own: groups come in the categories' order
+        frame["model"] = frame["model"].cat.reorder_categories(["m-c", "m-a", "m-b"])
+    keys = ["model", "observation_id", "sample_index", "party_id"]
+    found = size_and_sum(frame, keys, "passed")
+    assert found is not None
+    pd.testing.assert_frame_equal(found, _pandas_size_and_sum(frame, keys))
+    part = frame[frame["sample_index"] > 0]  # a subset: categories no row holds any more
+    pd.testing.assert_frame_equal(
+        size_and_sum(part, keys, "passed"), _pandas_size_and_sum(part, keys)
+    )
+
+
+def test_size_and_sum_leave_missing_keys_and_other_values_to_pandas() -> None:
+    frame = pd.DataFrame({"k": ["a", None, "b"], "passed": [True, False, True]})
+    assert size_and_sum(frame, ["k"], "passed") is None  # dropna would matter
+    assert size_and_sum(frame.iloc[:0], ["k"], "passed") is None
+    assert size_and_sum(frame.assign(passed=[1, 0, 1]), ["k"], "passed") is None

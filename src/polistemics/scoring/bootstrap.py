@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from polistemics.conditions import COMPOSITION_SEPARATOR, Environment
-from polistemics.scoring.cells import grouped, plain, scoreable_cells
+from polistemics.scoring.cells import grouped, plain, scoreable_cells, size_and_sum
 from polistemics.scoring.indices import is_composition
 from polistemics.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
@@ -63,6 +63,9 @@ def observation_totals(cells: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFr
     keys = [*by, *OBSERVATION_KEYS]
     if kept.empty:
         return pd.DataFrame(columns=[*keys, "n", "passes"])
+    table = size_and_sum(kept, keys, "passed")
+    if table is not None:
+        return table
     table = grouped(kept, keys, sort=True)["passed"].agg(n="size", passes="sum")
     return plain(table.reset_index()).astype({"n": "int64", "passes": "int64"})
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from polistemics.conditions import COMPOSITION_SEPARATOR
-from polistemics.scoring.cells import group_keys, grouped, plain, scoreable_cells
+from polistemics.scoring.cells import group_keys, grouped, plain, scoreable_cells, size_and_sum
 
 GRAINS: dict[str, tuple[str, ...]] = {
     "model": ("model",),
@@ -111,12 +111,14 @@ def vague_mode_scores(cells: pd.DataFrame) -> ScoreTables:
 def _pooled(cells: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
     if cells.empty:
         return pd.DataFrame(columns=[*keys, "n", "passes", value])
-    table = plain(
-        grouped(cells, keys, dropna=False, sort=True)["passed"]
-        .agg(n="size", passes="sum")
-        .reset_index()
-    )
-    table["passes"] = table["passes"].astype("int64")
+    table = size_and_sum(cells, keys, "passed")
+    if table is None:  # missing keys (dropna matters), or not the boolean cells
+        table = plain(
+            grouped(cells, keys, dropna=False, sort=True)["passed"]
+            .agg(n="size", passes="sum")
+            .reset_index()
+        )
+        table["passes"] = table["passes"].astype("int64")
     table[value] = table["passes"] / table["n"]
     return table
 

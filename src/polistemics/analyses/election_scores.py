@@ -36,7 +36,7 @@ from polistemics.analyses.columns import (
     SUB_QUESTION,
     VARIANT,
 )
-from polistemics.analyses.elections import elections_in, joined, rows_where
+from polistemics.analyses.elections import elections_in, joined
 from polistemics.analyses.schema import TableColumn, TableSchema
 from polistemics.conditions import Environment, Variant
 from polistemics.rubrics import Rubric
@@ -56,7 +56,7 @@ from polistemics.scoring.bootstrap import (
     bootstrap_of_totals,
     observation_totals,
 )
-from polistemics.scoring.cells import grouped, plain
+from polistemics.scoring.cells import grouped, plain, rows_where
 from polistemics.scoring.errors import CellsError
 from polistemics.scoring.indices import (
     ScoreTables,

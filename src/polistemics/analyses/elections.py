@@ -6,7 +6,7 @@ import pandas as pd
 
 from polistemics.analyses.schema import TableSchema
 from polistemics.conditions import Variant
-from polistemics.scoring.cells import distinct_texts
+from polistemics.scoring.cells import distinct_texts, rows_where
 
 
 def election_cells(cells: pd.DataFrame, election_id: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -17,12 +17,6 @@ def election_cells(cells: pd.DataFrame, election_id: str) -> tuple[pd.DataFrame,
     if headline.empty:
         headline = everything[everything["variant"] == everything["variant"].iloc[0]]
     return everything, headline
-
-
-def rows_where(frame: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
-    """``frame[mask]``, or ``frame`` itself (not a copy) when every row is kept: a study of one
-    election has a million cells at 8x the paper's (issue 32). Its readers do not change it."""
-    return frame if bool(mask.all()) else frame[mask]
 
 
 def elections_in(cells: pd.DataFrame) -> list[str]:

@@ -20,7 +20,14 @@ import numpy as np
 import pandas as pd
 
 from polistemics.conditions import Environment
-from polistemics.scoring.cells import first_rows, group_ids, grouped, plain, scoreable_cells
+from polistemics.scoring.cells import (
+    first_rows,
+    group_ids,
+    grouped,
+    plain,
+    rows_where,
+    scoreable_cells,
+)
 from polistemics.scoring.defaults import LOO_MIN_ITEMS  # noqa: F401 (its name here before)
 from polistemics.scoring.errors import CellsError
 from polistemics.scoring.indices import (
@@ -240,8 +247,10 @@ def ablation_deltas(
     ablation, _ = scoreable_cells(ablation_cells)
     environments = set(full["environment"]) & set(ablation["environment"])
     models = set(full["model"]) & set(ablation["model"])
-    full = full[full["environment"].isin(environments) & full["model"].isin(models)]
-    ablation = ablation[ablation["environment"].isin(environments) & ablation["model"].isin(models)]
+    full, ablation = (
+        rows_where(part, part["environment"].isin(environments) & part["model"].isin(models))
+        for part in (full, ablation)
+    )
     by: Sequence[str] = ("model", "party_id") if by_model else ("party_id",)
     keys = [
         k

@@ -339,8 +339,13 @@ def majority_of(tally: PanelTally, metadata: pd.DataFrame | None = None) -> Majo
     passed = n_pass * 2 > panel_size
     decided = passed | ((n_votes - n_pass) * 2 > panel_size)
     rows = np.flatnonzero(decided)
-    columns = {name: compact_rows(counts[name], rows) for name in [*ITEM_RUBRIC, "sub_question"]}
-    columns["sample_index"] = columns["sample_index"].astype("int64")
+    if len(rows) == len(counts):  # no tie: the cells share the counts' key columns, not a copy
+        columns = {name: _shared(counts[name]) for name in [*ITEM_RUBRIC, "sub_question"]}
+    else:
+        columns = {
+            name: compact_rows(counts[name], rows) for name in [*ITEM_RUBRIC, "sub_question"]
+        }
+    columns["sample_index"] = columns["sample_index"].astype("int64", copy=False)
     columns["passed"] = passed[rows]
     cells = pd.DataFrame(columns, copy=False)
     del columns
@@ -357,6 +362,20 @@ def majority_of(tally: PanelTally, metadata: pd.DataFrame | None = None) -> Majo
     for column in METADATA_COLUMNS:
         ties[column] = None
     return MajorityResult(cells, ties, tally)
+
+
+def _shared(column: pd.Series) -> pd.Categorical | np.ndarray:
+    """Every row of ``column`` as ``compact_rows`` gives them: the column's own categorical
+    (when its rows hold every category) or array, not a copy (a million cells at 8x the
+    paper's scale, issue 32)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        held = np.zeros(len(column.cat.categories) + 1, dtype=bool)
+        held[column.cat.codes.to_numpy() + 1] = True  # [0]: a missing value
+        if held[1:].all():
+            return column.array
+    elif not pd.api.types.is_object_dtype(column.dtype):
+        return column.to_numpy()
+    return compact_rows(column, np.arange(len(column)))
 
 
 def _metadata_columns(cells: pd.DataFrame, metadata: pd.DataFrame | None) -> dict | None:

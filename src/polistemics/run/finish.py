@@ -24,7 +24,7 @@ from polistemics.run.incremental import (
 )
 from polistemics.run.manifest import MANIFEST_OWN_KEYS, write_manifest
 from polistemics.run.pipeline import Study, StudyResult, score_study
-from polistemics.run.side_process import in_side_process
+from polistemics.run.side_process import can_fork_side_process, in_side_process
 from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.runlog.exports import remove_stale_exports
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from polistemics.analyses.pushback import PushbackRecords
+    from polistemics.report.browser_files import BrowserData
+    from polistemics.report.content import ScoreContent
     from polistemics.report.inputs import ReportInputs
     from polistemics.scoring.verdicts import MajorityResult
 
@@ -69,7 +71,6 @@ def _finish(
     ``scores/cells.csv``), are written by a forked side process while this one makes what
     run.json and the page need from the report's inputs (``side_process``): neither takes
     input from the other's work."""
-    from polistemics.report.browser_files import page_browser
     from polistemics.report.build import write_report, write_run_analyses
     from polistemics.report.content import score_content
     from polistemics.report.run_inputs import read_manifest, with_manifest
@@ -90,29 +91,23 @@ def _finish(
         remove_stale_exports(run_dir, (run.scoped.election.id for run in result.elections))
     with study.stage("report"):
         inputs = _report_inputs(study, result, items, scored)
-    # The analysis tables (tables/: read by report and score; they fingerprint
-    # ``scores/cells.csv``) follow the score files in the side process, unless they would count
-    # the judges' vote totals with Polars (a tally without them), which a forked child cannot.
-    beside = scored.tally.judge_totals is not None
     analyses = partial(write_run_analyses, inputs, report_options)
-    score_files = partial(
-        _write_score_files, run_dir, scored.cells, items, panel, analyses if beside else None
-    )
-    fork = len(scored.cells) <= SIDE_PROCESS_MAX_CELLS
-    with in_side_process(score_files, fork=fork) as written:
-        with study.stage("report"):
-            result.call_stats = _call_stats(run_dir)
-            report_scores = score_content(inputs, report_options)
-            # The page's browser files, made while the side process works (in one process,
-            # where write_report makes them: not held through the tables).
-            browser = page_browser(report_scores.browser) if fork else None
-            extra = _manifest_extra(study, result)
-        # what is left of the side process's time: the score files' or, mostly, the tables'
-        with study.stage("report" if beside else "exports"):
-            cells_path, summary_path = written.result()
-    if not beside:
+    if len(scored.cells) <= SIDE_PROCESS_MAX_CELLS and can_fork_side_process():
+        report_scores, browser, extra, (cells_path, summary_path) = _beside_score_files(
+            study, result, inputs, report_options, analyses
+        )
+    else:
+        # One process: the score files and the analysis tables before the page's content, which
+        # holds the records of the answers it shows (at 8x the paper's scale, 50 MB more under
+        # the tables' peak, issue 32).
+        with study.stage("exports"):
+            cells_path, summary_path = _write_score_files(run_dir, scored.cells, items, panel)
         with study.stage("report"):
             analyses()
+            result.call_stats = _call_stats(run_dir)
+            report_scores = score_content(inputs, report_options)
+            browser = None  # made by write_report, not held through the tables
+            extra = _manifest_extra(study, result)
     paths: dict[str, Path] = {"scores": summary_path, "cells": cells_path}
     paths["manifest"] = write_manifest(
         run_dir,
@@ -129,7 +124,7 @@ def _finish(
     # The records step is recorded (the store's and every file's hash, none in report/) by the
     # side process while this one draws the page.
     record = partial(_record_records, study, result)  # after run.json's part read the store
-    with study.stage("report"), in_side_process(record, fork=fork) as recorded:
+    with study.stage("report"), in_side_process(record, fork=browser is not None) as recorded:
         inputs = with_manifest(inputs, read_manifest(run_dir))
         paths["report"] = write_report(
             inputs,
@@ -140,6 +135,47 @@ def _finish(
         )
         _record_report(run_dir, recorded.result(), report_options)
     return paths
+
+
+def _beside_score_files(
+    study: Study,
+    result: StudyResult,
+    inputs: ReportInputs,
+    report_options: ReportOptions,
+    analyses: Callable[[], None],
+) -> tuple[ScoreContent, BrowserData, dict, tuple[Path, Path]]:
+    """The report's content, the page's browser files and run.json's parts, made while a forked
+    side process writes the score files and then the analysis tables (tables/: read by report
+    and score; they fingerprint ``scores/cells.csv``); neither takes input from the other's
+    work. The analysis tables are written here afterwards when they would count the judges'
+    vote totals with Polars (a tally without them), which a forked child cannot."""
+    from polistemics.report.browser_files import page_browser
+    from polistemics.report.content import score_content
+
+    scored = result.scored
+    assert scored is not None
+    beside = scored.tally.judge_totals is not None
+    score_files = partial(
+        _write_score_files,
+        result.run_dir,
+        scored.cells,
+        result.items,
+        list(study.config.judges),
+        analyses if beside else None,
+    )
+    with in_side_process(score_files) as written:
+        with study.stage("report"):
+            result.call_stats = _call_stats(result.run_dir)
+            report_scores = score_content(inputs, report_options)
+            browser = page_browser(report_scores.browser)  # while the side process works
+            extra = _manifest_extra(study, result)
+        # what is left of the side process's time: the score files' or, mostly, the tables'
+        with study.stage("report" if beside else "exports"):
+            paths = written.result()
+    if not beside:
+        with study.stage("report"):
+            analyses()
+    return report_scores, browser, extra, paths
 
 
 def _record_records(study: Study, state: StudyState) -> str:

@@ -11,19 +11,17 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from scoring_helpers import ITEMS, panel_records, scored_from_a_file, spooled_judges
 from study_helpers import write_study
 
-from analyses.test_analysis_properties import item, verdict  # tests/ is on sys.path
-from polistemics.conditions import Environment, Variant
+from polistemics.conditions import Environment
 from polistemics.judging.parsing_figures import judge_parsing
 from polistemics.llm.registry import ModelEndpoint
 from polistemics.llm.store import RunStore
-from polistemics.rubrics import active_rubrics, sub_questions
 from polistemics.run.config import load_config
 from polistemics.run.finish import finish_run
 from polistemics.run.pipeline import Study, score_study
-from polistemics.runlog import JudgeVerdictRecord, RunDir, judge_record_lines, spool
-from polistemics.runlog.spool import SpooledJudgeRecords
+from polistemics.runlog import RunDir, spool
 from polistemics.scoring.cells import compact_cells
 from polistemics.scoring.errors import VerdictError
 from polistemics.scoring.verdict_table import score_run
@@ -204,45 +202,12 @@ def test_a_failed_export_stops_the_finish_with_its_own_error(
     assert not (run_dir / "run.json").exists()
 
 
-def _spooled(records: list, folder: Path) -> SpooledJudgeRecords:
-    path = folder / "judges.jsonl"
-    path.write_text("".join(line + "\n" for line in judge_record_lines(records)), "utf-8")
-    return SpooledJudgeRecords(path, len(records))
-
-
-def _scored_from_a_file(records: list, items: list, folder: Path, panel_size: int):
-    result = SimpleNamespace(items=items, elections=[], verdicts=_spooled(records, folder))
-    return score_study(result, SimpleNamespace(judges=[None] * panel_size))
-
-
-def _panel_records(items: list, panel_size: int) -> list[JudgeVerdictRecord]:
-    """Every seat's verdicts on each item (Yes but seat 0's first sub-question), in answer
-    blocks as judges.jsonl lists them."""
-    return [
-        verdict(
-            one,
-            seat,
-            {
-                sq.key: not (seat == 0 and n == 0)
-                for n, sq in enumerate(sub_questions(rubric, one.environment))
-            },
-            rubric=rubric,
-        )
-        for one in items
-        for seat in range(panel_size)
-        for rubric in active_rubrics(one.environment)
-    ]
-
-
-ITEMS = [item(p, n, Environment.ABSENT, Variant.FULL) for p in ("p1", "p2") for n in (1, 2)]
-
-
 def test_a_spooled_file_is_scored_in_chunks_as_all_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(spool, "RECORDS_PER_READ", 2)  # chunks cut through answers
-    records = _panel_records(ITEMS, 3)
-    scored = _scored_from_a_file(records, ITEMS, tmp_path, 3)
+    records = panel_records(ITEMS, 3)
+    scored = scored_from_a_file(records, ITEMS, tmp_path, 3)
     whole = score_run(records, ITEMS, panel_size=3, countries={})
     pd.testing.assert_frame_equal(scored.cells, whole.cells)
     # the streamed tally's counts come compact (``scoring.cells.compact_cells``)
@@ -250,7 +215,7 @@ def test_a_spooled_file_is_scored_in_chunks_as_all_at_once(
     assert scored.tally.judge_totals is not None  # for the judge analyses, from the same pass
     # Out of answer blocks: tallied all at once, the same cells.
     shuffled = [records[i] for i in (*range(1, len(records), 2), *range(0, len(records), 2))]
-    again = _scored_from_a_file(shuffled, ITEMS, tmp_path, 3)
+    again = scored_from_a_file(shuffled, ITEMS, tmp_path, 3)
     assert again.tally.judge_totals is None
     pd.testing.assert_frame_equal(
         again.cells, score_run(shuffled, ITEMS, panel_size=3, countries={}).cells
@@ -261,9 +226,9 @@ def test_the_scorings_pass_over_the_file_counts_run_jsons_parsing_figures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(spool, "RECORDS_PER_READ", 2)
-    records = _panel_records(ITEMS, 3)
+    records = panel_records(ITEMS, 3)
     records[0] = records[0].model_copy(update={"attempts": 2, "parsed": False})
-    result = SimpleNamespace(items=ITEMS, elections=[], verdicts=_spooled(records, tmp_path))
+    result = SimpleNamespace(items=ITEMS, elections=[], verdicts=spooled_judges(records, tmp_path))
     score_study(result, SimpleNamespace(judges=[None] * 3))
     assert result.parsing_counts.complete
     judges = {name: ModelEndpoint(name=name, model=name) for name in {r.judge for r in records}}
@@ -276,11 +241,11 @@ def test_a_spooled_file_failing_a_check_raises_its_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(spool, "RECORDS_PER_READ", 2)
-    records = _panel_records(ITEMS, 3)
+    records = panel_records(ITEMS, 3)
     with pytest.raises(VerdictError, match="more than one verdict") as whole:
         score_run([*records, records[-1]], ITEMS, panel_size=3, countries={})
     with pytest.raises(VerdictError, match="more than one verdict") as chunked:
-        _scored_from_a_file([*records, records[-1]], ITEMS, tmp_path, 3)
+        scored_from_a_file([*records, records[-1]], ITEMS, tmp_path, 3)
     assert str(chunked.value) == str(whole.value)
     with pytest.raises(VerdictError, match="the panel size is 2"):
-        _scored_from_a_file(records, ITEMS, tmp_path, 2)
+        scored_from_a_file(records, ITEMS, tmp_path, 2)

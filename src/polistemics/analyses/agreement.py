@@ -15,7 +15,7 @@ import pandas as pd
 
 from polistemics.analyses.columns import RUBRIC, SUB_QUESTION
 from polistemics.analyses.schema import TableColumn, TableSchema
-from polistemics.scoring.agreement import agreement_by
+from polistemics.scoring.panel_agreement import panel_agreement
 from polistemics.scoring.verdicts import ITEM_RUBRIC, PanelTally
 
 _STATISTICS = (
@@ -76,35 +76,17 @@ class AgreementTables:
     excluded: pd.DataFrame
 
 
-_GROUPINGS = ("rubric", "sub_question", "language")
-_VOTES = ("n_pass", "n_votes")
-
-
 def agreement_tables(tally: PanelTally) -> AgreementTables:
     """Agreement at every grain from the panel's vote counts."""
-    counts, excluded = _rated(tally.counts), tally.excluded
+    # made already where the tally was counted (the scoring's own process), or here
+    agreement = tally.agreement if tally.agreement is not None else panel_agreement(tally.counts)
+    excluded = tally.excluded
     return AgreementTables(
-        by_rubric=agreement_by(counts, ("rubric",)),
-        by_sub_question=agreement_by(counts, ("rubric", "sub_question")),
-        by_language=agreement_by(counts, ("rubric", "language")),
-        by_sub_question_language=agreement_by(counts, ("rubric", "sub_question", "language")),
+        by_rubric=agreement.by_rubric,
+        by_sub_question=agreement.by_sub_question,
+        by_language=agreement.by_language,
+        by_sub_question_language=agreement.by_sub_question_language,
         excluded=excluded.loc[:, [*ITEM_RUBRIC, "n_complete_judges"]]
         if not excluded.empty
         else excluded,
-    )
-
-
-def _rated(counts: pd.DataFrame) -> pd.DataFrame:
-    """The vote counts the agreement tables read: the rated instances (two votes or more, as
-    ``agreement_by`` keeps them), with only the grouping columns (as categoricals: a byte per
-    row, not a pointer) and the votes. ``agreement_by`` filters and groups its frame once per
-    table: of the whole tally's frame, 12 columns of a million rows at 8x the paper's
-    election, that was a copy of 100 MB each time (issue 32). Same groups and order: a
-    categorical's values group as its text does."""
-    rated = counts["n_votes"].to_numpy() >= 2
-    return pd.DataFrame(
-        {
-            **{name: pd.Categorical(counts[name].to_numpy()[rated]) for name in _GROUPINGS},
-            **{name: counts[name].to_numpy()[rated] for name in _VOTES},
-        }
     )

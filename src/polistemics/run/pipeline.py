@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from polistemics.conditions import Variant
-from polistemics.judging.parsing_figures import ParsingCounts
 from polistemics.llm.progress import end_stages
 from polistemics.llm.registry import ModelEndpoint, ModelRegistry, default_registry
 from polistemics.run.config import RunConfig
@@ -26,6 +25,12 @@ from polistemics.run.disk_space import check_disk_space
 from polistemics.run.incremental import RECORDS, Ledger, records_key
 from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
+from polistemics.run.scoring_process import (
+    ScoringInput,
+    score_records,
+    scored_in_own_process,
+    wants_scoring_process,
+)
 from polistemics.run.stages import STAGES
 from polistemics.run.stages.base import ElectionRun, Log, Stage, StudyState, run_stages
 from polistemics.run.warm_imports import imported_meanwhile
@@ -249,7 +254,7 @@ class _Timer:
 def score_study(result: StudyResult, config: RunConfig):
     """Majority-voted cells for the whole run (all elections and variants)."""
     # pandas: imported by the finish, not by a dry run that only plans the calls (issue 26)
-    from polistemics.scoring.verdict_engine import streamed_tally
+    from polistemics.scoring.verdict_codes import fields_by_key
     from polistemics.scoring.verdict_table import item_metadata, panel_tally, score_run
     from polistemics.scoring.verdicts import majority_of
 
@@ -263,10 +268,13 @@ def score_study(result: StudyResult, config: RunConfig):
     # The stage's file, tallied chunk by chunk (no list of its records; each judge's vote
     # totals for the analyses come from the same pass); when it declines (records not in
     # answer blocks, a failed check of the panel), all at once, which raises the check's error.
-    by_key = {item.key: item for item in items}
     # run.json's parsing figures are counted in the same pass (not a second read of the file).
-    result.parsing_counts = ParsingCounts()
-    tally = streamed_tally(result.parsing_counts.counting(records.chunks()), by_key, panel_size)
-    if tally is None:
-        tally = panel_tally(records.read_for_scoring(), by_key, panel_size)
-    return majority_of(tally, item_metadata(items, countries) if items else None)
+    metadata = item_metadata(items, countries) if items else None
+    # A large study is scored in a process of its own, whose pages go when it ends.
+    score = scored_in_own_process if wants_scoring_process(len(records)) else score_records
+    scored = score(ScoringInput(records, fields_by_key(items), metadata, panel_size))
+    if scored is not None:
+        majority, result.parsing_counts = scored
+        return majority
+    by_key = {item.key: item for item in items}
+    return majority_of(panel_tally(records.read_for_scoring(), by_key, panel_size), metadata)

@@ -54,9 +54,11 @@ class VerdictCodes:
 
 
 def verdict_codes(
-    records: Iterable[JudgeVerdictRecord] | JudgeRecords, items: Mapping[str, EnvironmentItem]
+    records: Iterable[JudgeVerdictRecord] | JudgeRecords,
+    items: Mapping[str, EnvironmentItem | tuple],
 ) -> VerdictCodes:
-    """The records' verdicts as codes; ``UnknownItemError`` when a record names no item."""
+    """The records' verdicts as codes; ``UnknownItemError`` when a record names no item.
+    ``items``: by key, each item or its fields (``fields_by_key``)."""
     if isinstance(records, JudgeRecords):
         columns = [records.column(name) for name in _FIELDS]
     else:
@@ -136,8 +138,11 @@ def _verdict_rows(says_yes: Sequence[dict[str, bool | None]]) -> tuple[pd.DataFr
     return table, list(keys)
 
 
-def item_fields(item: EnvironmentItem) -> tuple:
-    """The item's ``ITEM_FIELDS``: what tells its answers apart from other items'."""
+def item_fields(item: EnvironmentItem | tuple) -> tuple:
+    """The item's ``ITEM_FIELDS``: what tells its answers apart from other items'. A tuple is
+    taken as an item's fields already (``fields_by_key``)."""
+    if isinstance(item, tuple):
+        return item
     return (
         item.environment.value,
         item.variant.value,
@@ -148,6 +153,13 @@ def item_fields(item: EnvironmentItem) -> tuple:
     )
 
 
+def fields_by_key(items: Iterable[EnvironmentItem]) -> dict[str, tuple]:
+    """Each item's ``ITEM_FIELDS`` by its key: all that ``verdict_codes`` and the tallies read
+    of an item, a few hundred bytes where the item holds its evidence (what the scoring's own
+    process is sent, ``run.scoring_process``)."""
+    return {item.key: item_fields(item) for item in items}
+
+
 __all__ = [
     "ITEM_FIELDS",
     "MISSING",
@@ -155,6 +167,7 @@ __all__ = [
     "YES",
     "UnknownItemError",
     "VerdictCodes",
+    "fields_by_key",
     "item_fields",
     "verdict_codes",
 ]

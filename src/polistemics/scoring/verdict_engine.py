@@ -163,14 +163,15 @@ def engine_tally(
 
 def streamed_tally(
     chunks: Iterable[Sequence[JudgeVerdictRecord]],
-    items: Mapping[str, EnvironmentItem],
+    items: Mapping[str, EnvironmentItem | tuple],
     panel_size: int,
 ) -> PanelTally | None:
     """``engine_tally`` of the records these chunks hold, in their order, counted chunk by
     chunk: memory holds a chunk and the tally's integer codes, never every record. Its vote
     counts come compact (``cells.compact_cells`` of ``engine_tally``'s). With the
     tally, each judge's vote totals (``PanelTally.judge_totals``, ``judge_vote_totals`` of the
-    records), from the same pass.
+    records), from the same pass. ``items``: by key, each item or its fields
+    (``verdict_codes.fields_by_key``).
 
     A chunk's tally is the whole's part when every item x rubric has all its records in one
     chunk: the records must come in answer blocks (an answer's records together, as
@@ -199,7 +200,9 @@ class _AnswerBlocks:
     came again after another, so the chunks' tallies are not the whole's."""
 
     def __init__(
-        self, chunks: Iterable[Sequence[JudgeVerdictRecord]], items: Mapping[str, EnvironmentItem]
+        self,
+        chunks: Iterable[Sequence[JudgeVerdictRecord]],
+        items: Mapping[str, EnvironmentItem | tuple],
     ) -> None:
         self.chunks = chunks
         self.repeated = False

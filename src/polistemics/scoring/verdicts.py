@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,7 @@ from polistemics.scoring.cells import (
     scoreable_mask,
 )
 from polistemics.scoring.errors import VerdictError
+from polistemics.scoring.panel_agreement import PanelAgreement, panel_agreement
 
 VERDICT_COLUMNS: tuple[str, ...] = (*ITEM_COLUMNS, "rubric", "judge", "sub_question", "says_yes")
 ITEM_RUBRIC: list[str] = [*ITEM_COLUMNS, "rubric"]
@@ -268,6 +269,16 @@ class PanelTally:
     # Each judge's vote totals (``verdict_engine.TOTAL_COLUMNS``), when the tally counted them
     # in the same pass over the records (``verdict_engine.streamed_tally``); None: not counted.
     judge_totals: pd.DataFrame | None = None
+    # The panel's agreement from ``counts``, when it was made where they were counted (the
+    # scoring's own process, ``run.scoring_process``, which then sends no counts back:
+    # ``without_counts``); None: made from ``counts`` when asked for.
+    agreement: PanelAgreement | None = None
+
+    def without_counts(self) -> PanelTally:
+        """This tally with its agreement made (``panel_agreement``) and no vote counts (an
+        empty frame of their columns): all that is read of them after the majority."""
+        agreement = self.agreement if self.agreement is not None else panel_agreement(self.counts)
+        return replace(self, counts=self.counts.iloc[:0].copy(), agreement=agreement)
 
 
 def tally_panel(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import hashlib
 import multiprocessing
 import multiprocessing.context
 import os
@@ -189,3 +190,22 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(
         ["polistemics", *args], result.exit_code, result.stdout, stderr
     )
+
+
+def output_hashes(run_dir: Path) -> dict[str, str]:
+    """The sha256 of every file of the run's scores, tables and exports, by its path."""
+    return {
+        path.relative_to(run_dir).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for folder in ("scores", "tables", "exports")
+        for path in sorted((run_dir / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+def whole_finish(run_dir: Path, config: Path) -> None:
+    """The study run again with its tables, scores and exports removed: no call, a whole
+    finish."""
+    for folder in ("tables", "scores", "exports"):
+        shutil.rmtree(run_dir / folder, ignore_errors=True)
+    done = run_cli("run", str(config), "-q")
+    assert done.returncode == 0, done.stderr

@@ -4,25 +4,14 @@ work in one process."""
 
 from __future__ import annotations
 
-import hashlib
-import shutil
 from pathlib import Path
 
 import pytest
-from study_helpers import run_cli, write_study
+from study_helpers import output_hashes, whole_finish, write_study
 
 from polistemics.run import finish, side_process
 from polistemics.run.side_process import can_fork_side_process
 from polistemics.testing import FakeOpenAIServer
-
-
-def _hashes(run_dir: Path) -> dict[str, str]:
-    return {
-        path.relative_to(run_dir).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for folder in ("scores", "tables", "exports")
-        for path in sorted((run_dir / folder).rglob("*"))
-        if path.is_file()
-    }
 
 
 def forked_pools(monkeypatch: pytest.MonkeyPatch) -> list:
@@ -38,15 +27,6 @@ def forked_pools(monkeypatch: pytest.MonkeyPatch) -> list:
     return pools
 
 
-def whole_finish(run_dir: Path, config: Path) -> None:
-    """The study run again with its tables, scores and exports removed: no call, a whole
-    finish."""
-    for folder in ("tables", "scores", "exports"):
-        shutil.rmtree(run_dir / folder, ignore_errors=True)
-    done = run_cli("run", str(config), "-q")
-    assert done.returncode == 0, done.stderr
-
-
 @pytest.mark.skipif(not can_fork_side_process(), reason="the platform cannot fork or one core")
 def test_the_side_process_writes_the_files_one_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -58,7 +38,7 @@ def test_the_side_process_writes_the_files_one_process_writes(
         for mode in ("off", "on"):  # the second finish makes no call: the same answers
             monkeypatch.setenv("POLISTEMICS_SIDE_PROCESS", mode)
             whole_finish(tmp_path / "run", config)
-            hashes[mode] = _hashes(tmp_path / "run")
+            hashes[mode] = output_hashes(tmp_path / "run")
     # only the finish with the side process on forked: the score files, the records step
     assert len(pools) == 2
     assert "scores/cells.csv" in hashes["on"] and "tables/model_scores.csv" in hashes["on"]
@@ -79,7 +59,7 @@ def test_a_study_with_more_cells_than_the_limit_forks_no_side_process(
         for limit in (0, finish.SIDE_PROCESS_MAX_CELLS):
             monkeypatch.setattr(finish, "SIDE_PROCESS_MAX_CELLS", limit)
             whole_finish(tmp_path / "run", config)
-            hashes[limit] = _hashes(tmp_path / "run")
+            hashes[limit] = output_hashes(tmp_path / "run")
             if limit == 0:
                 assert pools == []  # every study has more cells than none
     assert len(pools) == 2  # under the limit: the score files and the records step

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 from scoring_helpers import spooled_judges
+from study_helpers import output_hashes, whole_finish, write_study
 
 from analyses.test_analysis_properties import item, verdict  # tests/ is on sys.path
 from polistemics.analyses.agreement import agreement_tables
@@ -21,7 +22,7 @@ from polistemics.run.pipeline import score_study
 from polistemics.run.scoring_process import (
     SCORING_PROCESS_MIN_RECORDS,
     ScoringInput,
-    scored_in_own_process,
+    own_process_scoring,
     wants_scoring_process,
 )
 from polistemics.runlog import spool
@@ -29,6 +30,7 @@ from polistemics.runlog.spool import SpooledJudgeRecords
 from polistemics.scoring.errors import VerdictError
 from polistemics.scoring.panel_agreement import PanelAgreement, panel_agreement
 from polistemics.scoring.verdict_table import score_run
+from polistemics.testing import FakeOpenAIServer
 
 ITEMS = [
     item(party, number, environment, Variant.FULL)
@@ -118,8 +120,11 @@ def test_records_the_streamed_tally_declines_are_tallied_here(
 
 def test_an_error_in_the_own_process_is_raised_here(tmp_path: Path) -> None:
     missing = SpooledJudgeRecords(tmp_path / "judges.jsonl", 3)
-    with pytest.raises(FileNotFoundError):
-        scored_in_own_process(ScoringInput(missing, {}, None, 3))
+    with (
+        own_process_scoring(ScoringInput(missing, {}, None, 3)) as future,
+        pytest.raises(FileNotFoundError),
+    ):
+        future.result()
 
 
 def test_the_size_decides_unless_the_switch_does(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,3 +138,21 @@ def test_the_size_decides_unless_the_switch_does(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(scoring_process, "SCORING_PROCESS_MIN_RECORDS", 5)
     monkeypatch.setenv("POLISTEMICS_SCORING_PROCESS", "")
     assert wants_scoring_process(5) and not wants_scoring_process(4)
+
+
+def test_a_finish_scored_in_its_own_process_writes_the_same_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exports are written while the child scores (the judge records in their file
+    first): the scores, tables and exports are those of a finish scored in one process."""
+    hashes = {}
+    with FakeOpenAIServer() as server:
+        config = write_study(tmp_path, server.base_url, ablations="[]")
+        for mode in ("off", "on"):  # the second finish makes no call: the same records
+            monkeypatch.setenv("POLISTEMICS_SCORING_PROCESS", mode)
+            whole_finish(tmp_path / "run", config)
+            hashes[mode] = output_hashes(tmp_path / "run")
+    assert "scores/cells.csv" in hashes["on"] and "tables/agreement_by_rubric.csv" in hashes["on"]
+    assert hashes["on"] == hashes["off"]
+    assert (tmp_path / "run" / "judges.jsonl").is_file()
+    assert not (tmp_path / "run" / ".spool").exists()

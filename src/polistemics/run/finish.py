@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -23,12 +24,12 @@ from polistemics.run.incremental import (
     report_key,
 )
 from polistemics.run.manifest import MANIFEST_OWN_KEYS, write_manifest
-from polistemics.run.pipeline import Study, StudyResult, score_study
+from polistemics.run.pipeline import Study, StudyResult, scoring_started
 from polistemics.run.side_process import can_fork_side_process, in_side_process
 from polistemics.run.stages.base import ElectionRun, StudyState
 from polistemics.runlog import EnvironmentItem, RunDir
 from polistemics.runlog.exports import remove_stale_exports
-from polistemics.runlog.spool import SpooledAnswers
+from polistemics.runlog.spool import SpooledAnswers, SpooledJudgeRecords
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,13 +83,21 @@ def _finish(
     ledger = Ledger(run_dir)
     for step in (RECORDS, REPORT):  # stale until rewritten: an interrupted finish is redone
         ledger.forget(step)
+    if isinstance(result.verdicts, SpooledJudgeRecords):
+        # In their file first (the exports would move them there): a large study's scoring
+        # process reads them while this one writes the exports, which do not read the scores.
+        result.verdicts.place(RunDir(run_dir).judges)
+    scoring = ExitStack()  # left (the scoring process waited for) after the exports
     with study.stage("scores"):
-        scored = score_study(result, study.config)
-        result.scored = scored
-    with study.stage("exports"):
-        for stage in study.stages:  # each stage's files, in stage order
-            stage.write(result, RunDir(run_dir))
-        remove_stale_exports(run_dir, (run.scoped.election.id for run in result.elections))
+        scored_later = scoring.enter_context(scoring_started(result, study.config))
+    with scoring:
+        with study.stage("exports"):
+            for stage in study.stages:  # each stage's files, in stage order
+                stage.write(result, RunDir(run_dir))
+            remove_stale_exports(run_dir, (run.scoped.election.id for run in result.elections))
+        with study.stage("scores"):
+            scored = scored_later()
+    result.scored = scored
     with study.stage("report"):
         inputs = _report_inputs(study, result, items, scored)
     analyses = partial(write_run_analyses, inputs, report_options)

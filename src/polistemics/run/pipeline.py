@@ -27,8 +27,8 @@ from polistemics.run.lock import RunLock
 from polistemics.run.manifest import now
 from polistemics.run.scoring_process import (
     ScoringInput,
+    own_process_scoring,
     score_records,
-    scored_in_own_process,
     wants_scoring_process,
 )
 from polistemics.run.stages import STAGES
@@ -253,6 +253,16 @@ class _Timer:
 
 def score_study(result: StudyResult, config: RunConfig):
     """Majority-voted cells for the whole run (all elections and variants)."""
+    with scoring_started(result, config) as scored:
+        return scored()
+
+
+@contextmanager
+def scoring_started(result: StudyResult, config: RunConfig) -> Iterator[Callable[[], object]]:
+    """``score_study``'s cells, for the block to ask for (``scored()``). A large study is scored
+    in a process of its own (``run.scoring_process``), whose pages go when it ends, while the
+    block runs (the finish writes the exports meanwhile: they do not read the scores); any other
+    is scored here before the block. Leaving the block waits for the process."""
     # pandas: imported by the finish, not by a dry run that only plans the calls (issue 26)
     from polistemics.scoring.verdict_codes import fields_by_key
     from polistemics.scoring.verdict_table import item_metadata, panel_tally, score_run
@@ -264,17 +274,26 @@ def score_study(result: StudyResult, config: RunConfig):
     }
     records, panel_size = result.verdicts, len(config.judges)
     if not isinstance(records, SpooledJudgeRecords):
-        return score_run(records, items, panel_size=panel_size, countries=countries)
+        majority = score_run(records, items, panel_size=panel_size, countries=countries)
+        yield lambda: majority
+        return
     # The stage's file, tallied chunk by chunk (no list of its records; each judge's vote
     # totals for the analyses come from the same pass); when it declines (records not in
     # answer blocks, a failed check of the panel), all at once, which raises the check's error.
     # run.json's parsing figures are counted in the same pass (not a second read of the file).
     metadata = item_metadata(items, countries) if items else None
-    # A large study is scored in a process of its own, whose pages go when it ends.
-    score = scored_in_own_process if wants_scoring_process(len(records)) else score_records
-    scored = score(ScoringInput(records, fields_by_key(items), metadata, panel_size))
-    if scored is not None:
-        majority, result.parsing_counts = scored
-        return majority
-    by_key = {item.key: item for item in items}
-    return majority_of(panel_tally(records.read_for_scoring(), by_key, panel_size), metadata)
+    scoring = ScoringInput(records, fields_by_key(items), metadata, panel_size)
+
+    def majority_from(scored: tuple | None):
+        if scored is not None:
+            majority, result.parsing_counts = scored
+            return majority
+        by_key = {item.key: item for item in items}
+        return majority_of(panel_tally(records.read_for_scoring(), by_key, panel_size), metadata)
+
+    if not wants_scoring_process(len(records)):
+        majority = majority_from(score_records(scoring))
+        yield lambda: majority
+        return
+    with own_process_scoring(scoring) as future:
+        yield lambda: majority_from(future.result())

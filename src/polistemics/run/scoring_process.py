@@ -13,7 +13,8 @@ Not forked: a forked child's pages are this process's (its RSS counts them all),
 thread pool, once started here, has no threads in a forked child. A spawn costs the child's
 imports and the cells' transfer (about 2.5 s at the paper's scale), so a study with fewer
 judge records than ``SCORING_PROCESS_MIN_RECORDS`` is scored in this process, as before.
-``POLISTEMICS_SCORING_PROCESS=on`` or ``off`` decides for every size.
+``POLISTEMICS_SCORING_PROCESS=on`` or ``off`` decides for every size. The child scores while
+the finish writes the exports, which do not read the scores (``own_process_scoring``).
 
 The child gets the records' file and each item's fields (``verdict_codes.fields_by_key``), not
 the items with their evidence, and gives back what this process would have made (the same
@@ -27,7 +28,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -70,11 +73,17 @@ class ScoringInput:
     panel_size: int
 
 
-def scored_in_own_process(scoring: ScoringInput) -> tuple[MajorityResult, ParsingCounts] | None:
-    """``score_records``, run by a spawned child; its exception is raised here."""
+@contextmanager
+def own_process_scoring(
+    scoring: ScoringInput,
+) -> Iterator[Future[tuple[MajorityResult, ParsingCounts] | None]]:
+    """``score_records`` started in a spawned child while the block runs (``Future.result``
+    waits for it and raises its exception); leaving the block waits for the child. The records'
+    file must stay where it is meanwhile (an open file would survive a rename, a path does
+    not)."""
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=spawn) as pool:
-        return pool.submit(_score_without_counts, scoring).result()
+        yield pool.submit(_score_without_counts, scoring)
 
 
 def _score_without_counts(scoring: ScoringInput) -> tuple[MajorityResult, ParsingCounts] | None:

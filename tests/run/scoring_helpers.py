@@ -3,6 +3,8 @@ made from it (``run.pipeline.score_study``)."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -45,3 +47,9 @@ def panel_records(items: list, panel_size: int) -> list[JudgeVerdictRecord]:
 
 
 ITEMS = [item(p, n, Environment.ABSENT, Variant.FULL) for p in ("p1", "p2") for n in (1, 2)]
+
+
+def write_pid_then_sleep(path: str, seconds: float) -> None:
+    """A child's work for as long as a test needs: its pid in a file, then a sleep."""
+    Path(path).write_text(str(os.getpid()), "utf-8")
+    time.sleep(seconds)

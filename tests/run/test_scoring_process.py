@@ -4,6 +4,10 @@ instead; records the streamed tally declines are tallied here, for their error."
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import fields
 from pathlib import Path
 from types import SimpleNamespace
@@ -125,6 +129,43 @@ def test_an_error_in_the_own_process_is_raised_here(tmp_path: Path) -> None:
         pytest.raises(FileNotFoundError),
     ):
         future.result()
+
+
+# Run by a child Python: the own process sleeps for a minute, and this one is killed once it
+# has started (the child's pid in its file), before the block's end could wait for it.
+_KILLED_PARENT = """
+import os, signal, sys, time
+sys.path[:0] = [{here!r}, {tests!r}]
+from polistemics.run.scoring_process import in_own_process
+from scoring_helpers import write_pid_then_sleep
+with in_own_process(write_pid_then_sleep, {pid_file!r}, 60.0):
+    while not os.path.exists({pid_file!r}):
+        time.sleep(0.05)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether the process is there and not a zombie (a reaper may be slow to collect it)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
+def test_the_own_process_ends_when_this_one_is_killed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    here = Path(__file__).parent
+    script = _KILLED_PARENT.format(here=str(here), tests=str(here.parent), pid_file=str(pid_file))
+    parent = subprocess.run([sys.executable, "-c", script], timeout=60, check=False)
+    assert parent.returncode == -signal.SIGKILL
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(child), "the own process worked on after its parent was killed"
 
 
 def test_the_size_decides_unless_the_switch_does(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from polistemics.judging.parsing_figures import ParsingCounts
 
@@ -48,6 +50,8 @@ if TYPE_CHECKING:
 # for memory that is not yet its limit. At 8x (853,317 records) the whole paper-scale run
 # peaked at 533 MB with the child, 1.27 times the 1x run's 419 MB (issue 32 asks for 1.3).
 SCORING_PROCESS_MIN_RECORDS = 250_000
+
+T = TypeVar("T")
 
 _SWITCH = "POLISTEMICS_SCORING_PROCESS"
 
@@ -81,9 +85,32 @@ def own_process_scoring(
     waits for it and raises its exception); leaving the block waits for the child. The records'
     file must stay where it is meanwhile (an open file would survive a rename, a path does
     not)."""
+    with in_own_process(_score_without_counts, scoring) as future:
+        yield future
+
+
+@contextmanager
+def in_own_process(function: Callable[..., T], *args: object) -> Iterator[Future[T]]:
+    """``function(*args)`` in a spawned child while the block runs; leaving the block waits for
+    it. The child ends itself when this process has gone (killed: SIGTERM or SIGKILL run no
+    clean-up here) instead of working on for nobody (``_end_with_parent``)."""
     spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(1, mp_context=spawn) as pool:
-        yield pool.submit(_score_without_counts, scoring)
+    with ProcessPoolExecutor(
+        1, mp_context=spawn, initializer=_end_with_parent, initargs=(os.getpid(),)
+    ) as pool:
+        yield pool.submit(function, *args)
+
+
+def _end_with_parent(parent: int, every_seconds: float = 0.5) -> None:
+    """In the child: a thread that ends the process once its parent is no longer ``parent``
+    (the orphan is taken over by init or a subreaper)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every_seconds)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
 
 
 def _score_without_counts(scoring: ScoringInput) -> tuple[MajorityResult, ParsingCounts] | None:

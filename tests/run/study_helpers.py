@@ -209,3 +209,16 @@ def whole_finish(run_dir: Path, config: Path) -> None:
         shutil.rmtree(run_dir / folder, ignore_errors=True)
     done = run_cli("run", str(config), "-q")
     assert done.returncode == 0, done.stderr
+
+
+def finish_hashes_by_switch(folder: Path, base_url: str, switch: str, setenv) -> dict[str, dict]:
+    """``output_hashes`` of a small study's whole finish with the environment ``switch`` off,
+    then on (``setenv``: monkeypatch's); the second finish makes no call, so both read the same
+    records."""
+    config = write_study(folder, base_url, ablations="[]")
+    hashes = {}
+    for mode in ("off", "on"):
+        setenv(switch, mode)
+        whole_finish(folder / "run", config)
+        hashes[mode] = output_hashes(folder / "run")
+    return hashes

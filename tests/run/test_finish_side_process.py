@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from study_helpers import output_hashes, whole_finish, write_study
+from study_helpers import finish_hashes_by_switch, output_hashes, whole_finish, write_study
 
 from polistemics.run import finish, side_process
 from polistemics.run.side_process import can_fork_side_process
@@ -32,13 +32,10 @@ def test_the_side_process_writes_the_files_one_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pools = forked_pools(monkeypatch)
-    hashes = {}
     with FakeOpenAIServer() as server:
-        config = write_study(tmp_path, server.base_url, ablations="[]")
-        for mode in ("off", "on"):  # the second finish makes no call: the same answers
-            monkeypatch.setenv("POLISTEMICS_SIDE_PROCESS", mode)
-            whole_finish(tmp_path / "run", config)
-            hashes[mode] = output_hashes(tmp_path / "run")
+        hashes = finish_hashes_by_switch(
+            tmp_path, server.base_url, "POLISTEMICS_SIDE_PROCESS", monkeypatch.setenv
+        )
     # only the finish with the side process on forked: the score files, the records step
     assert len(pools) == 2
     assert "scores/cells.csv" in hashes["on"] and "tables/model_scores.csv" in hashes["on"]

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 from scoring_helpers import spooled_judges
-from study_helpers import output_hashes, whole_finish, write_study
+from study_helpers import finish_hashes_by_switch
 
 from analyses.test_analysis_properties import item, verdict  # tests/ is on sys.path
 from polistemics.analyses.agreement import agreement_tables
@@ -186,13 +186,10 @@ def test_a_finish_scored_in_its_own_process_writes_the_same_files(
 ) -> None:
     """The exports are written while the child scores (the judge records in their file
     first): the scores, tables and exports are those of a finish scored in one process."""
-    hashes = {}
     with FakeOpenAIServer() as server:
-        config = write_study(tmp_path, server.base_url, ablations="[]")
-        for mode in ("off", "on"):  # the second finish makes no call: the same records
-            monkeypatch.setenv("POLISTEMICS_SCORING_PROCESS", mode)
-            whole_finish(tmp_path / "run", config)
-            hashes[mode] = output_hashes(tmp_path / "run")
+        hashes = finish_hashes_by_switch(
+            tmp_path, server.base_url, "POLISTEMICS_SCORING_PROCESS", monkeypatch.setenv
+        )
     assert "scores/cells.csv" in hashes["on"] and "tables/agreement_by_rubric.csv" in hashes["on"]
     assert hashes["on"] == hashes["off"]
     assert (tmp_path / "run" / "judges.jsonl").is_file()

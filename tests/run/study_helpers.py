@@ -211,7 +211,9 @@ def whole_finish(run_dir: Path, config: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def finish_hashes_by_switch(folder: Path, base_url: str, switch: str, setenv) -> dict[str, dict]:
+def finish_hashes_by_switch(
+    folder: Path, base_url: str, switch: str, setenv
+) -> dict[str, dict[str, str]]:
     """``output_hashes`` of a small study's whole finish with the environment ``switch`` off,
     then on (``setenv``: monkeypatch's); the second finish makes no call, so both read the same
     records."""

@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
@@ -77,16 +77,14 @@ class ScoringInput:
     panel_size: int
 
 
-@contextmanager
 def own_process_scoring(
     scoring: ScoringInput,
-) -> Iterator[Future[tuple[MajorityResult, ParsingCounts] | None]]:
+) -> AbstractContextManager[Future[tuple[MajorityResult, ParsingCounts] | None]]:
     """``score_records`` started in a spawned child while the block runs (``Future.result``
     waits for it and raises its exception); leaving the block waits for the child. The records'
     file must stay where it is meanwhile (an open file would survive a rename, a path does
     not)."""
-    with in_own_process(_score_without_counts, scoring) as future:
-        yield future
+    return in_own_process(_score_without_counts, scoring)
 
 
 @contextmanager

@@ -3,11 +3,12 @@
 At paper scale a run finishes ~1,000 calls a second. Compressing each prompt and committing each
 call on the event loop's thread cost more CPU than the HTTP work. Here a writer thread with its
 own SQLite connection takes every call queued since its last commit and commits them in one
-transaction (zlib and SQLite release the GIL, so this runs on another core). A caller's ``put``
-returns only once its call is committed, so nothing downstream ever acts on a result that a
-crash could lose: resuming after SIGKILL repeats no call that a later stage has used. The client
-keeps a call's concurrency slot until ``put`` returns, so the calls a SIGKILL loses (sent, not yet
-committed) never outnumber the calls in flight.
+transaction (zlib and SQLite release the GIL, so this runs on another core); copying the
+write-ahead log into the database is left to a thread of its own (``wal_checkpoints``). A
+caller's ``put`` returns only once its call is committed, so nothing downstream ever acts on a
+result that a crash could lose: resuming after SIGKILL repeats no call that a later stage has
+used. The client keeps a call's concurrency slot until ``put`` returns, so the calls a SIGKILL
+loses (sent, not yet committed) never outnumber the calls in flight.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import threading
 from pathlib import Path
 
 from polistemics.llm.store import INSERT_CALL, FinishedCall, call_row, connect
+from polistemics.llm.wal_checkpoints import WalCheckpoints
 
 _STOP = None  # queued by close(): commit what came before, then end the thread
 _Entry = tuple[FinishedCall, "asyncio.Future[None]"]
@@ -70,7 +72,9 @@ class CallWriter:
 
     def _run(self) -> None:
         db = connect(self.path)
+        checkpoints = WalCheckpoints(self.path)
         try:
+            checkpoints.start(db)
             stopping = False
             while not stopping:
                 handed = [self._queue.get()]  # wait for the first, then take all that queued up
@@ -82,7 +86,9 @@ class CallWriter:
                 if batch:
                     error = self._commit(db, [call for call, _ in batch])
                     self._resolve([future for _, future in batch], error)
+                    checkpoints.committed(db, len(batch))
         finally:
+            checkpoints.stop()
             db.close()
 
     def _commit(self, db: sqlite3.Connection, calls: list[FinishedCall]) -> BaseException | None:

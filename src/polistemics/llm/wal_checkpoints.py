@@ -1,0 +1,110 @@
+"""Copy the run store's write-ahead log into the database off the call writer's thread.
+
+In WAL mode SQLite appends each commit to a log beside the database. By default the committing
+connection copies the log into the database (a checkpoint) once the log holds 1,000 pages, and
+that copy syncs both files to disk. At paper scale a run appends about 600,000 pages, so the call
+writer stopped for 15-40 ms some 600 times, and every call waiting for its commit kept its
+concurrency slot meanwhile (docs/benchmarks.md#session-20).
+
+Here the writer's connection makes no checkpoint. A thread of its own, with its own connection,
+makes one after every ``CALLS_PER_CHECKPOINT`` committed calls, in SQLite's ``PASSIVE`` mode (it
+waits for no reader or writer). Such a checkpoint cannot copy the pages committed while it runs,
+and SQLite starts the log afresh only once every page of it has been copied: left to the thread
+alone, the log grew to 2.5 GB at paper scale. So once the log holds ``RESET_FRAMES`` pages, the
+writer itself copies the few pages the thread's last checkpoint left, between two commits, and
+its next commit starts the log again. Should the thread fail, the writer's connection goes back
+to SQLite's own checkpoints.
+
+SQLite has no scheduler for checkpoints beyond the automatic one; this module only decides who
+calls its ``wal_checkpoint`` and when.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+from polistemics.llm.store import connect
+
+CALLS_PER_CHECKPOINT = 500  # about 3,000 pages of log: a checkpoint every half second at 1,000/s
+RESET_FRAMES = 32_768  # pages (128 MiB at SQLite's 4 KiB) before the writer restarts the log
+SQLITE_AUTOCHECKPOINT = 1_000  # SQLite's default, back in force when the thread has failed
+
+
+class WalCheckpoints:
+    """The checkpoints of one writer's connection (see the module doc).
+
+    The writer calls ``start`` after opening its connection, ``committed`` after each commit
+    and ``stop`` before closing it; nothing else touches its connection."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        calls_per_checkpoint: int = CALLS_PER_CHECKPOINT,
+        reset_frames: int = RESET_FRAMES,
+    ):
+        self.path = Path(path)
+        self.calls_per_checkpoint = calls_per_checkpoint
+        self.reset_frames = reset_frames
+        self.checkpoints = 0  # made by the thread
+        self.restarts = 0  # the writer's copies of what was left, each restarting the log
+        self.error: sqlite3.Error | None = None  # what stopped the thread
+        self._due = threading.Event()  # set by the writer: the thread's turn
+        self._restart_due = threading.Event()  # set by the thread: the writer's turn
+        self._stopping = False
+        self._uncopied_calls = 0
+        self._fallen_back = False
+        self._thread = threading.Thread(target=self._run, name="wal-checkpoints", daemon=True)
+
+    def start(self, writer: sqlite3.Connection) -> None:
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        self._thread.start()
+
+    def committed(self, writer: sqlite3.Connection, calls: int) -> None:
+        """After the writer's commit of ``calls`` calls: its copy when due, the thread's turn
+        every ``calls_per_checkpoint`` calls."""
+        if self.error is not None:
+            if not self._fallen_back:
+                writer.execute(f"PRAGMA wal_autocheckpoint={SQLITE_AUTOCHECKPOINT}")
+                self._fallen_back = True
+            return
+        if self._restart_due.is_set():
+            self._restart_due.clear()
+            writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self.restarts += 1
+        self._uncopied_calls += calls
+        if self._uncopied_calls >= self.calls_per_checkpoint:
+            self._uncopied_calls = 0
+            self._due.set()
+
+    def stop(self) -> None:
+        """Make a last checkpoint of everything committed, and end the thread."""
+        if not self._thread.is_alive():
+            return
+        self._stopping = True
+        self._due.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            db = connect(self.path)
+        except sqlite3.Error as exc:
+            self.error = exc
+            return
+        try:
+            while True:
+                self._due.wait()
+                self._due.clear()
+                stopping = self._stopping  # read first: the last checkpoint follows the last commit
+                _, log_frames, _ = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                self.checkpoints += 1
+                if stopping:
+                    return
+                if log_frames >= self.reset_frames:
+                    self._restart_due.set()
+        except sqlite3.Error as exc:  # a full disk, say: SQLite's own checkpoints take over
+            self.error = exc
+        finally:
+            db.close()

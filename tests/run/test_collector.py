@@ -6,7 +6,11 @@ import gc
 
 import pytest
 
-from polistemics.run.collector import cyclic_gc_paused, survivors_frozen
+from polistemics.run.collector import (
+    YOUNG_COLLECTION_EVERY,
+    cyclic_gc_paused,
+    survivors_frozen,
+)
 
 
 def test_full_collections_walk_only_what_is_new_and_still_find_new_cycles() -> None:
@@ -26,11 +30,20 @@ def test_full_collections_walk_only_what_is_new_and_still_find_new_cycles() -> N
     assert gc.get_freeze_count() == 0  # all handed back to the collector
 
 
+def test_young_collections_come_less_often_inside_and_as_before_after() -> None:
+    thresholds = gc.get_threshold()
+    with survivors_frozen():
+        assert gc.get_threshold() == (YOUNG_COLLECTION_EVERY, *thresholds[1:])
+        assert thresholds[0] < YOUNG_COLLECTION_EVERY
+    assert gc.get_threshold() == thresholds
+
+
 def test_the_collector_is_restored_when_the_block_fails() -> None:
-    callbacks = list(gc.callbacks)
+    callbacks, thresholds = list(gc.callbacks), gc.get_threshold()
     with pytest.raises(RuntimeError), survivors_frozen():
         raise RuntimeError("stage failed")
     assert gc.get_freeze_count() == 0 and gc.callbacks == callbacks
+    assert gc.get_threshold() == thresholds
 
 
 @pytest.mark.parametrize("enabled", [True, False])
@@ -49,7 +62,8 @@ def test_the_policies_can_be_switched_off_for_a_measurement(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("POLISTEMICS_GC_POLICY", "off")
+    thresholds = gc.get_threshold()
     with survivors_frozen():
-        assert gc.get_freeze_count() == 0
+        assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
     with cyclic_gc_paused():
         assert gc.isenabled()

@@ -100,3 +100,35 @@ def test_a_failed_thread_hands_the_checkpoints_back_to_sqlite(
     assert isinstance(checkpoints.error, sqlite3.OperationalError)
     assert writer.execute("PRAGMA wal_autocheckpoint").fetchone() == (1_000,)
     writer.close()
+
+
+class FailingCheckpoints:
+    """A writer's connection whose own checkpoints fail (a full disk, say)."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    def execute(self, sql: str) -> sqlite3.Cursor:
+        self.statements.append(sql)
+        if "wal_checkpoint(" in sql:
+            raise sqlite3.OperationalError("disk I/O error")
+        return sqlite3.connect(":memory:").execute("SELECT 0")
+
+
+def test_a_failed_copy_by_the_writer_hands_the_checkpoints_back_to_sqlite(tmp_path: Path) -> None:
+    """The writer's own copy must not raise: its callers wait on the writer's thread."""
+    path = tmp_path / "store.sqlite"
+    RunStore(path).close()
+    writer = FailingCheckpoints()
+    checkpoints = WalCheckpoints(path)
+    checkpoints.start(writer)  # type: ignore[arg-type]
+    checkpoints._restart_due.set()  # the thread has copied a long log
+    checkpoints.committed(writer, 1)  # type: ignore[arg-type]
+    assert isinstance(checkpoints.error, sqlite3.OperationalError)
+    checkpoints.committed(writer, 1)  # type: ignore[arg-type]
+    checkpoints.stop()
+    assert writer.statements == [
+        "PRAGMA wal_autocheckpoint=0",
+        "PRAGMA wal_checkpoint(PASSIVE)",
+        "PRAGMA wal_autocheckpoint=1000",
+    ]

@@ -12,8 +12,8 @@ waits for no reader or writer). Such a checkpoint cannot copy the pages committe
 and SQLite starts the log afresh only once every page of it has been copied: left to the thread
 alone, the log grew to 2.5 GB at paper scale. So once the log holds ``RESET_FRAMES`` pages, the
 writer itself copies the few pages the thread's last checkpoint left, between two commits, and
-its next commit starts the log again. Should the thread fail, the writer's connection goes back
-to SQLite's own checkpoints.
+its next commit starts the log again. Should the thread or the writer's copy fail, the writer's
+connection goes back to SQLite's own checkpoints; nothing here raises into the writer.
 
 SQLite has no scheduler for checkpoints beyond the automatic one; this module only decides who
 calls its ``wal_checkpoint`` and when.
@@ -21,6 +21,7 @@ calls its ``wal_checkpoint`` and when.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from pathlib import Path
@@ -59,20 +60,29 @@ class WalCheckpoints:
         self._thread = threading.Thread(target=self._run, name="wal-checkpoints", daemon=True)
 
     def start(self, writer: sqlite3.Connection) -> None:
-        writer.execute("PRAGMA wal_autocheckpoint=0")
+        try:
+            writer.execute("PRAGMA wal_autocheckpoint=0")
+        except sqlite3.Error as exc:  # SQLite's own checkpoints stay
+            self.error, self._fallen_back = exc, True
+            return
         self._thread.start()
 
     def committed(self, writer: sqlite3.Connection, calls: int) -> None:
         """After the writer's commit of ``calls`` calls: its copy when due, the thread's turn
-        every ``calls_per_checkpoint`` calls."""
+        every ``calls_per_checkpoint`` calls. Never raises: the writer's callers wait on it."""
         if self.error is not None:
             if not self._fallen_back:
-                writer.execute(f"PRAGMA wal_autocheckpoint={SQLITE_AUTOCHECKPOINT}")
                 self._fallen_back = True
+                with contextlib.suppress(sqlite3.Error):
+                    writer.execute(f"PRAGMA wal_autocheckpoint={SQLITE_AUTOCHECKPOINT}")
             return
         if self._restart_due.is_set():
             self._restart_due.clear()
-            writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            try:
+                writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except sqlite3.Error as exc:  # SQLite's own checkpoints take over
+                self.error = exc
+                return
             self.restarts += 1
         self._uncopied_calls += calls
         if self._uncopied_calls >= self.calls_per_checkpoint:

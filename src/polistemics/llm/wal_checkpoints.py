@@ -3,14 +3,14 @@
 In WAL mode SQLite appends each commit to a log beside the database. By default the committing
 connection copies the log into the database (a checkpoint) once the log holds 1,000 pages, and
 that copy syncs both files to disk. At paper scale a run appends about 600,000 pages, so the call
-writer stopped for 15-40 ms some 600 times, and every call waiting for its commit kept its
-concurrency slot meanwhile (docs/benchmarks.md#session-20).
+writer stopped some 600 times (1,110 of its commits took over 5 ms, 13.7 s in all), and every
+call waiting for its commit kept its concurrency slot meanwhile (docs/benchmarks.md#session-20).
 
 Here the writer's connection makes no checkpoint. A thread of its own, with its own connection,
 makes one after every ``CALLS_PER_CHECKPOINT`` committed calls, in SQLite's ``PASSIVE`` mode (it
 waits for no reader or writer). Such a checkpoint cannot copy the pages committed while it runs,
 and SQLite starts the log afresh only once every page of it has been copied: left to the thread
-alone, the log grew to 2.5 GB at paper scale. So once the log holds ``RESET_FRAMES`` pages, the
+alone, the log grew to 2.48 GB at paper scale. So once the log holds ``RESET_FRAMES`` pages, the
 writer itself copies the few pages the thread's last checkpoint left, between two commits, and
 its next commit starts the log again. Should the thread or the writer's copy fail, the writer's
 connection goes back to SQLite's own checkpoints; nothing here raises into the writer.
@@ -30,7 +30,7 @@ from polistemics.llm.store import connect
 
 CALLS_PER_CHECKPOINT = 500  # about 3,000 pages of log: a checkpoint every half second at 1,000/s
 RESET_FRAMES = 32_768  # pages (128 MiB at SQLite's 4 KiB) before the writer restarts the log
-SQLITE_AUTOCHECKPOINT = 1_000  # SQLite's default, back in force when the thread has failed
+SQLITE_AUTOCHECKPOINT = 1_000  # SQLite's default, back in force once anything here has failed
 
 
 class WalCheckpoints:
@@ -51,7 +51,7 @@ class WalCheckpoints:
         self.reset_frames = reset_frames
         self.checkpoints = 0  # made by the thread
         self.restarts = 0  # the writer's copies of what was left, each restarting the log
-        self.error: sqlite3.Error | None = None  # what stopped the thread
+        self.error: sqlite3.Error | None = None  # what failed: the thread's or the writer's copy
         self._due = threading.Event()  # set by the writer: the thread's turn
         self._restart_due = threading.Event()  # set by the thread: the writer's turn
         self._stopping = False

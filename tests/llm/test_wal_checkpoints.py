@@ -52,14 +52,13 @@ def commit_calls_watching_the_log(path: Path, calls: int) -> int:
     return largest
 
 
-def small_limits(monkeypatch: pytest.MonkeyPatch, *, restart: bool = True) -> None:
-    def checkpoints(path: Path) -> WalCheckpoints:
-        made = WalCheckpoints(path, calls_per_checkpoint=20, reset_frames=100)
-        if not restart:
-            made.reset_frames = 1 << 62
-        return made
+def small_limits(monkeypatch: pytest.MonkeyPatch, *, checkpoints: bool = True) -> None:
+    def made(path: Path) -> WalCheckpoints:
+        if not checkpoints:  # neither the thread's turns nor the writer's restarts
+            return WalCheckpoints(path, calls_per_checkpoint=1 << 62, reset_frames=1 << 62)
+        return WalCheckpoints(path, calls_per_checkpoint=20, reset_frames=100)
 
-    monkeypatch.setattr(call_writer, "WalCheckpoints", checkpoints)
+    monkeypatch.setattr(call_writer, "WalCheckpoints", made)
 
 
 def test_the_log_stays_short_while_calls_are_committed(
@@ -71,14 +70,54 @@ def test_the_log_stays_short_while_calls_are_committed(
     assert largest < 1_000 * PAGE, f"the log reached {largest / PAGE:.0f} pages"
 
 
-def test_the_thread_alone_lets_the_log_grow(
+def test_without_checkpoints_the_log_passes_that_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Why the writer restarts the log itself: checkpoints beside a busy writer never copy it
-    all, and SQLite starts a log afresh only once it has been copied all."""
-    small_limits(monkeypatch, restart=False)
+    """The bound above can fail: each call adds about two pages to a log nobody copies.
+
+    (Left to the thread alone, the log also grows, since a checkpoint beside a busy writer never
+    copies it all; but how far depends on how busy the machine is, so no test asserts it.)"""
+    small_limits(monkeypatch, checkpoints=False)
     largest = commit_calls_watching_the_log(tmp_path / "store.sqlite", 3_000)
-    assert largest > 1_500 * PAGE
+    assert largest > 1_500 * PAGE, f"the log reached only {largest / PAGE:.0f} pages"
+
+
+class Connection:
+    """A writer's connection whose checkpoints answer as told (or fail: a full disk, say)."""
+
+    def __init__(self, *answers: tuple[int, int, int] | sqlite3.Error) -> None:
+        self.answers = list(answers)
+        self.statements: list[str] = []
+
+    def execute(self, sql: str) -> sqlite3.Cursor:
+        self.statements.append(sql)
+        if "wal_checkpoint(" not in sql:
+            return sqlite3.connect(":memory:").execute("SELECT 0")
+        answer = self.answers.pop(0)
+        if isinstance(answer, sqlite3.Error):
+            raise answer
+        return sqlite3.connect(":memory:").execute("SELECT ?, ?, ?", answer)
+
+
+def test_a_copy_that_meets_another_checkpoint_is_tried_again_after_the_next_commit(
+    tmp_path: Path,
+) -> None:
+    """SQLite answers busy when another connection's checkpoint is running. Dropping the copy
+    then let the log grow until the thread's next turn (2,850 pages in a loaded CI run)."""
+    path = tmp_path / "store.sqlite"
+    RunStore(path).close()
+    writer = Connection((1, -1, -1), (0, 300, 300))
+    checkpoints = WalCheckpoints(path)
+    checkpoints.start(writer)  # type: ignore[arg-type]
+    checkpoints._restart_due.set()  # the thread has copied a long log
+    checkpoints.committed(writer, 1)  # type: ignore[arg-type]
+    assert (checkpoints.restarts, checkpoints._restart_due.is_set()) == (0, True)
+    checkpoints.committed(writer, 1)  # type: ignore[arg-type]
+    assert (checkpoints.restarts, checkpoints._restart_due.is_set()) == (1, False)
+    checkpoints.committed(writer, 1)  # type: ignore[arg-type]
+    checkpoints.stop()
+    assert checkpoints.error is None
+    assert writer.statements.count("PRAGMA wal_checkpoint(PASSIVE)") == 2
 
 
 def test_a_failed_thread_hands_the_checkpoints_back_to_sqlite(
@@ -102,24 +141,11 @@ def test_a_failed_thread_hands_the_checkpoints_back_to_sqlite(
     writer.close()
 
 
-class FailingCheckpoints:
-    """A writer's connection whose own checkpoints fail (a full disk, say)."""
-
-    def __init__(self) -> None:
-        self.statements: list[str] = []
-
-    def execute(self, sql: str) -> sqlite3.Cursor:
-        self.statements.append(sql)
-        if "wal_checkpoint(" in sql:
-            raise sqlite3.OperationalError("disk I/O error")
-        return sqlite3.connect(":memory:").execute("SELECT 0")
-
-
 def test_a_failed_copy_by_the_writer_hands_the_checkpoints_back_to_sqlite(tmp_path: Path) -> None:
     """The writer's own copy must not raise: its callers wait on the writer's thread."""
     path = tmp_path / "store.sqlite"
     RunStore(path).close()
-    writer = FailingCheckpoints()
+    writer = Connection(sqlite3.OperationalError("disk I/O error"))
     checkpoints = WalCheckpoints(path)
     checkpoints.start(writer)  # type: ignore[arg-type]
     checkpoints._restart_due.set()  # the thread has copied a long log

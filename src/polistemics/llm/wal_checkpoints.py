@@ -12,8 +12,10 @@ waits for no reader or writer). Such a checkpoint cannot copy the pages committe
 and SQLite starts the log afresh only once every page of it has been copied: left to the thread
 alone, the log grew to 2.48 GB at paper scale. So once the log holds ``RESET_FRAMES`` pages, the
 writer itself copies the few pages the thread's last checkpoint left, between two commits, and
-its next commit starts the log again. Should the thread or the writer's copy fail, the writer's
-connection goes back to SQLite's own checkpoints; nothing here raises into the writer.
+its next commit starts the log again. The thread makes no checkpoint while that copy is due, and
+a copy that meets another connection's checkpoint is tried again after the next commit. Should
+the thread or the writer's copy fail, the writer's connection goes back to SQLite's own
+checkpoints; nothing here raises into the writer.
 
 SQLite has no scheduler for checkpoints beyond the automatic one; this module only decides who
 calls its ``wal_checkpoint`` and when.
@@ -77,13 +79,16 @@ class WalCheckpoints:
                     writer.execute(f"PRAGMA wal_autocheckpoint={SQLITE_AUTOCHECKPOINT}")
             return
         if self._restart_due.is_set():
-            self._restart_due.clear()
             try:
-                writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                busy, _, _ = writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             except sqlite3.Error as exc:  # SQLite's own checkpoints take over
                 self.error = exc
                 return
-            self.restarts += 1
+            # Busy: another connection's checkpoint was running. Left due, the copy is tried
+            # again after the next commit; dropped, the log grew until the thread's next turn.
+            if not busy:
+                self._restart_due.clear()
+                self.restarts += 1
         self._uncopied_calls += calls
         if self._uncopied_calls >= self.calls_per_checkpoint:
             self._uncopied_calls = 0
@@ -108,6 +113,8 @@ class WalCheckpoints:
                 self._due.wait()
                 self._due.clear()
                 stopping = self._stopping  # read first: the last checkpoint follows the last commit
+                if self._restart_due.is_set() and not stopping:
+                    continue  # the writer's copy is due; one of ours now would only block it
                 _, log_frames, _ = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 self.checkpoints += 1
                 if stopping:

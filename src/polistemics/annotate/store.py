@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from polistemics.conditions import Environment
 from polistemics.rubrics import BY_CODE, BY_KEY, Rubric, SubQuestion, sub_questions
 from polistemics.runlog import RunDir
+from polistemics.sqlite_files import wal_connection
 from polistemics.tasks import PARTY_POSITION, TASKS, TaskSubQuestion
 
 SCHEMA = """
@@ -234,11 +235,8 @@ def _task_sub_question_code(item: SampleItem, sub_question: str) -> str:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=60)
-    db.execute("PRAGMA journal_mode=WAL")
     # FULL: a label survives a power cut once its commit returns (NORMAL covers crashes only).
-    db.execute("PRAGMA synchronous=FULL")
-    db.execute("PRAGMA busy_timeout=60000")
+    db = wal_connection(path, synchronous="FULL")
     db.execute("PRAGMA foreign_keys=ON")
     return db
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from polistemics.llm.keys import MEMO_TEXT_LIMIT
 from polistemics.llm.types import CallResult
+from polistemics.sqlite_files import wal_connection
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -79,12 +80,8 @@ ADDED_COLUMNS = {"cached_input_tokens": "INTEGER NOT NULL DEFAULT 0"}
 
 def connect(path: Path) -> sqlite3.Connection:
     """A connection in WAL mode: readers never block the writer, nor the writer readers."""
-    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=60)
-    db.execute("PRAGMA journal_mode=WAL")
     # NORMAL is durable against process crashes (SIGKILL), which is what resuming needs.
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("PRAGMA busy_timeout=60000")
-    return db
+    return wal_connection(path, synchronous="NORMAL")
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,13 @@ McNemar's exact test looks only at the discordant pairs: ``b`` pairs that pass o
 fail on side B, ``c`` the reverse (``compare.paired`` counts them per pass-rate table row).
 Under the null hypothesis each discordant pair falls either way with probability 1/2, so the
 two-sided p-value is scipy's exact binomial test of ``b`` successes in ``b + c`` trials (1 when
-there are no discordant pairs). Holm's step-down adjustment (statsmodels) controls the
-family-wise error over the tests of one family (``compare.paired``: one table).
+there are no discordant pairs). Holm's step-down adjustment controls the family-wise error over
+the tests of one family (``compare.paired``: one table).
+
+Holm's adjustment is written here, in statsmodels' own arithmetic (``multipletests(...,
+method="holm")``, which the tests check it against value for value). statsmodels ends its Holm
+branch with a full ``gc.collect()``: a comparison adjusts one family per table, and those
+collections took about 100 CPU seconds of the test suite (py-spy), more than any other function.
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ from collections.abc import Sequence
 
 import numpy as np
 from scipy.stats import binomtest
-from statsmodels.stats.multitest import multipletests
 
 from polistemics.stats.defaults import DEFAULT_ALPHA
 from polistemics.stats.errors import StatisticsError
@@ -43,8 +47,16 @@ def holm(
     p_values: Sequence[float] | np.ndarray, alpha: float = DEFAULT_ALPHA
 ) -> tuple[np.ndarray, np.ndarray]:
     """Holm-adjusted p-values and which tests are rejected at ``alpha`` (family = all given)."""
-    values = np.asarray(p_values, dtype=float)
+    values = np.asarray(p_values, dtype=float).reshape(-1)
     if values.size == 0:
         return np.zeros(0), np.zeros(0, dtype=bool)
-    reject, adjusted, _, _ = multipletests(values, alpha=alpha, method="holm")
+    order = np.argsort(values)
+    ascending = values[order]
+    factors = np.arange(values.size, 0, -1)  # m, m - 1, ..., 1
+    # Step down: reject up to the first p-value above its threshold alpha / (m - i).
+    kept = np.flatnonzero(ascending > alpha / factors)
+    first_kept = kept[0] if kept.size else values.size
+    adjusted, reject = np.empty_like(ascending), np.zeros(values.size, dtype=bool)
+    adjusted[order] = np.minimum(np.maximum.accumulate(ascending * factors), 1.0)
+    reject[order[:first_kept]] = True
     return adjusted, reject

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from study_helpers import run_cli, write_study
 
+from polistemics.llm import session
+from polistemics.llm.client import RetryPolicy
 from polistemics.testing import FakeOpenAIServer, Fault, Rule
 
 
@@ -28,9 +32,20 @@ def outputs(run_dir: Path) -> tuple:
     )
 
 
+def quicker_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default policy's attempts, with its delays cut a hundredfold: a call that fails for
+    good waits up to 31 s of backoff by default, and the run here sat idle some 50 s of its 71."""
+    default = RetryPolicy()
+    quicker = partial(
+        RetryPolicy, base_delay=default.base_delay / 100, max_delay=default.max_delay / 100
+    )
+    monkeypatch.setattr(session, "RetryPolicy", quicker)
+
+
 def test_faulty_provider_run_completes_counts_failures_and_retry_errors_repairs_it(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    quicker_retries(monkeypatch)  # the runs are in this process (run_cli)
     reference_dir = tmp_path / "reference"
     reference_dir.mkdir()
     with FakeOpenAIServer() as server:

@@ -16,6 +16,8 @@ import traceback
 import weakref
 from pathlib import Path
 
+from polistemics.run.warm_imports import FINISH_MODULES
+
 
 def write_study(
     tmp_path: Path, base_url: str, key_env: str | None = None, **overrides: str
@@ -59,7 +61,13 @@ def write_study(
 # (a kill, a lock, piped output, a process's environment) are forked from a fork server that has
 # imported the command once per test process: each is still a process of its own, with its own
 # pid, environment, stdout and stderr, killed by a real signal, and exits as `polistemics` does.
-PRELOADED = ["polistemics.cli", "polistemics.cli.run"]
+# The server also imports what a run's finish imports (`run.warm_imports`, about 1,000 modules
+# more), except Polars, which warns in a forked child.
+PRELOADED = [
+    "polistemics.cli",
+    "polistemics.cli.run",
+    *(module for module in FINISH_MODULES if module != "polars"),
+]
 
 
 def _fork_server() -> multiprocessing.context.ForkServerContext:

@@ -10,7 +10,7 @@ the tests of one family (``compare.paired``: one table).
 Holm's adjustment is written here, in statsmodels' own arithmetic (``multipletests(...,
 method="holm")``, which the tests check it against value for value). statsmodels ends its Holm
 branch with a full ``gc.collect()``: a comparison adjusts one family per table, and those
-collections took about 100 CPU seconds of the test suite (py-spy), more than any other function.
+collections took about 110 CPU seconds of the test suite (py-spy), more than any other function.
 """
 
 from __future__ import annotations

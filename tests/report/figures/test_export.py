@@ -20,9 +20,11 @@ from polistemics.report.figures.export import (
     FONT_RC,
     MAX_PAGE_SCALE,
     MIN_PARALLEL_FIGURES,
+    PAD_INCHES,
     inline_svg,
     save_figures,
     svg_document,
+    tight_box,
     write_figure,
 )
 
@@ -114,3 +116,29 @@ def test_the_standalone_svg_file_keeps_its_size(tmp_path: Path) -> None:
     fig = figure()
     path = fig.save(tmp_path, "svg")
     assert ET.fromstring(path.read_text()).get("width").endswith("pt")
+
+
+def _own_box(drawn) -> tuple[float, ...]:
+    """The extent measured by the figure's own canvas renderer, as before a shared one."""
+    return drawn.get_tightbbox(drawn.canvas.get_renderer()).padded(PAD_INCHES).bounds
+
+
+def test_every_figure_is_measured_as_its_own_renderer_measures_it() -> None:
+    """``tight_box`` measures every figure with one renderer per dpi (matplotlib keeps its text
+    metrics per renderer): each box is the one the figure's own canvas renderer gives, for
+    figures of other sizes, kinds and resolutions measured before it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figures = [figure(index).figure for index in range(3)]
+    for dpi in (100, 200):
+        plain = Figure(figsize=(5, 2), dpi=dpi)
+        FigureCanvasAgg(plain)
+        axes = plain.add_subplot()
+        axes.bar(["Harbour Party", "Highland Alliance"], [0.4, 0.9], label="score")
+        axes.set_xticks([0, 1], ["Harbour Party", "Highland Alliance"], rotation=40)
+        axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        axes.set_title("Überschrift")
+        figures.append(plain)
+    for drawn in figures:
+        assert tight_box(drawn).bounds == _own_box(drawn)

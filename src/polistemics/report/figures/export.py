@@ -17,6 +17,7 @@ its SVG groups ``figure_1``, ``axes_1``, ... in every file, so the inline copy p
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -31,6 +32,7 @@ from functools import cached_property
 from pathlib import Path
 
 import matplotlib
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
@@ -60,9 +62,18 @@ def tight_box(figure: Figure) -> Bbox:
     by every format, instead of ``bbox_inches="tight"`` drawing each file twice."""
     box = getattr(figure, _BOX_ATTRIBUTE, None)
     if box is None:
-        box = figure.get_tightbbox(figure.canvas.get_renderer()).padded(PAD_INCHES)
+        box = figure.get_tightbbox(_measuring_renderer(figure.dpi)).padded(PAD_INCHES)
         setattr(figure, _BOX_ATTRIBUTE, box)
     return box
+
+
+@functools.cache
+def _measuring_renderer(dpi: float) -> RendererAgg:
+    """One Agg renderer per dpi that measures every figure's extent in this process: matplotlib
+    keeps its text metrics per renderer, and a report's figures share most of their strings
+    (labels, party names, cell values), which each figure's own canvas renderer measured again.
+    An extent needs the renderer's dpi only, not its size (the same box as the figure's own)."""
+    return RendererAgg(1, 1, dpi)
 
 
 def _save(figure: Figure, target, fmt: str, salt: str) -> None:

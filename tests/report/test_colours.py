@@ -1,15 +1,20 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from matplotlib.colors import to_hex
 
 from polistemics.report.colours import (
     MISSING_COLOUR,
+    dispersion_scale,
     diverging_scale,
     luminance,
     score_scale,
     spread_scale,
 )
+
+SCALES = [score_scale(), spread_scale(), dispersion_scale(), diverging_scale(0.2)]
 
 
 def test_scale_ends_clip_and_missing_is_grey() -> None:
@@ -30,6 +35,21 @@ def test_matplotlib_colormap_and_norm_match_the_scale() -> None:
         assert to_hex(scale.cmap(scale.norm(value))) == scale.colour(value)
     assert scale.norm(0.9) == 1.0 and scale.norm(-1.0) == 0.0  # clipped
     assert to_hex(scale.cmap.get_bad()) == MISSING_COLOUR
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    scale=st.sampled_from(SCALES),
+    value=st.floats(min_value=-2.0, max_value=2.0, allow_nan=False),
+)
+@example(scale=SCALES[0], value=1.0)
+@example(scale=SCALES[0], value=0.6)
+@example(scale=SCALES[3], value=0.0)
+@example(scale=SCALES[3], value=0.2 - 1e-12)
+@example(scale=SCALES[1], value=0.4 * 255 / 257)
+def test_the_looked_up_colour_is_the_one_matplotlibs_colormap_gives(scale, value: float) -> None:
+    assert scale.colour(value) == to_hex(scale.cmap(scale.position(value)))
+    assert scale.colour(value) == to_hex(scale.cmap(scale.norm(value)))
 
 
 def test_text_contrast() -> None:

@@ -56,3 +56,25 @@ def test_a_count_that_is_not_whole_is_refused(tmp_path: Path) -> None:
     (tmp_path / "example.csv").write_text('"name","count","rate"\n"a",1.5,0.1\n')
     with pytest.raises(TableSchemaError, match="count"):
         SCHEMA.read(tmp_path)
+
+
+def test_checking_converts_the_columns_of_other_types_as_astype_does() -> None:
+    typed = TableSchema(
+        name="typed",
+        meaning="every column type",
+        columns=(*SCHEMA.columns, TableColumn("flag", "bool", "a flag")),
+    )
+    table = pd.DataFrame(
+        {
+            "name": ["NA", "2"],
+            "count": [3.0, 4.0],  # whole floats, as a CSV with an empty field reads them
+            "rate": [1, 2],  # ints where floats belong
+            "flag": pd.Series([True, False], dtype=object),
+        }
+    )
+    before = table.copy()
+    checked = typed.check(table)
+    expected = table.astype({"name": "object", "count": "int64", "rate": "float64", "flag": "bool"})
+    pd.testing.assert_frame_equal(checked, expected)
+    pd.testing.assert_frame_equal(table, before)  # the caller's table is left as it was
+    assert checked is not table

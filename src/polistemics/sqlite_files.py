@@ -4,9 +4,8 @@ Processes that open one new file at once (a study's workers sharing a store, say
 switch it to WAL. SQLite answers the losers ``SQLITE_BUSY`` at once, without calling its busy
 handler, so the connection's timeout does not cover it: of 40 trials in which six processes
 opened a new run store together, 4 in one run and 20 in the next had a process fail with
-"database is locked". ``wal_connection`` tries the
-switch again meanwhile; by then the file is usually in WAL mode already (a mode SQLite keeps in
-the file), and the pragma needs no lock.
+"database is locked". ``wal_connection`` tries the switch again meanwhile; by then the file is
+usually in WAL mode already (a mode SQLite keeps in the file), and the pragma needs no lock.
 """
 
 from __future__ import annotations

@@ -8,6 +8,11 @@ from pathlib import Path
 import pytest
 
 import file_costs  # tests/ is on sys.path
+from polistemics.cli import single_threaded_blas
+
+# As the command line does, before numpy is imported: a run made in a test's own process
+# (run_cli) computes as `polistemics` does, and no BLAS thread spins beside the other worker.
+single_threaded_blas()
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

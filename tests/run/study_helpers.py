@@ -14,8 +14,11 @@ import sys
 import tempfile
 import traceback
 import weakref
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+from polistemics.llm.client import RetryPolicy
 from polistemics.run.warm_imports import FINISH_MODULES
 
 
@@ -70,16 +73,39 @@ PRELOADED = [
 ]
 
 
+RETRY_SPEED_UP = 100
+
+
+def quicker_retry_policy() -> Callable[..., RetryPolicy]:
+    """The default policy's attempts, with its delays cut a hundredfold: a call that fails for
+    good waits up to 31 s of backoff by default, while the test's worker sits idle. Put in place
+    of ``polistemics.llm.session.RetryPolicy`` (a test's monkeypatch, or ``run_command``'s
+    ``quick_retries`` in the child)."""
+    default = RetryPolicy()
+    return partial(
+        RetryPolicy,
+        base_delay=default.base_delay / RETRY_SPEED_UP,
+        max_delay=default.max_delay / RETRY_SPEED_UP,
+    )
+
+
 def _fork_server() -> multiprocessing.context.ForkServerContext:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOADED)
     return context
 
 
-def _command(argv: list[str], env: dict[str, str], stdout: str, stderr: str) -> None:
+def _command(
+    argv: list[str], env: dict[str, str], stdout: str, stderr: str, quick_retries: bool = False
+) -> None:
     """In the forked child: ``polistemics ARGV`` with ``env`` as its whole environment, its
     stdout and stderr written to the files ``stdout`` and ``stderr`` (buffered as in a child
-    process whose output is piped), exiting with the command's code."""
+    process whose output is piped), exiting with the command's code. ``quick_retries``: the
+    default retry policy with its delays cut short (``quicker_retry_policy``)."""
+    if quick_retries:
+        from polistemics.llm import session
+
+        session.RetryPolicy = quicker_retry_policy()  # this child's own copy of the module
     os.environ.clear()
     os.environ.update(env)
     for fd, path in ((1, stdout), (2, stderr)):
@@ -118,14 +144,20 @@ class CommandProcess:
     ``subprocess.Popen`` the tests use (``pid``, ``poll``, ``wait``, ``send_signal``, ``kill``,
     ``communicate``, ``returncode``, ``stdout.read()``, ``stderr.read()``)."""
 
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+    def __init__(self, args: list[str], env: dict[str, str], quick_retries: bool = False) -> None:
         self._folder = Path(tempfile.mkdtemp(prefix="polistemics-command-"))
         weakref.finalize(self, shutil.rmtree, self._folder, ignore_errors=True)
         self.stdout = _Output(self._folder / "stdout")
         self.stderr = _Output(self._folder / "stderr")
         self._process = _fork_server().Process(
             target=_command,
-            args=(list(args), dict(env), str(self.stdout.path), str(self.stderr.path)),
+            args=(
+                list(args),
+                dict(env),
+                str(self.stdout.path),
+                str(self.stderr.path),
+                quick_retries,
+            ),
         )
         self._process.start()
         self.pid = self._process.pid
@@ -155,18 +187,23 @@ class CommandProcess:
         return self.stdout.read(), self.stderr.read()
 
 
-def start_command(*args: str, env: dict[str, str] | None = None) -> CommandProcess:
+def start_command(
+    *args: str, env: dict[str, str] | None = None, quick_retries: bool = False
+) -> CommandProcess:
     """``polistemics ARGS`` in a child process (see ``CommandProcess``); ``env`` is its whole
-    environment (this process's by default)."""
-    return CommandProcess(list(args), dict(os.environ) if env is None else env)
+    environment (this process's by default); ``quick_retries``: see ``_command``."""
+    return CommandProcess(list(args), dict(os.environ) if env is None else env, quick_retries)
 
 
 def run_command(
-    *args: str, env: dict[str, str] | None = None, timeout: float | None = None
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float | None = None,
+    quick_retries: bool = False,
 ) -> subprocess.CompletedProcess:
     """``polistemics ARGS`` in a child process, waited for: its exit code, stdout and stderr
     (as ``subprocess.run(..., capture_output=True, text=True)``)."""
-    child = start_command(*args, env=env)
+    child = start_command(*args, env=env, quick_retries=quick_retries)
     try:
         stdout, stderr = child.communicate(timeout)
     finally:

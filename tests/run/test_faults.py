@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-from functools import partial
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from study_helpers import run_cli, write_study
+from study_helpers import quicker_retry_policy, run_cli, write_study
 
 from polistemics.llm import session
-from polistemics.llm.client import RetryPolicy
 from polistemics.testing import FakeOpenAIServer, Fault, Rule
 
 
@@ -33,13 +31,8 @@ def outputs(run_dir: Path) -> tuple:
 
 
 def quicker_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default policy's attempts, with its delays cut a hundredfold: a call that fails for
-    good waits up to 31 s of backoff by default, and the run here sat idle some 50 s of its 71."""
-    default = RetryPolicy()
-    quicker = partial(
-        RetryPolicy, base_delay=default.base_delay / 100, max_delay=default.max_delay / 100
-    )
-    monkeypatch.setattr(session, "RetryPolicy", quicker)
+    """The run here sat idle some 50 s of its 71 in the default backoff."""
+    monkeypatch.setattr(session, "RetryPolicy", quicker_retry_policy())
 
 
 def test_faulty_provider_run_completes_counts_failures_and_retry_errors_repairs_it(

@@ -36,6 +36,7 @@ def test_planted_key_appears_in_no_file_and_no_output(tmp_path: Path) -> None:
             str(config),
             env={**os.environ, "POLISTEMICS_PLANTED_KEY": SECRET},
             timeout=300,
+            quick_retries=True,  # its calls that fail for good are still tried 6 times
         )
         stats = server.stats()
     assert run.returncode == 0, run.stderr
@@ -50,7 +51,11 @@ def test_planted_key_appears_in_no_file_and_no_output(tmp_path: Path) -> None:
 def _run_study(tmp_path: Path, base_url: str, key: str) -> subprocess.CompletedProcess:
     config = write_study(tmp_path, base_url, key_env="POLISTEMICS_PLANTED_KEY")
     return run_command(
-        "run", str(config), env={**os.environ, "POLISTEMICS_PLANTED_KEY": key}, timeout=300
+        "run",
+        str(config),
+        env={**os.environ, "POLISTEMICS_PLANTED_KEY": key},
+        timeout=300,
+        quick_retries=True,  # its calls that fail for good are still tried 6 times
     )
 
 

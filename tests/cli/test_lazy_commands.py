@@ -4,12 +4,11 @@ starts the command line pays)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from command_probe import after_command
 
 from polistemics.cli import COMMAND_MODULES, requested_command
 from polistemics.testing import FakeOpenAIServer
@@ -30,28 +29,10 @@ HEAVY = (
 )
 WATCHED = (*HEAVY, "polistemics.report.build", "polistemics.run.pipeline")
 
-PROBE = """
-import sys
-sys.argv = ["polistemics", *{args!r}]
-from polistemics.cli import main
-try:
-    main()
-except SystemExit:
-    pass
-print("LOADED", " ".join(sorted(m for m in {watched!r} if m in sys.modules)))
-"""
-
 
 def _loaded(*args: str, cwd: Path | None = None) -> tuple[set[str], str]:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(args=list(args), watched=WATCHED)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
-    assert done.returncode == 0, done.stderr
+    report = f'print("LOADED", " ".join(sorted(m for m in {WATCHED!r} if m in sys.modules)))'
+    done = after_command(list(args), report, cwd=cwd)
     line = next(x for x in done.stdout.splitlines() if x.startswith("LOADED"))
     return set(line.removeprefix("LOADED").split()), done.stdout
 

@@ -36,11 +36,7 @@ several_cores = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: 
 def test_a_command_runs_blas_on_one_thread() -> None:
     # Without the command line numpy takes a thread per core here; through it, one.
     plain = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import numpy, threadpoolctl; print(threadpoolctl.threadpool_info()[0]['num_threads'])",
-        ],
+        [sys.executable, "-c", BLAS_THREADS_NOW],
         env=without_blas_setting(),
         capture_output=True,
         text=True,

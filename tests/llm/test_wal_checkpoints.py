@@ -66,20 +66,22 @@ def test_the_log_stays_short_while_calls_are_committed(
 ) -> None:
     small_limits(monkeypatch)
     largest = commit_calls_watching_the_log(tmp_path / "store.sqlite", 3_000)
-    # 100 pages before a restart, the pages of the calls committed until then, a little more
-    assert largest < 1_000 * PAGE, f"the log reached {largest / PAGE:.0f} pages"
+    # 100 pages before a restart, the pages of the calls committed until then, a little more:
+    # about 250 seen, 1,042 once with the checkpoint thread starved by a loaded machine
+    assert largest < 1_500 * PAGE, f"the log reached {largest / PAGE:.0f} pages"
 
 
 def test_without_checkpoints_the_log_passes_that_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The bound above can fail: each call adds about two pages to a log nobody copies.
+    """The bound above can fail, twice over: each call adds about two pages to a log nobody
+    copies (about 5,000 seen).
 
     (Left to the thread alone, the log also grows, since a checkpoint beside a busy writer never
     copies it all; but how far depends on how busy the machine is, so no test asserts it.)"""
     small_limits(monkeypatch, checkpoints=False)
     largest = commit_calls_watching_the_log(tmp_path / "store.sqlite", 3_000)
-    assert largest > 1_500 * PAGE, f"the log reached only {largest / PAGE:.0f} pages"
+    assert largest > 3_000 * PAGE, f"the log reached only {largest / PAGE:.0f} pages"
 
 
 class Connection:

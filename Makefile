@@ -19,8 +19,7 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(BIN)/polistemics run
 
-# Each file on one worker, costliest files first (tests/file_costs.py), in that order; `-n auto`
-# starts two workers per core (tests/xdist_workers.py: many tests wait on child processes).
+# Each file on one worker, costliest files first (tests/file_costs.py), in that order.
 test: setup
 	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 import file_costs  # tests/ is on sys.path
-import xdist_workers
 from polistemics.cli import single_threaded_blas
 
 # As the command line does, before numpy is imported: a run made in a test's own process
@@ -78,12 +77,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if path:
         recorder = file_costs.CostRecorder(Path(path), file_costs.is_xdist_worker())
         config.pluginmanager.register(recorder, "file-costs-recorder")
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto` (`make test`): two workers per core, see tests/xdist_workers.py."""
-    return xdist_workers.auto_workers()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

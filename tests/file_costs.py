@@ -4,8 +4,7 @@
 hands out files by their number of tests, most first; a file of a few end-to-end studies then
 starts last and one worker runs it alone at the end while the other idles. Ordering the files
 by their measured cost (``file_costs.json``, seconds per file), costliest first, and telling
-xdist to keep that order (``--no-loadscope-reorder``), balances the workers (two per core:
-tests/xdist_workers.py).
+xdist to keep that order (``--no-loadscope-reorder``), balances the two workers.
 
 The costs are CPU seconds of one measured run (tests' own process, the children they
 waited for, and the fork server that starts their ``polistemics`` child processes: see

@@ -142,3 +142,53 @@ def test_every_figure_is_measured_as_its_own_renderer_measures_it() -> None:
         figures.append(plain)
     for drawn in figures:
         assert tight_box(drawn).bounds == _own_box(drawn)
+
+
+def forks_recorded(monkeypatch) -> list[int]:
+    """Two cores, and a list that gets one entry per pool of forked workers."""
+    import polistemics.report.figures.export as export
+
+    forks: list[int] = []
+    real = export._forked_workers
+
+    def recorded(figures, workers):
+        forks.append(workers)
+        return real(figures, workers)
+
+    monkeypatch.setattr(export, "_cores", lambda: 2)
+    monkeypatch.setattr(export, "_forked_workers", recorded)
+    return forks
+
+
+def test_svg_alone_of_small_figures_is_drawn_without_forking(tmp_path: Path, monkeypatch) -> None:
+    """What a run writes: a small report's drawing does not repay a fork."""
+    forks = forks_recorded(monkeypatch)
+    figures = [figure(i) for i in range(MIN_PARALLEL_FIGURES)]
+    paths = save_figures(figures, tmp_path, ["svg"])
+    assert forks == []
+    assert [p.read_text(encoding="utf-8") for p in paths] == [f.svg_document for f in figures]
+
+
+def test_svg_alone_forks_when_the_drawing_is_long(tmp_path: Path, monkeypatch) -> None:
+    """Past the limit, workers render the figures the probe left: the same documents, and the
+    probe's own are kept, not rendered again."""
+    import polistemics.report.figures.export as export
+
+    forks = forks_recorded(monkeypatch)
+    monkeypatch.setattr(export, "FORK_MIN_SVG_SECONDS", 0.0)
+    rendered_here: list[str] = []
+    real_svg_document = export.svg_document
+
+    def counted(drawn, salt: str) -> str:
+        rendered_here.append(salt)
+        return real_svg_document(drawn, salt)
+
+    monkeypatch.setattr(export, "svg_document", counted)
+    count = export.PROBE_FIGURES + 3
+    paths = save_figures([figure(i) for i in range(count)], tmp_path, ["svg"])
+    assert forks == [2]
+    # The probe's figures here; the rest in the forked workers, whose calls this list misses.
+    assert rendered_here == [f"f{i}" for i in range(export.PROBE_FIGURES)]
+    monkeypatch.setattr(export, "svg_document", real_svg_document)
+    alone = [figure(i).svg_document for i in range(count)]
+    assert [p.read_text(encoding="utf-8") for p in paths] == alone

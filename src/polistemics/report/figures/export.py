@@ -2,7 +2,8 @@
 
 ``save_figures`` writes many figures at once: the SVG here (the page inlines it too), the PDF and
 PNG files in forked worker processes (drawing holds the GIL, and a paper-scale report draws each
-of its figures three times).
+of its figures three times). SVG alone, as a run writes it, is rendered by forked workers only
+when its drawing is long enough to repay the fork (``FORK_MIN_SVG_SECONDS``).
 
 PDF embeds its fonts as Type 42 (TrueType), never Type 3 (``FONT_RC``). SVG keeps text as text
 (searchable labels), salts its ids with the figure id and carries no date; PDF carries no
@@ -24,6 +25,7 @@ import json
 import multiprocessing
 import os
 import re
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -187,6 +189,13 @@ class FigureFiles:
 # workers: a figure is not sent to them, they inherit it).
 _FORKED: Sequence[FigureFiles] = ()
 MIN_PARALLEL_FIGURES = 4  # fewer figures are drawn here: a fork costs more than it saves
+# SVG alone (what a run writes): the first PROBE_FIGURES are rendered here, on this thread's CPU
+# clock, and workers are forked only when all of them would take longer than this at that
+# pace. A fork costs a report about 0.4 CPU seconds; it saved no wall time at the demo's size
+# (1.2-1.3 s of SVG) and 0.5-1 s at the paper's (2.4 s); the smaller reports of the test suite's
+# studies (0.1-0.9 s) are drawn here (docs/benchmarks.md#session-25).
+FORK_MIN_SVG_SECONDS = 1.0
+PROBE_FIGURES = 3
 
 
 def save_figures(
@@ -203,8 +212,9 @@ def saving_figures(
     figures: Sequence[FigureFiles], folder: Path, formats: Sequence[str]
 ) -> Iterator[list[Path]]:
     """``save_figures`` that lets the caller work while files are drawn: the SVG documents are
-    rendered on entry (by forked worker processes, where the platform forks and there are
-    enough figures and cores to share them), and the SVG files written; the other files are
+    rendered on entry (by forked worker processes, where the platform forks, there are enough
+    figures and cores to share them and, for SVG alone, enough drawing to repay the fork), and
+    the SVG files written; the other files are
     drawn by the same workers while the block runs. A PDF or PNG file the folder already holds
     with the same drawing (``KEYS_FILE``) is kept. Every file is written when the block ends,
     where a worker's failure is raised."""
@@ -213,17 +223,21 @@ def saving_figures(
     paths = {(i, fmt): inside(folder, f"{figures[i].stem}.{fmt}") for i, fmt in files}
     svg_paths = {i: inside(folder, f"{f.stem}.svg") for i, f in enumerate(figures)}
     workers = min(_cores(), len(figures))
-    if workers < 2 or len(figures) < MIN_PARALLEL_FIGURES or not _can_fork():
+    if (
+        workers < 2
+        or len(figures) < MIN_PARALLEL_FIGURES
+        or not _can_fork()
+        or (not files and not _svg_worth_forking(figures))
+    ):
         with _drawn_here(figures, folder, formats, files, paths) as in_order:
             yield in_order
         return
     with _forked_workers(figures, workers) as pool:
         # The page inlines every SVG: rendered side by side, before the block runs.
-        for figure, (document, box) in zip(
-            figures, pool.map(_render_svg_forked, range(len(figures))), strict=True
-        ):
-            figure.__dict__["svg_document"] = document  # FigureFiles.svg_document's value
-            setattr(figure.figure, _BOX_ATTRIBUTE, box)
+        left = [i for i, figure in enumerate(figures) if "svg_document" not in figure.__dict__]
+        for i, (document, box) in zip(left, pool.map(_render_svg_forked, left), strict=True):
+            figures[i].__dict__["svg_document"] = document  # FigureFiles.svg_document's value
+            setattr(figures[i].figure, _BOX_ATTRIBUTE, box)
         if "svg" in formats:
             for figure in figures:
                 figure.save(folder, "svg")
@@ -242,6 +256,16 @@ def saving_figures(
             future.result()
     _write_keys(folder, {paths[file]: keys[file] for file in files})
     _remove_stale_files(figures, folder, formats)
+
+
+def _svg_worth_forking(figures: Sequence[FigureFiles]) -> bool:
+    """Renders the first ``PROBE_FIGURES`` SVG documents here (kept for the page), and tells
+    whether every figure, at their pace, would take longer than ``FORK_MIN_SVG_SECONDS``."""
+    started = time.thread_time()
+    for figure in figures[:PROBE_FIGURES]:
+        _ = figure.svg_document
+    pace = (time.thread_time() - started) / min(PROBE_FIGURES, len(figures))
+    return pace * len(figures) > FORK_MIN_SVG_SECONDS
 
 
 @contextmanager

@@ -214,10 +214,9 @@ def saving_figures(
     """``save_figures`` that lets the caller work while files are drawn: the SVG documents are
     rendered on entry (by forked worker processes, where the platform forks, there are enough
     figures and cores to share them and, for SVG alone, enough drawing to repay the fork), and
-    the SVG files written; the other files are
-    drawn by the same workers while the block runs. A PDF or PNG file the folder already holds
-    with the same drawing (``KEYS_FILE``) is kept. Every file is written when the block ends,
-    where a worker's failure is raised."""
+    the SVG files written; the other files are drawn by the same workers while the block runs.
+    A PDF or PNG file the folder already holds with the same drawing (``KEYS_FILE``) is kept.
+    Every file is written when the block ends, where a worker's failure is raised."""
     files = [(i, fmt) for i in range(len(figures)) for fmt in formats if fmt != "svg"]
     # Checked before any worker writes: a stem from the data must stay in the folder.
     paths = {(i, fmt): inside(folder, f"{figures[i].stem}.{fmt}") for i, fmt in files}

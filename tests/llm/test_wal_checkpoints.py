@@ -52,12 +52,15 @@ def commit_calls_watching_the_log(path: Path, calls: int) -> int:
     return largest
 
 
-def small_limits(monkeypatch: pytest.MonkeyPatch, *, checkpoints: bool = True) -> list:
+def small_limits(
+    monkeypatch: pytest.MonkeyPatch, *, checkpoints: bool = True
+) -> list[WalCheckpoints]:
     """Make the writer's checkpoints small, and return them as made."""
     made_so_far: list[WalCheckpoints] = []
 
     def made(path: Path) -> WalCheckpoints:
         if not checkpoints:  # neither the thread's turns nor the writer's restarts
+            # (1 << 40 pages: its journal_size_limit in bytes must still fit SQLite's 64 bits)
             made_so_far.append(
                 WalCheckpoints(path, calls_per_checkpoint=1 << 62, reset_frames=1 << 40)
             )

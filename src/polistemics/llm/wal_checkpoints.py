@@ -97,7 +97,7 @@ class WalCheckpoints:
         self._uncopied_calls += calls
         if self._uncopied_calls >= self.calls_per_checkpoint:
             self._uncopied_calls = 0
-            if self._log_outgrown() and not self._restart_due.is_set():
+            if not self._restart_due.is_set() and self._log_outgrown():
                 self.overdue += 1
                 self._restart_due.set()  # the writer's copy, now, whatever the thread has done
             else:

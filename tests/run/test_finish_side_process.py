@@ -4,11 +4,22 @@ work in one process."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
-from study_helpers import finish_hashes_by_switch, output_hashes, whole_finish, write_study
+from study_helpers import (
+    finish_hashes_by_switch,
+    output_hashes,
+    run_cli,
+    whole_finish,
+    write_study,
+)
 
+from polistemics.llm.store import RunStore
 from polistemics.run import finish, side_process
 from polistemics.run.side_process import can_fork_side_process
 from polistemics.testing import FakeOpenAIServer
@@ -61,3 +72,48 @@ def test_a_study_with_more_cells_than_the_limit_forks_no_side_process(
                 assert pools == []  # every study has more cells than none
     assert len(pools) == 2  # under the limit: the score files and the records step
     assert hashes[0] == hashes[finish.SIDE_PROCESS_MAX_CELLS]
+
+
+@pytest.mark.skipif(not can_fork_side_process(), reason="the platform cannot fork or one core")
+def test_the_call_stats_thread_has_ended_before_each_fork(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store's call stats are read by a thread while the scores are tallied; a fork while
+    that thread is inside SQLite could copy a lock no thread of the child releases. Each fork
+    finds no such thread alive, and run.json has the store's stats."""
+    threads_at_fork: list[list[str]] = []
+    real_pool = side_process.ProcessPoolExecutor
+
+    def looked_at(*args, **kwargs):
+        threads_at_fork.append([thread.name for thread in threading.enumerate()])
+        return real_pool(*args, **kwargs)
+
+    monkeypatch.setattr(side_process, "ProcessPoolExecutor", looked_at)
+    monkeypatch.setenv("POLISTEMICS_SIDE_PROCESS", "on")
+    with FakeOpenAIServer() as server:
+        config = write_study(tmp_path, server.base_url, ablations="[]")
+        whole_finish(tmp_path / "run", config)
+    assert len(threads_at_fork) == 2
+    assert all("polistemics-call-stats" not in names for names in threads_at_fork)
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+    with RunStore(tmp_path / "run" / "store.sqlite") as store:
+        assert manifest["calls"] == store.call_stats() != []
+
+
+def test_an_error_reading_the_call_stats_is_the_finishs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thread's error is raised where the finish asks for the stats, not lost with it."""
+
+    def broken(run_dir: Path) -> list[dict]:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    with FakeOpenAIServer() as server:
+        config = write_study(tmp_path, server.base_url, ablations="[]")
+        assert run_cli("run", str(config), "-q").returncode == 0
+        monkeypatch.setattr(finish, "_call_stats", broken)
+        for folder in ("tables", "scores", "exports"):
+            shutil.rmtree(tmp_path / "run" / folder)
+        done = run_cli("run", str(config), "-q")
+    assert done.returncode != 0
+    assert "disk I/O error" in done.stderr

@@ -190,3 +190,16 @@ def test_a_bad_record_is_named(tmp_path: Path) -> None:
     path.write_text(good + "\n" + good.replace('"parsed": true', '"parsed": 7') + "\n")
     with pytest.raises(RunFileError, match=r"record 2, field 'parsed'"):
         list(SpooledJudgeRecords(path, 2))
+
+
+def test_the_spool_counts_the_models_with_an_ok_answer_as_they_arrive(tmp_path: Path) -> None:
+    item = _item("o1")
+    spool = StudySpool(tmp_path, [item], ["m1", "m2", "m3"])
+    spool.add_answer(Answer(item_key=item.key, model="m1", status="ok", text="An answer."))
+    spool.add_answer(Answer(item_key=item.key, model="m2", status="error"))
+    spool.add_answer(Answer(item_key=item.key, model="m3", status="ok", text="", empty=True))
+    answers, _ = spool.finish()
+    read = SpooledAnswers(answers.path, len(answers))  # no counts: the file is read
+    assert read.ok_models() == {"m1"}
+    answers.path.unlink()
+    assert answers.ok_models() == {"m1"}  # counted: the file is not read

@@ -295,7 +295,13 @@ def _print_summary(result, paths: dict[str, Path]) -> None:
 def unscored_warnings(result) -> list[str]:
     """A target model whose answers came back but none of which was scored (every verdict
     missing) is named, so a run does not end with an empty ``cells.csv`` without a word."""
-    answered = {a.model for a in result.answers or () if a.ok}
+    from polistemics.runlog.spool import SpooledAnswers
+
+    answers = result.answers
+    if isinstance(answers, SpooledAnswers):
+        answered = answers.ok_models()  # counted by the stage's spool, not read back
+    else:
+        answered = {a.model for a in answers or () if a.ok}
     scored = result.scored
     cells = scored.cells if scored is not None else None
     with_cells = set(cells["model"]) if cells is not None and len(cells) else set()

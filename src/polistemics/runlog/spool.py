@@ -188,13 +188,25 @@ class _SpooledFile:
 
 
 class SpooledAnswers(_SpooledFile):
-    """``answers.jsonl``'s answers, read as they are iterated."""
+    """``answers.jsonl``'s answers, read as they are iterated. ``ok_models``: the target models
+    with an ``ok`` answer, when the spool counted them as the answers arrived (else read)."""
 
     adapter = _ANSWERS
+
+    def __init__(self, path: Path, count: int, ok_models: frozenset[str] | None = None) -> None:
+        super().__init__(path, count)
+        self._ok_models = ok_models
 
     def read(self) -> list[Answer]:
         """Every answer as a list (for a reader that needs them all at once)."""
         return [answer for chunk in self.chunks() for answer in chunk]
+
+    def ok_models(self) -> frozenset[str]:
+        """The models with at least one ``ok`` answer (the file is read only when the spool did
+        not count them: at the paper's scale a read of its 12,753 answers takes 0.2 s)."""
+        if self._ok_models is None:
+            self._ok_models = frozenset(answer.model for answer in self if answer.ok)
+        return self._ok_models
 
 
 class SpooledJudgeRecords(_SpooledFile):
@@ -249,6 +261,7 @@ class StudySpool:
         self._answers = SortingSpool(self.folder, "answers", budget)
         self._judges = SortingSpool(self.folder, "judges", budget)
         self.ok = self.failed = 0
+        self._ok_models: set[str] = set()
         self.skipped: dict[str, int] = {}  # answers not judged, by why
 
     def add_answer(self, answer: Answer) -> None:
@@ -260,6 +273,7 @@ class StudySpool:
         self._answers.add(key, answer_line(answer))
         if answer.ok:
             self.ok += 1
+            self._ok_models.add(answer.model)
         else:
             self.failed += 1
 
@@ -273,7 +287,7 @@ class StudySpool:
     def finish(self) -> tuple[SpooledAnswers, SpooledJudgeRecords]:
         answers, judges = self.folder / f".{ANSWERS_FILE}", self.folder / f".{JUDGES_FILE}"
         return (
-            SpooledAnswers(answers, self._answers.write(answers)),
+            SpooledAnswers(answers, self._answers.write(answers), frozenset(self._ok_models)),
             SpooledJudgeRecords(judges, self._judges.write(judges)),
         )
 

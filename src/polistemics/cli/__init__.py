@@ -10,6 +10,7 @@ report first: seconds before its first page). ``app``, every command, is built o
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -103,9 +104,17 @@ def single_threaded_blas() -> None:
 def main() -> None:
     single_threaded_blas()
     command = requested_command(sys.argv[1:])
-    if command is None:
-        from polistemics.cli import app  # every command: --help, --version, a typo's suggestion
+    try:
+        if command is None:
+            from polistemics.cli import app  # every command: --help, --version, a suggestion
 
-        app()
-    else:
-        build_app([command])()
+            app()
+        else:
+            build_app([command])()
+    finally:
+        # The process ends next. Python's exit runs the cyclic collector over every object
+        # still alive, to find almost no garbage: after a paper-scale run, 0.7 s of its last
+        # 0.8 s. Frozen, they are out of its sight; every object is still freed and every exit
+        # handler still runs. Here, not in the commands: a caller that runs a command in its
+        # own process (the tests) keeps its collector whole.
+        gc.freeze()

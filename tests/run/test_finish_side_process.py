@@ -94,7 +94,9 @@ def test_the_call_stats_thread_has_ended_before_each_fork(
         config = write_study(tmp_path, server.base_url, ablations="[]")
         whole_finish(tmp_path / "run", config)
     assert len(threads_at_fork) == 2
-    assert all("polistemics-call-stats" not in names for names in threads_at_fork)
+    assert not any(
+        name.startswith(finish.CALL_STATS_THREAD) for names in threads_at_fork for name in names
+    )
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())
     with RunStore(tmp_path / "run" / "store.sqlite") as store:
         assert manifest["calls"] == store.call_stats() != []

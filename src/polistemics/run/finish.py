@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
@@ -63,6 +63,7 @@ def finish_run(
 # paper-scale study, 1,000,032 cells: the process tree's peak Pss 1,413 MB with it, 1,082 MB
 # without). Above this many cells the finish does all its work in one process.
 SIDE_PROCESS_MAX_CELLS = 250_000
+CALL_STATS_THREAD = "polistemics-call-stats"  # the name of the thread that reads them
 
 
 def _finish(
@@ -327,28 +328,21 @@ def _call_stats(run_dir: Path) -> list[dict]:
 
 
 def _call_stats_meanwhile(run_dir: Path) -> Callable[[], list[dict]]:
-    """``_call_stats`` read by a thread of its own; the function returned waits for it (and
-    raises its error). SQLite aggregates the store's calls without holding the GIL, so at
-    paper scale the 0.2 s it takes pass while this thread tallies the scores, on the core that
-    is idle then. The thread has ended once its stats were asked for: the finish forks its
-    side process only afterwards (a fork while a thread is inside SQLite could copy a lock
-    that no thread of the child would release)."""
-    box: dict[str, object] = {}
-
-    def read() -> None:
-        try:
-            box["stats"] = _call_stats(run_dir)
-        except BaseException as exc:  # raised where the stats are asked for
-            box["error"] = exc
-
-    thread = threading.Thread(target=read, name="polistemics-call-stats", daemon=True)
-    thread.start()
+    """``_call_stats`` read by a thread of its own; the function returned waits for them (and
+    raises the thread's error). SQLite aggregates the store's calls without holding the GIL, so
+    at paper scale the 0.2 s they take pass while this thread tallies the scores, on the core
+    that is idle then. The thread has ended once the stats were asked for: the finish forks its
+    side process only afterwards (a fork while a thread is inside SQLite could copy a lock that
+    no thread of the child would release)."""
+    pool = ThreadPoolExecutor(1, thread_name_prefix=CALL_STATS_THREAD)
+    read = pool.submit(_call_stats, run_dir)
+    pool.shutdown(wait=False)  # its one thread ends after the read
 
     def stats() -> list[dict]:
-        thread.join()
-        if "error" in box:
-            raise box["error"]  # type: ignore[misc]
-        return box["stats"]  # type: ignore[return-value]
+        try:
+            return read.result()
+        finally:
+            pool.shutdown(wait=True)  # joined
 
     return stats
 

@@ -8,6 +8,7 @@ import json
 import shutil
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,14 @@ def test_the_call_stats_thread_has_ended_before_each_fork(
         threads_at_fork.append([thread.name for thread in threading.enumerate()])
         return real_pool(*args, **kwargs)
 
+    real_stats = finish._call_stats
+
+    def slow_stats(run_dir: Path) -> list[dict]:
+        time.sleep(1.0)  # longer than the small study's tally: still reading when it ends
+        return real_stats(run_dir)
+
     monkeypatch.setattr(side_process, "ProcessPoolExecutor", looked_at)
+    monkeypatch.setattr(finish, "_call_stats", slow_stats)
     monkeypatch.setenv("POLISTEMICS_SIDE_PROCESS", "on")
     with FakeOpenAIServer() as server:
         config = write_study(tmp_path, server.base_url, ablations="[]")
